@@ -1,0 +1,13 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  storage: Schema.Literals(["postgres", "pglite", "memory"]),
+  migrationVersion: Schema.Int
+}).annotate({ identifier: "Health" })
+
+/** Liveness and storage state; needs no credentials. */
+export class HealthApi extends HttpApiGroup.make("health").add(
+  HttpApiEndpoint.get("check", "/health", { success: Health })
+) {}

@@ -1,0 +1,26 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { AdminApi } from "../admin/Api.ts"
+import { HealthApi } from "../health/Api.ts"
+
+/** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
+const areaOperationIds = (spec: Record<string, any>) => {
+  for (const methods of Object.values<Record<string, { operationId?: string }>>(spec.paths ?? {})) {
+    for (const operation of Object.values(methods)) {
+      if (typeof operation?.operationId === "string") operation.operationId = operation.operationId.replace(".", "_")
+    }
+  }
+  return spec
+}
+
+/**
+ * The whole API, defined once: the server, the typed client, the OpenAPI
+ * document and the MCP catalog all derive from it.
+ */
+export class Api extends HttpApi.make("platform")
+  .add(HealthApi)
+  .add(AdminApi)
+  .annotate(OpenApi.Title, "Platform API")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")
+  .annotate(OpenApi.Transform, areaOperationIds)
+{}

@@ -1,0 +1,100 @@
+import { ByteSize, Cause, Effect, Layer, Option, Result } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { statusMessages } from "../platform/Errors.ts"
+import { newId } from "../platform/Ids.ts"
+
+/**
+ * The one global middleware that makes every response follow the error
+ * contract: whatever fails — a request that does not decode, an unknown route,
+ * an oversized or mis-typed body, a defect — answers `{"error": "..."}` with a
+ * status from the spec's table, and every response carries `X-Request-Id`.
+ */
+const errorBody = (status: number, error: string) =>
+  HttpServerResponse.jsonUnsafe({ error }, { status })
+
+const schemaErrorLocation: Record<HttpApiError.HttpApiSchemaError["kind"], string> = {
+  Params: "path parameter",
+  Headers: "header",
+  Query: "query parameter",
+  Body: "request body",
+  Payload: "request body",
+  ResponseHeaders: "response header"
+}
+
+/** `Expected string\n  at ["nested"]["name"]` → `Invalid request body field "nested.name": Expected string`. */
+export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string => {
+  const lines = error.cause.message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0)
+  const path = lines.find((line) => line.startsWith("at "))
+  const expectation = lines.filter((line) => !line.startsWith("at ")).join("; ")
+  const location = schemaErrorLocation[error.kind]
+  if (path === undefined) return `Invalid ${location}: ${expectation}`
+  const field = [...path.matchAll(/\[("(?:[^"\\]|\\.)*"|\d+)\]/g)]
+    .map(([, segment]) => (segment.startsWith("\"") ? JSON.parse(segment) : segment))
+    .join(".")
+  return `Invalid ${location} field "${field}": ${expectation}`
+}
+
+const fromCause = (
+  cause: Cause.Cause<unknown>,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const defect = Cause.findDefect(cause)
+  if (Result.isSuccess(defect)) {
+    if (HttpApiError.HttpApiSchemaError.is(defect.success) && defect.success.kind !== "Body") {
+      return Effect.succeed(errorBody(400, describeSchemaError(defect.success)))
+    }
+    if (HttpApiError.HttpApiPayloadTooLarge.is(defect.success)) {
+      return Effect.succeed(errorBody(400, `Request body too large: ${defect.success.message}`))
+    }
+  }
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) {
+    const reason = failure.value.reason
+    if (reason._tag === "RouteNotFound") {
+      return Effect.succeed(errorBody(404, `No route for ${request.method} ${request.url.split("?")[0]}`))
+    }
+    if (reason._tag === "RequestParseError") {
+      return Effect.succeed(
+        errorBody(400, reason.reason === "BodyTooLarge" ? "Request body too large" : "Malformed request body")
+      )
+    }
+  }
+  return Effect.as(
+    Effect.logError("Unhandled failure", cause),
+    errorBody(500, statusMessages[500])
+  )
+}
+
+/** Framework responses without our body (415 wrong content type, 413 too large, …) become `{error}`. */
+const normalize = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400) return response
+  if (response.status === 415) return errorBody(400, "Unsupported Content-Type: send application/json")
+  if (response.status === 413) return errorBody(400, "Request body too large")
+  if (response.body._tag === "Empty" || response.headers["content-type"] !== "application/json") {
+    const status = response.status in statusMessages ? response.status : 400
+    return errorBody(status, statusMessages[status])
+  }
+  return response
+}
+
+const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/
+
+export const ErrorResponsesLive = Layer.unwrap(Effect.gen(function*() {
+  const maxBodySize = ByteSize.bytes((yield* AppConfig).maxBodyBytes)
+  return HttpRouter.middleware((app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const incoming = request.headers["x-request-id"]
+      const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : newId("req")
+      const response = yield* app.pipe(
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request)
+        ),
+        Effect.annotateLogs({ requestId })
+      )
+      return HttpServerResponse.setHeader(normalize(response), "x-request-id", requestId)
+    }), { global: true })
+}))

@@ -1,0 +1,64 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Console, Duration, Effect, Layer, Logger, References } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { createServer } from "node:http"
+import * as Admin from "../admin/Admin.ts"
+import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
+import { HealthLive } from "../health/Http.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { configuredStorage, Storage } from "../storage/Database.ts"
+import { Api } from "./Api.ts"
+import { ErrorResponsesLive } from "./ErrorResponses.ts"
+
+/** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
+export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
+  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive))]),
+  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
+  Layer.provide(ErrorResponsesLive)
+)
+
+/**
+ * On the first start of an empty embedded database, creates a default
+ * organization, company and owner and prints their keys, once.
+ */
+export const FirstRunBootstrap = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const storage = yield* Storage
+  if (!config.bootstrap || storage.backend !== "pglite" || !storage.fresh) return
+  const created = yield* Effect.orDie(
+    Admin.bootstrap({ organization: "Default organization", company: "Default company", email: "owner@localhost" })
+  )
+  yield* Console.log([
+    "",
+    "First start: created a default organization, company and owner (owner@localhost).",
+    `  company id:             ${created.companyId}`,
+    `  company API key:        ${created.apiKey}`,
+    `  personal access key:    ${created.personalAccessKey}`,
+    "These keys are shown only now and are not stored in readable form: copy them.",
+    `Try: curl -H "X-API-Key: ${created.apiKey}" http://${config.host}:${config.port}/api/v0/me`,
+    ""
+  ].join("\n"))
+}))
+
+export const JsonLogger = Layer.unwrap(AppConfig.useSync((config) =>
+  Layer.mergeAll(
+    Logger.layer([Logger.consoleJson]),
+    Layer.succeed(References.MinimumLogLevel, config.logLevel)
+  )))
+
+/**
+ * The service: storage is built and migrated first, then the listener opens,
+ * so no request can arrive before the service is ready.
+ */
+export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
+  HttpRouter.serve(AppRoutes, { disableLogger: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, {
+      host: config.host,
+      port: config.port,
+      gracefulShutdownTimeout: Duration.millis(config.shutdownTimeoutMs)
+    }))
+  ))).pipe(
+    Layer.provide(FirstRunBootstrap),
+    Layer.provideMerge(configuredStorage)
+  )

@@ -1,0 +1,250 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { newId } from "../platform/Ids.ts"
+import { MemoryStore, type Tables } from "../storage/MemoryStore.ts"
+import { toNumber } from "../storage/Rows.ts"
+
+export type OrgRole = "owner" | "admin" | "member"
+
+export interface OrganizationRecord {
+  readonly id: string
+  readonly name: string
+  readonly ownerUserId: string | null
+  readonly ownerIds: ReadonlyArray<string>
+  readonly subscriptionType: string
+  readonly status: string
+  readonly creditLimit: number
+  readonly creditUsage: number
+  readonly dataCreditLimit: number
+  readonly dataCreditUsage: number
+  readonly seats: number
+  readonly companyLimit: number
+  readonly createdAt: Date
+}
+
+export interface NewOrganization {
+  readonly name: string
+  readonly subscriptionType?: string | undefined
+  readonly creditLimit?: number | undefined
+  readonly dataCreditLimit?: number | undefined
+  readonly seats?: number | undefined
+  readonly companyLimit?: number | undefined
+}
+
+export interface OrganizationWithRole {
+  readonly organization: OrganizationRecord
+  readonly role: OrgRole
+}
+
+/** Organizations, their owner user, owners list and memberships. */
+export interface OrganizationsRepository {
+  readonly create: (input: NewOrganization) => Effect.Effect<OrganizationRecord>
+  readonly get: (id: string) => Effect.Effect<Option.Option<OrganizationRecord>>
+  /** None when the organization does not exist. */
+  readonly setOwner: (organizationId: string, userId: string) => Effect.Effect<Option.Option<OrganizationRecord>>
+  readonly addOwner: (organizationId: string, userId: string) => Effect.Effect<Option.Option<OrganizationRecord>>
+  /** Adds or changes a membership; none when the organization does not exist. */
+  readonly addMember: (organizationId: string, userId: string, role: OrgRole) => Effect.Effect<Option.Option<void>>
+  /**
+   * The organizations where the user has an explicit membership or ownership
+   * record, with the role resolved by the spec's rule: the membership role,
+   * else `owner` for the owner user, else `admin` for the owners list.
+   */
+  readonly listForUser: (userId: string) => Effect.Effect<ReadonlyArray<OrganizationWithRole>>
+  /** The user's role in one organization by the same rule; none without a record. */
+  readonly roleOf: (organizationId: string, userId: string) => Effect.Effect<Option.Option<OrgRole>>
+}
+
+export const resolveRole = (
+  membershipRole: OrgRole | undefined,
+  organization: Pick<OrganizationRecord, "ownerUserId" | "ownerIds">,
+  userId: string
+): OrgRole | undefined =>
+  membershipRole ?? (organization.ownerUserId === userId
+    ? "owner"
+    : organization.ownerIds.includes(userId)
+    ? "admin"
+    : undefined)
+
+export class OrganizationsRepo extends Context.Service<OrganizationsRepo, OrganizationsRepository>()(
+  "organizations/OrganizationsRepo"
+) {
+  static readonly sql = Layer.effect(OrganizationsRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const select = sql`
+      SELECT o.*, coalesce((SELECT array_agg(w.user_id ORDER BY w.user_id) FROM organization_owners w
+        WHERE w.organization_id = o.id), '{}') AS owner_ids
+      FROM organizations o`
+    const get = (id: string) =>
+      Effect.map(sql<OrganizationRow>`${select} WHERE o.id = ${id}`, (rows) => Option.map(Option.fromNullishOr(rows[0]), fromRow))
+    const ifExists = <A>(organizationId: string, change: Effect.Effect<A, unknown>) =>
+      Effect.flatMap(get(organizationId), Option.match({
+        onNone: () => Effect.succeedNone,
+        onSome: () => Effect.flatMap(change, () => get(organizationId))
+      }))
+    return {
+      create: Effect.fn("OrganizationsRepo.create")(function*(input) {
+        const id = newId("org")
+        yield* sql`INSERT INTO organizations ${
+          sql.insert({
+            id,
+            name: input.name,
+            subscription_type: input.subscriptionType ?? "free",
+            credit_limit: input.creditLimit ?? 0,
+            data_credit_limit: input.dataCreditLimit ?? 0,
+            seats: input.seats ?? 1,
+            company_limit: input.companyLimit ?? 1
+          })
+        }`
+        return Option.getOrThrow(yield* get(id))
+      }, Effect.orDie),
+      get: Effect.fn("OrganizationsRepo.get")((id: string) => get(id), Effect.orDie),
+      setOwner: Effect.fn("OrganizationsRepo.setOwner")(
+        (organizationId: string, userId: string) =>
+          ifExists(organizationId, sql`UPDATE organizations SET owner_user_id = ${userId} WHERE id = ${organizationId}`),
+        Effect.orDie
+      ),
+      addOwner: Effect.fn("OrganizationsRepo.addOwner")(
+        (organizationId: string, userId: string) =>
+          ifExists(
+            organizationId,
+            sql`INSERT INTO organization_owners (organization_id, user_id) VALUES (${organizationId}, ${userId})
+              ON CONFLICT DO NOTHING`
+          ),
+        Effect.orDie
+      ),
+      addMember: Effect.fn("OrganizationsRepo.addMember")(
+        (organizationId: string, userId: string, role: OrgRole) =>
+          Effect.map(
+            ifExists(
+              organizationId,
+              sql`INSERT INTO organization_members (organization_id, user_id, role)
+                VALUES (${organizationId}, ${userId}, ${role})
+                ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`
+            ),
+            Option.asVoid
+          ),
+        Effect.orDie
+      ),
+      listForUser: Effect.fn("OrganizationsRepo.listForUser")(function*(userId) {
+        const rows = yield* sql<OrganizationRow & { readonly membership_role: OrgRole | null }>`
+          SELECT * FROM (${select}) o
+          LEFT JOIN LATERAL (SELECT m.role AS membership_role FROM organization_members m
+            WHERE m.organization_id = o.id AND m.user_id = ${userId}) m ON true
+          WHERE m.membership_role IS NOT NULL OR o.owner_user_id = ${userId} OR ${userId} = ANY(o.owner_ids)
+          ORDER BY o.id`
+        return rows.map((row) => {
+          const organization = fromRow(row)
+          return { organization, role: resolveRole(row.membership_role ?? undefined, organization, userId)! }
+        })
+      }, Effect.orDie),
+      roleOf: Effect.fn("OrganizationsRepo.roleOf")(function*(organizationId, userId) {
+        const organization = yield* get(organizationId)
+        if (Option.isNone(organization)) return Option.none()
+        const membership = yield* sql<{ readonly role: OrgRole }>`
+          SELECT role FROM organization_members WHERE organization_id = ${organizationId} AND user_id = ${userId}`
+        return Option.fromNullishOr(resolveRole(membership[0]?.role, organization.value, userId))
+      }, Effect.orDie)
+    }
+  }))
+
+  static readonly memory = Layer.effect(OrganizationsRepo, MemoryStore.useSync((store): OrganizationsRepository => {
+    const change = (organizationId: string, f: (organization: OrganizationRecord, tables: Tables) => OrganizationRecord) =>
+      store.write((tables) => {
+        const organization = tables.organizations.get(organizationId)
+        if (organization === undefined) return Option.none()
+        const changed = f(organization, tables)
+        tables.organizations.set(organizationId, changed)
+        return Option.some(changed)
+      })
+    const membershipRole = (tables: Tables, organizationId: string, userId: string) =>
+      tables.members.get(`${organizationId}:${userId}`)?.role
+    return {
+      create: (input) =>
+        store.write((tables) => {
+          const organization: OrganizationRecord = {
+            id: newId("org"),
+            name: input.name,
+            ownerUserId: null,
+            ownerIds: [],
+            subscriptionType: input.subscriptionType ?? "free",
+            status: "active",
+            creditLimit: input.creditLimit ?? 0,
+            creditUsage: 0,
+            dataCreditLimit: input.dataCreditLimit ?? 0,
+            dataCreditUsage: 0,
+            seats: input.seats ?? 1,
+            companyLimit: input.companyLimit ?? 1,
+            createdAt: new Date()
+          }
+          tables.organizations.set(organization.id, organization)
+          return organization
+        }),
+      get: (id) => store.read((tables) => Option.fromNullishOr(tables.organizations.get(id))),
+      setOwner: (organizationId, userId) => change(organizationId, (organization) => ({ ...organization, ownerUserId: userId })),
+      addOwner: (organizationId, userId) =>
+        change(organizationId, (organization) => ({
+          ...organization,
+          ownerIds: organization.ownerIds.includes(userId)
+            ? organization.ownerIds
+            : [...organization.ownerIds, userId].sort()
+        })),
+      addMember: (organizationId, userId, role) =>
+        Effect.map(
+          change(organizationId, (organization, tables) => {
+            const key = `${organizationId}:${userId}`
+            const existing = tables.members.get(key)
+            tables.members.set(key, { organizationId, userId, role, createdAt: existing?.createdAt ?? new Date() })
+            return organization
+          }),
+          Option.asVoid
+        ),
+      listForUser: (userId) =>
+        store.read((tables) =>
+          [...tables.organizations.values()].flatMap((organization) => {
+            const role = resolveRole(membershipRole(tables, organization.id, userId), organization, userId)
+            return role === undefined ? [] : [{ organization, role }]
+          })
+        ),
+      roleOf: (organizationId, userId) =>
+        store.read((tables) => {
+          const organization = tables.organizations.get(organizationId)
+          return Option.fromNullishOr(
+            organization && resolveRole(membershipRole(tables, organizationId, userId), organization, userId)
+          )
+        })
+    }
+  }))
+}
+
+interface OrganizationRow {
+  readonly id: string
+  readonly name: string
+  readonly owner_user_id: string | null
+  readonly owner_ids: ReadonlyArray<string>
+  readonly subscription_type: string
+  readonly status: string
+  readonly credit_limit: unknown
+  readonly credit_usage: unknown
+  readonly data_credit_limit: unknown
+  readonly data_credit_usage: unknown
+  readonly seats: number
+  readonly company_limit: number
+  readonly created_at: Date
+}
+
+const fromRow = (row: OrganizationRow): OrganizationRecord => ({
+  id: row.id,
+  name: row.name,
+  ownerUserId: row.owner_user_id,
+  ownerIds: row.owner_ids,
+  subscriptionType: row.subscription_type,
+  status: row.status,
+  creditLimit: toNumber(row.credit_limit),
+  creditUsage: toNumber(row.credit_usage),
+  dataCreditLimit: toNumber(row.data_credit_limit),
+  dataCreditUsage: toNumber(row.data_credit_usage),
+  seats: row.seats,
+  companyLimit: row.company_limit,
+  createdAt: new Date(row.created_at)
+})

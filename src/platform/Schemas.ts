@@ -1,0 +1,53 @@
+import { Schema } from "effect"
+import type { CompanyUserView } from "../companies/CompaniesRepo.ts"
+
+/** Schemas shared by several areas. */
+
+/** A required, non-blank string of reasonable size. */
+export const NonEmpty = Schema.String.check(
+  Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty"),
+  Schema.isMaxLength(500)
+)
+
+export const Email = Schema.String.check(
+  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { description: "an email address", message: "must be an email address" }),
+  Schema.isMaxLength(320)
+)
+
+/** A non-negative integer count or amount. */
+export const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** An instant, as an ISO 8601 string on the wire. */
+export const IsoDate = Schema.Date
+
+/** An instant the client sends, checked to be in the future where it is used. */
+export const FutureDate = Schema.Date
+
+export const OrganizationRole = Schema.Literals(["owner", "admin", "member"])
+
+export const CompanyRole = Schema.Literals(["owner", "admin", "member", "viewer"])
+
+/** The spec's Company user. */
+export const CompanyUser = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  uid: Schema.String,
+  email: Schema.String,
+  role: CompanyRole,
+  displayName: Schema.String,
+  photo: Schema.String,
+  allowedFeatures: Schema.Array(Schema.String),
+  createdDate: Schema.String
+}).annotate({ identifier: "CompanyUser" })
+
+export const toCompanyUser = (view: CompanyUserView): typeof CompanyUser.Type => ({
+  id: view.id,
+  companyId: view.companyId,
+  uid: view.userId,
+  email: view.email,
+  role: view.role,
+  displayName: view.displayName,
+  photo: view.photo,
+  allowedFeatures: view.allowedFeatures,
+  createdDate: view.createdAt.toISOString()
+})

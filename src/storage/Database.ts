@@ -1,0 +1,130 @@
+import { PgClient } from "@effect/sql-pg"
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
+import { join } from "node:path"
+import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { KeysRepo } from "../keys/KeysRepo.ts"
+import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { UsageRepo } from "../usage/UsageRepo.ts"
+import { UsersRepo } from "../users/UsersRepo.ts"
+import { MemoryStore } from "./MemoryStore.ts"
+import { latestMigration, migrate } from "./Migrations.ts"
+import * as Pglite from "./PgliteClient.ts"
+
+export type Backend = "postgres" | "pglite" | "memory"
+
+/** What storage the process runs on, for `/health` and start-up decisions. */
+export class Storage extends Context.Service<Storage, {
+  readonly backend: Backend
+  readonly migrationVersion: number
+  /** True when this start created the database (an empty embedded data folder). */
+  readonly fresh: boolean
+}>()("storage/Storage") {}
+
+export class StorageStartError extends Error {
+  readonly _tag = "StorageStartError"
+}
+
+/**
+ * Takes the data folder for this process alone: PGlite is a single-process
+ * database, and two processes writing one folder would corrupt it. A lock
+ * left by a process that no longer runs is taken over.
+ */
+const lockDataDir = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        mkdirSync(dataDir, { recursive: true })
+        const lockFile = join(dataDir, "platform-api.lock")
+        for (let attempt = 0; attempt < 2; attempt++) {
+          try {
+            const fd = openSync(lockFile, "wx")
+            writeSync(fd, String(process.pid))
+            closeSync(fd)
+            return lockFile
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+            const holder = Number(readFileSync(lockFile, "utf8"))
+            if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
+              throw new StorageStartError(
+                `Data folder ${dataDir} is in use by process ${holder}; stop it or choose another DATA_DIR`
+              )
+            }
+            rmSync(lockFile, { force: true })
+          }
+        }
+        throw new StorageStartError(`Could not lock data folder ${dataDir}`)
+      },
+      catch: (error) => error instanceof StorageStartError ? error : new StorageStartError(String(error))
+    }),
+    (lockFile) => Effect.sync(() => rmSync(lockFile, { force: true }))
+  )
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const isEmptyDataDir = (dataDir: string) => {
+  try {
+    return readFileSync(join(dataDir, "PG_VERSION"), "utf8").length === 0
+  } catch {
+    return true
+  }
+}
+
+const repositoriesSql = Layer.mergeAll(
+  UsersRepo.sql,
+  OrganizationsRepo.sql,
+  CompaniesRepo.sql,
+  KeysRepo.sql,
+  UsageRepo.sql
+)
+
+const repositoriesMemory = Layer.mergeAll(
+  UsersRepo.memory,
+  OrganizationsRepo.memory,
+  CompaniesRepo.memory,
+  KeysRepo.memory,
+  UsageRepo.memory
+).pipe(Layer.provideMerge(MemoryStore.layer))
+
+const migrated = (backend: Backend, fresh: boolean) =>
+  Layer.effect(
+    Storage,
+    Effect.map(migrate, (migrationVersion) => ({ backend, migrationVersion, fresh }))
+  )
+
+/** SQL repositories and `Storage` over a given `SqlClient` layer; migrations run before anything is served. */
+export const sqlStorage = <E>(
+  client: Layer.Layer<SqlClient.SqlClient, E>,
+  backend: Backend,
+  fresh: boolean
+) =>
+  Layer.mergeAll(repositoriesSql, migrated(backend, fresh)).pipe(Layer.provideMerge(client))
+
+export const memoryStorage = Layer.merge(
+  repositoriesMemory,
+  Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
+)
+
+/** PGlite in memory: a throwaway embedded database, for tests. */
+export const pgliteInMemoryStorage = sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite", true)
+
+/** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
+export const configuredStorage = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfig
+  if (Option.isSome(config.databaseUrl)) {
+    return sqlStorage(PgClient.layer({ url: config.databaseUrl.value }), "postgres", false)
+  }
+  const dataDir = config.dataDir
+  const open = Effect.flatMap(lockDataDir(dataDir), () => Pglite.open(dataDir))
+  return sqlStorage(Pglite.layerFrom(open), "pglite", isEmptyDataDir(dataDir))
+}))
+

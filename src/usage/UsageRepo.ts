@@ -1,0 +1,260 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { newId } from "../platform/Ids.ts"
+import { MemoryStore } from "../storage/MemoryStore.ts"
+import { toNumber } from "../storage/Rows.ts"
+
+export interface UsageEvent {
+  readonly id: string
+  readonly organizationId: string
+  readonly companyId: string | null
+  readonly userId: string | null
+  readonly feature: string
+  readonly model: string
+  readonly credits: number
+  readonly tokens: number
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly createdAt: Date
+}
+
+export type NewUsageEvent = Omit<UsageEvent, "id" | "createdAt">
+
+/** The two balances an organization holds. */
+export type CreditPool = "credits" | "data"
+
+export interface UsageFilter {
+  readonly startDate?: Date | undefined
+  readonly endDate?: Date | undefined
+  readonly userId?: string | undefined
+  readonly featureKey?: string | undefined
+}
+
+export interface UsageTotals {
+  readonly credits: number
+  readonly tokens: number
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly requests: number
+}
+
+export interface UsageRow {
+  readonly model: string
+  readonly feature: string
+  readonly credits: number
+  readonly tokens: number
+  readonly requests: number
+}
+
+export interface UsageSummary {
+  readonly totals: UsageTotals
+  readonly byModel: ReadonlyArray<UsageRow>
+  readonly byFeature: ReadonlyArray<UsageRow>
+}
+
+export interface Window {
+  readonly offset: number
+  readonly limit: number
+}
+
+/** The usage ledger and the organization balances it draws on. */
+export interface UsageRepository {
+  /**
+   * Debits `amount` from the pool and records the event, atomically: false
+   * (and nothing written) when the debit would pass the pool's limit.
+   */
+  readonly charge: (pool: CreditPool, amount: number, event: NewUsageEvent) => Effect.Effect<boolean>
+  /** Totals over every matching event; `window` pages the rows, ordered by credits descending. */
+  readonly summary: (organizationId: string, filter: UsageFilter, window: Window) => Effect.Effect<UsageSummary>
+  /** Matching events, newest first. */
+  readonly history: (
+    organizationId: string,
+    filter: UsageFilter,
+    window: Window
+  ) => Effect.Effect<{ readonly events: ReadonlyArray<UsageEvent>; readonly total: number }>
+}
+
+const byCreditsThenName = (key: "model" | "feature") => (a: UsageRow, b: UsageRow) =>
+  b.credits - a.credits || a[key].localeCompare(b[key])
+
+export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("usage/UsageRepo") {
+  static readonly sql = Layer.effect(UsageRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const where = (organizationId: string, filter: UsageFilter) =>
+      sql.and([
+        sql`organization_id = ${organizationId}`,
+        ...(filter.startDate ? [sql`created_at >= ${filter.startDate}`] : []),
+        ...(filter.endDate ? [sql`created_at <= ${filter.endDate}`] : []),
+        ...(filter.userId ? [sql`user_id = ${filter.userId}`] : []),
+        ...(filter.featureKey ? [sql`feature = ${filter.featureKey}`] : [])
+      ])
+    const grouped = (organizationId: string, filter: UsageFilter, window: Window, key: "model" | "feature") =>
+      Effect.map(
+        sql<{ readonly key: string; readonly credits: unknown; readonly tokens: unknown; readonly requests: unknown }>`
+          SELECT ${sql(key)} AS key, sum(credits) AS credits, sum(tokens) AS tokens, count(*) AS requests
+          FROM usage_events WHERE ${where(organizationId, filter)}
+          GROUP BY ${sql(key)} ORDER BY sum(credits) DESC, ${sql(key)}
+          LIMIT ${window.limit} OFFSET ${window.offset}`,
+        (rows) =>
+          rows.map((row): UsageRow => ({
+            model: key === "model" ? row.key : "",
+            feature: key === "feature" ? row.key : "",
+            credits: toNumber(row.credits),
+            tokens: toNumber(row.tokens),
+            requests: toNumber(row.requests)
+          }))
+      )
+    return {
+      charge: Effect.fn("UsageRepo.charge")(function*(pool, amount, event) {
+        const [limit, usage] = pool === "credits"
+          ? ["credit_limit", "credit_usage"]
+          : ["data_credit_limit", "data_credit_usage"]
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const debited = yield* sql`
+            UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + ${amount}
+            WHERE id = ${event.organizationId} AND ${sql(usage)} + ${amount} <= ${sql(limit)}
+            RETURNING id`
+          if (debited.length === 0) return false
+          yield* sql`INSERT INTO usage_events ${
+            sql.insert({
+              id: newId("use"),
+              organization_id: event.organizationId,
+              company_id: event.companyId,
+              user_id: event.userId,
+              feature: event.feature,
+              model: event.model,
+              credits: event.credits,
+              tokens: event.tokens,
+              input_tokens: event.inputTokens,
+              output_tokens: event.outputTokens
+            })
+          }`
+          return true
+        }))
+      }, Effect.orDie),
+      summary: Effect.fn("UsageRepo.summary")(function*(organizationId, filter, window) {
+        const [totals, byModel, byFeature] = yield* Effect.all([
+          sql<Record<"credits" | "tokens" | "input_tokens" | "output_tokens" | "requests", unknown>>`
+            SELECT coalesce(sum(credits), 0) AS credits, coalesce(sum(tokens), 0) AS tokens,
+              coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+              count(*) AS requests
+            FROM usage_events WHERE ${where(organizationId, filter)}`,
+          grouped(organizationId, filter, window, "model"),
+          grouped(organizationId, filter, window, "feature")
+        ])
+        const row = totals[0]
+        return {
+          totals: {
+            credits: toNumber(row.credits),
+            tokens: toNumber(row.tokens),
+            inputTokens: toNumber(row.input_tokens),
+            outputTokens: toNumber(row.output_tokens),
+            requests: toNumber(row.requests)
+          },
+          byModel,
+          byFeature
+        }
+      }, Effect.orDie),
+      history: Effect.fn("UsageRepo.history")(function*(organizationId, filter, window) {
+        const [rows, count] = yield* Effect.all([
+          sql<UsageEventRow>`SELECT * FROM usage_events WHERE ${where(organizationId, filter)}
+            ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`,
+          sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM usage_events WHERE ${where(organizationId, filter)}`
+        ])
+        return { events: rows.map(eventFromRow), total: toNumber(count[0].count) }
+      }, Effect.orDie)
+    }
+  }))
+
+  static readonly memory = Layer.effect(UsageRepo, MemoryStore.useSync((store): UsageRepository => {
+    const matching = (events: ReadonlyArray<UsageEvent>, organizationId: string, filter: UsageFilter) =>
+      events.filter((event) =>
+        event.organizationId === organizationId &&
+        (filter.startDate === undefined || event.createdAt >= filter.startDate) &&
+        (filter.endDate === undefined || event.createdAt <= filter.endDate) &&
+        (filter.userId === undefined || event.userId === filter.userId) &&
+        (filter.featureKey === undefined || event.feature === filter.featureKey)
+      )
+    const group = (events: ReadonlyArray<UsageEvent>, key: "model" | "feature", window: Window) => {
+      const rows = new Map<string, UsageRow>()
+      for (const event of events) {
+        const row = rows.get(event[key]) ?? { model: "", feature: "", credits: 0, tokens: 0, requests: 0, [key]: event[key] }
+        rows.set(event[key], {
+          ...row,
+          credits: row.credits + event.credits,
+          tokens: row.tokens + event.tokens,
+          requests: row.requests + 1
+        })
+      }
+      return [...rows.values()].sort(byCreditsThenName(key)).slice(window.offset, window.offset + window.limit)
+    }
+    return {
+      charge: (pool, amount, event) =>
+        store.write((tables) => {
+          const organization = tables.organizations.get(event.organizationId)
+          if (organization === undefined) return false
+          const [limit, usage] = pool === "credits"
+            ? [organization.creditLimit, organization.creditUsage]
+            : [organization.dataCreditLimit, organization.dataCreditUsage]
+          if (usage + amount > limit) return false
+          tables.organizations.set(
+            organization.id,
+            pool === "credits"
+              ? { ...organization, creditUsage: usage + amount }
+              : { ...organization, dataCreditUsage: usage + amount }
+          )
+          tables.usage.push({ ...event, id: newId("use"), createdAt: new Date() })
+          return true
+        }),
+      summary: (organizationId, filter, window) =>
+        store.read((tables) => {
+          const events = matching(tables.usage, organizationId, filter)
+          const sum = (f: (event: UsageEvent) => number) => events.reduce((total, event) => total + f(event), 0)
+          return {
+            totals: {
+              credits: sum((event) => event.credits),
+              tokens: sum((event) => event.tokens),
+              inputTokens: sum((event) => event.inputTokens),
+              outputTokens: sum((event) => event.outputTokens),
+              requests: events.length
+            },
+            byModel: group(events, "model", window),
+            byFeature: group(events, "feature", window)
+          }
+        }),
+      history: (organizationId, filter, window) =>
+        store.read((tables) => {
+          const events = matching(tables.usage, organizationId, filter).toReversed()
+          return { events: events.slice(window.offset, window.offset + window.limit), total: events.length }
+        })
+    }
+  }))
+}
+
+interface UsageEventRow {
+  readonly id: string
+  readonly organization_id: string
+  readonly company_id: string | null
+  readonly user_id: string | null
+  readonly feature: string
+  readonly model: string
+  readonly credits: unknown
+  readonly tokens: unknown
+  readonly input_tokens: unknown
+  readonly output_tokens: unknown
+  readonly created_at: Date
+}
+
+const eventFromRow = (row: UsageEventRow): UsageEvent => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  companyId: row.company_id,
+  userId: row.user_id,
+  feature: row.feature,
+  model: row.model,
+  credits: toNumber(row.credits),
+  tokens: toNumber(row.tokens),
+  inputTokens: toNumber(row.input_tokens),
+  outputTokens: toNumber(row.output_tokens),
+  createdAt: new Date(row.created_at)
+})
