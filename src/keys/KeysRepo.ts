@@ -74,7 +74,7 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
       createPersonalKey: Effect.fn("KeysRepo.createPersonalKey")(function*(input) {
         const rows = yield* sql<PersonalKeyRow>`
           INSERT INTO personal_access_keys (id, user_id, name, key_hash, masked, expires_at)
-          VALUES (${newId("pak")}, ${input.userId}, ${input.name}, ${input.keyHash}, ${input.masked}, ${input.expiresAt})
+          VALUES (${newId("pka")}, ${input.userId}, ${input.name}, ${input.keyHash}, ${input.masked}, ${input.expiresAt})
           RETURNING *`
         return personalKeyFromRow(rows[0])
       }, Effect.orDie),
@@ -124,7 +124,7 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
         Effect.map(companyKeys((key) => key.keyHash === keyHash), (keys) => Option.fromNullishOr(keys[0])),
       createPersonalKey: (input) =>
         store.write((tables) => {
-          const key: PersonalAccessKey = { id: newId("pak"), ...input, createdAt: new Date() }
+          const key: PersonalAccessKey = { id: newId("pka"), ...input, createdAt: new Date() }
           tables.personalKeys.set(key.id, key)
           return key
         }),

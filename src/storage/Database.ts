@@ -9,6 +9,7 @@ import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
+import { ChangeFeed } from "./ChangeFeed.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { latestMigration, migrate } from "./Migrations.ts"
 import * as Pglite from "./PgliteClient.ts"
@@ -107,10 +108,11 @@ export const sqlStorage = <E>(
   backend: Backend,
   fresh: boolean
 ) =>
-  Layer.mergeAll(repositoriesSql, migrated(backend, fresh)).pipe(Layer.provideMerge(client))
+  Layer.mergeAll(repositoriesSql, migrated(backend, fresh), ChangeFeed.layer).pipe(Layer.provideMerge(client))
 
-export const memoryStorage = Layer.merge(
+export const memoryStorage = Layer.mergeAll(
   repositoriesMemory,
+  ChangeFeed.local,
   Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
 )
 

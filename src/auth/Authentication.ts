@@ -1,0 +1,202 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { hashKey, kindOf } from "../keys/KeyFormat.ts"
+import { KeysRepo } from "../keys/KeysRepo.ts"
+import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import { BadRequest, NotFound, RateLimited, Unauthorized } from "../platform/Errors.ts"
+import { ChangeFeed } from "../storage/ChangeFeed.ts"
+import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import { RateLimiter } from "./RateLimiter.ts"
+
+/**
+ * Authentication for every `/api/v0` endpoint: a company API key or a
+ * personal access key in `X-API-Key` or `Authorization: Bearer`, plus the
+ * company id (`X-Company-ID` or query `companyId`) for personal keys.
+ */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
+  "Authentication",
+  {
+    error: [BadRequest, Unauthorized, NotFound, RateLimited],
+    security: {
+      apiKey: HttpApiSecurity.apiKey({ key: "X-API-Key", in: "header" }),
+      bearer: HttpApiSecurity.bearer
+    }
+  }
+) {}
+
+/** Topic published whenever a key is revoked or a company user's access changes. */
+export const authChanged = "platform_auth_changed"
+
+/**
+ * Resolved principals, so that a request costs no database round trip for
+ * its credential. Any revocation or access change clears every process's
+ * cache at once (through the change feed); entries also expire on their own.
+ */
+export class PrincipalCache extends Context.Service<PrincipalCache, {
+  readonly get: (key: string) => Principal | undefined
+  readonly set: (key: string, principal: Principal, validUntil: number) => void
+  /** Drops every cached principal in every process. */
+  readonly invalidate: Effect.Effect<void>
+}>()("auth/PrincipalCache") {
+  static readonly ttlMs = 60_000
+
+  static readonly layer = Layer.effect(PrincipalCache, Effect.gen(function*() {
+    const entries = new Map<string, { principal: Principal; validUntil: number }>()
+    const feed = yield* ChangeFeed
+    yield* feed.subscribe(authChanged, Effect.sync(() => entries.clear()))
+    return {
+      get: (key) => {
+        const entry = entries.get(key)
+        if (entry === undefined) return undefined
+        if (entry.validUntil > Date.now()) return entry.principal
+        entries.delete(key)
+        return undefined
+      },
+      set: (key, principal, validUntil) => void entries.set(key, { principal, validUntil }),
+      invalidate: Effect.andThen(Effect.sync(() => entries.clear()), feed.publish(authChanged))
+    }
+  }))
+}
+
+const unauthorized = (error: string) => new Unauthorized({ error })
+const companyNotFound = (companyId: string) => new NotFound({ error: `Company ${companyId} not found` })
+
+/** The credential and company id a request carries; headers only, never logged. */
+const readCredentials = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const apiKey = request.headers["x-api-key"]?.trim()
+    const authorization = request.headers["authorization"]
+    const bearer = authorization !== undefined && /^bearer\s+/i.test(authorization)
+      ? authorization.replace(/^bearer\s+/i, "").trim()
+      : undefined
+    const credential = apiKey !== undefined && apiKey !== "" ? apiKey : bearer
+    if (credential === undefined || credential === "") {
+      return yield* unauthorized("Missing API key: send X-API-Key or Authorization: Bearer")
+    }
+    const fromHeader = request.headers["x-company-id"]?.trim() || undefined
+    const fromQuery = new URLSearchParams(request.url.split("?")[1] ?? "").getAll("companyId")
+    if (fromQuery.length > 1 && fromQuery.some((id) => id !== fromQuery[0])) {
+      return yield* new BadRequest({ error: "Conflicting companyId query parameters" })
+    }
+    if (fromHeader !== undefined && fromQuery[0] !== undefined && fromHeader !== fromQuery[0]) {
+      return yield* new BadRequest({ error: "Conflicting company ids: the X-Company-ID header and the companyId query differ" })
+    }
+    return { credential, companyId: fromHeader ?? (fromQuery[0] || undefined) }
+  })
+
+const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
+  credential: string,
+  requestedCompanyId: string | undefined
+) {
+  const kind = kindOf(credential)
+  if (kind === undefined) return yield* unauthorized("Invalid API key")
+  const keyHash = hashKey(credential)
+  const keys = yield* KeysRepo
+  const companies = yield* CompaniesRepo
+  const organizations = yield* OrganizationsRepo
+  let companyId: string
+  let keyId: string
+  let userId: string | null = null
+  let role: Principal["role"] = "admin"
+  let allowedFeatures: ReadonlyArray<string> = []
+  let validUntil = Date.now() + PrincipalCache.ttlMs
+  if (kind === "company") {
+    const key = yield* keys.findCompanyKeyByHash(keyHash)
+    if (Option.isNone(key)) return yield* unauthorized("Invalid API key")
+    if (requestedCompanyId !== undefined && requestedCompanyId !== key.value.companyId) {
+      return yield* companyNotFound(requestedCompanyId)
+    }
+    companyId = key.value.companyId
+    keyId = key.value.id
+  } else {
+    const key = yield* keys.findPersonalKeyByHash(keyHash)
+    if (Option.isNone(key)) return yield* unauthorized("Invalid API key")
+    const expiresAt = key.value.expiresAt?.getTime()
+    if (expiresAt !== undefined && expiresAt <= Date.now()) return yield* unauthorized("API key expired")
+    if (requestedCompanyId === undefined) {
+      return yield* unauthorized("A personal access key needs the company id: send X-Company-ID or the companyId query")
+    }
+    const membership = yield* companies.getUser(requestedCompanyId, key.value.userId)
+    if (Option.isNone(membership)) return yield* companyNotFound(requestedCompanyId)
+    companyId = requestedCompanyId
+    keyId = key.value.id
+    userId = key.value.userId
+    role = membership.value.role
+    allowedFeatures = membership.value.allowedFeatures
+    if (expiresAt !== undefined) validUntil = Math.min(validUntil, expiresAt)
+  }
+  const company = yield* companies.get(companyId)
+  if (Option.isNone(company)) return yield* companyNotFound(companyId)
+  const organization = yield* organizations.get(company.value.organizationId)
+  if (Option.isNone(organization)) return yield* companyNotFound(companyId)
+  const principal: Principal = {
+    keyKind: kind,
+    keyId,
+    credentialHash: keyHash,
+    companyId,
+    companyName: company.value.name,
+    organizationId: organization.value.id,
+    plan: organization.value.subscriptionType,
+    userId,
+    role,
+    allowedFeatures,
+    companyNamedByRequest: requestedCompanyId !== undefined
+  }
+  return { principal, validUntil }
+})
+
+export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
+  const cache = yield* PrincipalCache
+  const limiter = yield* RateLimiter
+  const context = yield* Effect.context<KeysRepo | CompaniesRepo | OrganizationsRepo>()
+  const authenticate = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const { credential, companyId } = yield* readCredentials(request)
+      const cacheKey = `${credential}\u0000${companyId ?? ""}`
+      let principal = cache.get(cacheKey)
+      if (principal === undefined) {
+        const resolved = yield* Effect.provideContext(resolvePrincipal(credential, companyId), context)
+        principal = resolved.principal
+        cache.set(cacheKey, principal, resolved.validUntil)
+      }
+      const decision = yield* limiter.take(principal.credentialHash)
+      const headers = {
+        "ratelimit-limit": String(decision.limit),
+        "ratelimit-remaining": String(decision.remaining),
+        "ratelimit-reset": String(decision.resetSeconds)
+      }
+      if (!decision.allowed) {
+        return HttpServerResponse.jsonUnsafe(
+          { error: `Rate limit exceeded: ${decision.limit} requests per minute; retry in ${decision.retryAfterSeconds} s` },
+          { status: 429, headers: { ...headers, "retry-after": String(decision.retryAfterSeconds) } }
+        )
+      }
+      const response = yield* Effect.provideService(handler, CurrentPrincipal, principal)
+      return HttpServerResponse.setHeaders(response, headers)
+    })
+  return { apiKey: authenticate, bearer: authenticate }
+}))
+
+/** Builds the auth services over the storage layer's repositories and change feed. */
+export const AuthenticationLayer = AuthenticationLive.pipe(
+  Layer.provide([PrincipalCache.layer, RateLimiter.layer])
+)
+
+/**
+ * A company id the client sent in a body, path or query must be the
+ * principal's: another company answers 404 (existence is not revealed), and
+ * one that contradicts an explicitly named company answers 400.
+ */
+export const requireCompany = (companyId: string | undefined) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    if (companyId === undefined || companyId === principal.companyId) return principal
+    if (principal.companyNamedByRequest) {
+      return yield* new BadRequest({ error: `Conflicting company ids: ${companyId} differs from ${principal.companyId}` })
+    }
+    return yield* companyNotFound(companyId)
+  })
+

@@ -1,0 +1,129 @@
+import { Context, Effect, Option } from "effect"
+import type { CompanyRole } from "../companies/CompaniesRepo.ts"
+import { OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
+import { Forbidden, NotFound } from "../platform/Errors.ts"
+import { CurrentPrincipal, type Principal } from "./Principal.ts"
+
+/**
+ * Who may do what: one declarative table (documented in docs/authorization.md).
+ *
+ * Authorization is a type: an operation that needs a permission requires
+ * `Authorized<P>` in its environment, and only `authorize(P)` (or
+ * `authorizeInOrganization`) provides it, after the check passed. A handler
+ * that forgets the check does not compile.
+ */
+
+/** Features each plan includes; a company user's `allowedFeatures` can narrow them further. */
+export const planFeatures: Record<string, ReadonlyArray<string>> = {
+  free: ["chat", "content", "projects", "tasks", "memories", "agents"],
+  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents"],
+  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents"]
+}
+
+const everyone: ReadonlyArray<CompanyRole> = ["owner", "admin", "member", "viewer"]
+const contributors: ReadonlyArray<CompanyRole> = ["owner", "admin", "member"]
+const managers: ReadonlyArray<CompanyRole> = ["owner", "admin"]
+
+interface CompanyRule {
+  readonly roles: ReadonlyArray<CompanyRole>
+  readonly feature?: string
+  readonly description: string
+}
+
+/** Company-scoped permissions: the caller's company role (a company key acts as `admin`) and plan feature. */
+export const companyPermissions = {
+  "apiKeys:manage": { roles: managers, description: "manage the company's API keys" },
+  "companyUsers:read": { roles: everyone, description: "list the company's users" },
+  "companyUsers:manage": { roles: managers, description: "add, change or remove company users" },
+  "projects:read": { roles: everyone, feature: "projects", description: "read projects" },
+  "projects:write": { roles: contributors, feature: "projects", description: "create and change projects" },
+  "memories:use": { roles: contributors, feature: "memories", description: "keep memories" },
+  "agents:read": { roles: everyone, feature: "agents", description: "read agents and employees" },
+  "agents:write": { roles: managers, feature: "agents", description: "create and change agents and employees" },
+  "tasks:read": { roles: everyone, feature: "tasks", description: "read scheduled tasks" },
+  "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
+  "chat:use": { roles: contributors, feature: "chat", description: "call models" },
+  "content:use": { roles: contributors, feature: "content", description: "use the content tools" }
+} as const satisfies Record<string, CompanyRule>
+
+/** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */
+export const organizationPermissions = {
+  "usage:read": { roles: ["owner", "admin"], description: "read the organization's usage" },
+  "companies:create": { roles: ["owner", "admin"], description: "create companies in the organization" }
+} as const satisfies Record<string, { readonly roles: ReadonlyArray<OrgRole>; readonly description: string }>
+
+export type CompanyPermission = keyof typeof companyPermissions
+export type OrganizationPermission = keyof typeof organizationPermissions
+export type Permission = CompanyPermission | OrganizationPermission
+
+/** Proof that the current principal passed the check for `P`. */
+export interface Authorized<P extends Permission> {
+  readonly permission: P
+  readonly principal: Principal
+}
+
+const tags = new Map<Permission, Context.Service<any, any>>()
+
+export const Authorized = <P extends Permission>(permission: P): Context.Service<Authorized<P>, Authorized<P>> => {
+  let tag = tags.get(permission)
+  if (tag === undefined) {
+    tag = Context.Service<Authorized<P>>(`auth/Authorized/${permission}`)
+    tags.set(permission, tag)
+  }
+  return tag
+}
+
+/** The principal's role allows `permission` and its plan and allowed features include the feature. */
+export const check = (principal: Principal, permission: CompanyPermission): string | undefined => {
+  const rule: CompanyRule = companyPermissions[permission]
+  if (!rule.roles.includes(principal.role)) {
+    return `Your role (${principal.role}) cannot ${rule.description}; it needs one of: ${rule.roles.join(", ")}`
+  }
+  if (rule.feature !== undefined) {
+    const inPlan = (planFeatures[principal.plan] ?? planFeatures.free).includes(rule.feature)
+    if (!inPlan) return `The ${principal.plan} plan does not include the ${rule.feature} feature`
+    if (principal.allowedFeatures.length > 0 && !principal.allowedFeatures.includes(rule.feature)) {
+      return `Your access does not include the ${rule.feature} feature`
+    }
+  }
+  return undefined
+}
+
+/** Runs `effect` only if the current principal holds the company permission `P`; 403 otherwise. */
+export const authorize = <P extends CompanyPermission>(permission: P) =>
+<A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Forbidden, Exclude<R, Authorized<P>> | CurrentPrincipal> =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const denied = check(principal, permission)
+    if (denied !== undefined) return yield* new Forbidden({ error: denied })
+    return yield* Effect.provideService(effect, Authorized(permission), { permission, principal })
+  })
+
+/**
+ * Runs `effect` only if the caller's user holds `permission` in the
+ * organization. A caller with no record in it gets 404, so that existence is
+ * not revealed; a record with too small a role gets 403.
+ */
+export const authorizeInOrganization = <P extends OrganizationPermission>(permission: P, organizationId: string) =>
+<A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | OrganizationsRepo> =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
+    if (principal.userId === null) {
+      if (principal.organizationId !== organizationId) return yield* notFound
+      return yield* new Forbidden({ error: `A company API key cannot ${organizationPermissions[permission].description}; use a personal access key of an organization owner or admin` })
+    }
+    const role = yield* OrganizationsRepo.use((repo) => repo.roleOf(organizationId, principal.userId!))
+    if (Option.isNone(role)) return yield* notFound
+    const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
+    if (!allowed.includes(role.value)) {
+      return yield* new Forbidden({
+        error: `Your organization role (${role.value}) cannot ${organizationPermissions[permission].description}; it needs one of: ${allowed.join(", ")}`
+      })
+    }
+    return yield* Effect.provideService(effect, Authorized(permission), { permission, principal })
+  })
