@@ -1,0 +1,26 @@
+import { expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { memoryStorage } from "../../src/storage/Database.ts"
+import { client, seedTenant, testServer } from "../support/TestServer.ts"
+
+it.layer(testServer(memoryStorage))("GET /api/v0/me", (it) => {
+  it.effect("a company key stands for its company", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const api = yield* client({ apiKey: tenant.apiKey })
+      const me = yield* api.me.get()
+      expect(me).toMatchObject({ keyKind: "company", companyId: tenant.companyId, userId: null, role: "admin" })
+    }))
+
+  it.effect("a personal access key needs the company id", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const without = yield* client({ apiKey: tenant.personalAccessKey })
+      const error = yield* Effect.flip(without.me.get())
+      expect(error._tag).toBe("Unauthorized")
+      const withCompany = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+      const me = yield* withCompany.me.get()
+      expect(me).toMatchObject({ keyKind: "personal", userId: tenant.userId, role: "owner" })
+    }))
+})
+
