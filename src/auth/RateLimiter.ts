@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Storage } from "../storage/Database.ts"
@@ -63,9 +63,13 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   }))
 
   /** Shared buckets on PostgreSQL, in-process buckets otherwise. */
-  static readonly layer = Layer.unwrap(
-    Storage.useSync((storage) => (storage.backend === "postgres" ? RateLimiter.sql : RateLimiter.memory))
-  )
+  static readonly layer = Layer.unwrap(Effect.gen(function*() {
+    const storage = yield* Storage
+    const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+    return storage.backend === "postgres" && Option.isSome(sql)
+      ? Layer.provide(RateLimiter.sql, Layer.succeed(SqlClient.SqlClient, sql.value))
+      : RateLimiter.memory
+  }))
 }
 
 const decide = (allowed: boolean, tokens: number, capacity: number): RateDecision => {

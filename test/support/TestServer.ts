@@ -61,7 +61,7 @@ if (postgresUrl === undefined) {
  * The whole service on a loopback port with the given storage, plus an
  * `HttpClient` aimed at it (what `client` uses).
  */
-export const testServer = <E>(storage: Layer.Layer<any, E, any>, overrides: Partial<AppSettings> = {}) =>
+export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<AppSettings> = {}) =>
   HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(storage),
