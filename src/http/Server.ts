@@ -9,6 +9,7 @@ import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
+import { LlmLive } from "../llm/LlmLive.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
 import { Api } from "./Api.ts"
@@ -65,6 +66,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(http),
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(AuthServices),
+    Layer.provideMerge(LlmLive),
     Layer.provideMerge(storage)
   )
 
