@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
+import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
@@ -22,6 +23,9 @@ export class Api extends HttpApi.make("platform")
   .add(HealthApi)
   .add(AdminApi)
   .add(MeApi)
+  .add(ModelsApi)
+  .add(ChatApi)
+  .add(AnthropicApi)
   .add(ApiKeysApi)
   .add(KeysApi)
   .annotate(OpenApi.Title, "Platform API")

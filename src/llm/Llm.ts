@@ -62,7 +62,7 @@ export interface LlmRequest {
   /** Alternative completions to generate (OpenAI's `n`); providers without support refuse more than one. */
   readonly n?: number | undefined
   /** OpenAI's `response_format`, passed through to OpenAI-compatible upstreams only. */
-  readonly responseFormat?: Record<string, unknown> | undefined
+  readonly responseFormat?: { readonly type: string; readonly [option: string]: unknown } | undefined
   readonly seed?: number | undefined
   readonly presencePenalty?: number | undefined
   readonly frequencyPenalty?: number | undefined

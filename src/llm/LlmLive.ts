@@ -1,8 +1,12 @@
-import { Effect, Layer, Stream } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Option, Stream } from "effect"
+import { HttpClient } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { catalogFrom, resolveModel } from "./Catalog.ts"
+import { catalogFrom, resolveModel, unknownModelMessage } from "./Catalog.ts"
 import { type CatalogModel, invalidRequest, Llm, type LlmRequest, type ProviderName } from "./Llm.ts"
 import { LocalProvider } from "./local/LocalProvider.ts"
+import { makeAnthropicProvider } from "./anthropic/AnthropicProvider.ts"
+import { makeOpenAiProvider } from "./openai/OpenAiProvider.ts"
 import type { Provider } from "./Provider.ts"
 
 export class LlmConfigError extends Error {
@@ -19,17 +23,26 @@ export const LlmLive = Layer.effect(
     const settings = yield* AppConfig
     const catalog = catalogFrom(settings)
     if ("error" in catalog) return yield* Effect.die(new LlmConfigError(catalog.error))
-    const providers: Partial<Record<ProviderName, Provider>> = { local: LocalProvider }
-    const unavailable = catalog.models.find((model) => providers[model.provider] === undefined)
-    if (unavailable !== undefined) {
-      return yield* Effect.die(new LlmConfigError(`Provider ${unavailable.provider} is not available yet`))
+    const client = yield* HttpClient.HttpClient
+    const upstream = { timeoutMs: settings.llmTimeoutMs, maxRetries: settings.llmMaxRetries }
+    const providers: Record<ProviderName, Provider> = {
+      local: LocalProvider,
+      openai: makeOpenAiProvider(client, {
+        ...upstream,
+        baseUrl: Option.getOrElse(settings.openaiBaseUrl, () => "https://api.openai.com/v1"),
+        apiKey: Option.getOrUndefined(settings.openaiApiKey)
+      }),
+      anthropic: makeAnthropicProvider(client, {
+        ...upstream,
+        baseUrl: Option.getOrElse(settings.anthropicBaseUrl, () => "https://api.anthropic.com"),
+        apiKey: Option.getOrUndefined(settings.anthropicApiKey)
+      })
     }
     const route = (request: LlmRequest): [Provider, CatalogModel] | undefined => {
       const model = resolveModel(catalog.models, request.model)
-      return model === undefined ? undefined : [providers[model.provider]!, model]
+      return model === undefined ? undefined : [providers[model.provider], model]
     }
-    const unknownModel = (request: LlmRequest) =>
-      invalidRequest(`Unknown model "${request.model}": GET /api/v0/models lists the available models`)
+    const unknownModel = (request: LlmRequest) => invalidRequest(unknownModelMessage(request.model))
     return {
       models: catalog.models,
       generate: (request) => {
@@ -42,4 +55,4 @@ export const LlmLive = Layer.effect(
       }
     }
   })
-)
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
