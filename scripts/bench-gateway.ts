@@ -8,17 +8,25 @@
  * straight to the stub and (b) through the gateway, non-streaming and
  * streaming, at 1 connection and at a fixed offered load; the script prints
  * p50/p99 of each and of (b) − (a), and the gateway's maximum sustainable
- * rate (many connections, no rate limit, no errors).
+ * rate (many connections, no rate limit, no errors). The maximum rate is
+ * also measured for the same server on the memory storage backend, which
+ * separates the gateway's own cost from the cost of its database writes
+ * (each request reads the balance and debits it in a transaction).
  *
  * Run with Node 24: `npm run bench:gateway`. `BENCH_SECONDS` (default 10)
  * sets each run's length, `BENCH_RATE` (default 500) the offered load.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { Agent, request } from "node:http"
+import { Agent, createServer as createHttpServer, request } from "node:http"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Layer, Option, Redacted } from "effect"
+import { makeServer } from "../src/http/Server.ts"
+import { AppConfig } from "../src/platform/AppConfig.ts"
+import { memoryStorage } from "../src/storage/Database.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -42,6 +50,24 @@ interface Latency {
 // ---------------------------------------------------------------------------
 // Child roles: the stub upstream, and the time-to-first-byte probe.
 // ---------------------------------------------------------------------------
+
+const adminKey = "bench-admin-key"
+
+/** The gateway routes model `bench` to the stub as upstream model `stub`. */
+const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
+
+/** The same service on the memory storage backend (from source), on `port`. */
+const runMemoryServer = (port: number, stubUrl: string) =>
+  Layer.launch(makeServer(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port }), memoryStorage, { logAddress: false }).pipe(
+    Layer.provide(AppConfig.layerWith({
+      adminApiKey: Option.some(Redacted.make(adminKey)),
+      rateLimitPerMinute: 1_000_000_000,
+      logLevel: "Error",
+      bootstrap: false,
+      llmModels: Option.some(benchModels),
+      openaiBaseUrl: Option.some(stubUrl)
+    }))
+  )).pipe(NodeRuntime.runMain)
 
 const runStub = async () => {
   const stub = await startStubUpstream({ record: false })
@@ -161,10 +187,20 @@ const waitFor = async (url: string) => {
   throw new Error(`${url} did not come up`)
 }
 
+/** An organization with ample credits, a company and its owner's personal access key, as request headers. */
+const tenantHeaders = async (base: string) => {
+  const organization = await admin(base, "/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
+  const user = await admin(base, "/users", { email: "bench@example.com" })
+  const company = await admin(base, "/companies", { organizationId: organization.id, name: "Bench" })
+  await admin(base, `/companies/${company.id}/users`, { userId: user.id, role: "owner" })
+  const key = await admin(base, `/users/${user.id}/personal-access-keys`, { name: "bench" })
+  return { authorization: `Bearer ${key.key}`, "x-company-id": company.id as string }
+}
+
 const admin = async (base: string, path: string, body: unknown) => {
   const response = await fetch(`${base}/api/v0/admin${path}`, {
     method: "POST",
-    headers: { authorization: "Bearer bench-admin-key", "content-type": "application/json" },
+    headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
     body: JSON.stringify(body)
   })
   if (response.status !== 201) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`)
@@ -218,10 +254,10 @@ const main = async () => {
       PORT: String(port),
       DATA_DIR: dataDir,
       BOOTSTRAP: "off",
-      ADMIN_API_KEY: "bench-admin-key",
+      ADMIN_API_KEY: adminKey,
       RATE_LIMIT_PER_MINUTE: "1000000000",
       LOG_LEVEL: "Error",
-      LLM_MODELS: JSON.stringify([{ id: "bench", provider: "openai", upstream: "stub" }]),
+      LLM_MODELS: JSON.stringify(benchModels),
       OPENAI_BASE_URL: stubUrl
     }
   })
@@ -229,23 +265,21 @@ const main = async () => {
   const base = `http://127.0.0.1:${port}`
   await waitFor(`${base}/health`)
 
-  const organization = await admin(base, "/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
-  const user = await admin(base, "/users", { email: "bench@example.com" })
-  const company = await admin(base, "/companies", { organizationId: organization.id, name: "Bench" })
-  await admin(base, `/companies/${company.id}/users`, { userId: user.id, role: "owner" })
-  const key = await admin(base, `/users/${user.id}/personal-access-keys`, { name: "bench" })
-
   const messages = [{ role: "user", content: "Say hello" }]
   const direct = (stream: boolean): Target => ({
     url: `${stubUrl}/chat/completions`,
     headers: {},
     body: JSON.stringify({ model: "stub", messages, ...(stream ? { stream: true } : {}) })
   })
-  const gateway = (stream: boolean): Target => ({
-    url: `${base}/api/v0/chat/completions`,
-    headers: { authorization: `Bearer ${key.key}`, "x-company-id": company.id },
-    body: JSON.stringify({ model: "bench", messages, ...(stream ? { stream: true } : {}) })
-  })
+  const gatewayAt = async (serverBase: string) => {
+    const headers = await tenantHeaders(serverBase)
+    return (stream: boolean): Target => ({
+      url: `${serverBase}/api/v0/chat/completions`,
+      headers,
+      body: JSON.stringify({ model: "bench", messages, ...(stream ? { stream: true } : {}) })
+    })
+  }
+  const gateway = await gatewayAt(base)
 
   // Warm both paths (JIT, connection pools, the first PGlite writes).
   await autocannon(direct(false), 4, 0)
@@ -278,6 +312,17 @@ const main = async () => {
   await compare(`streaming complete, ${rate} req/s (autocannon)`, (target) => autocannon(target, 64, rate), true)
   const saturated = await autocannon(gateway(false), 64, 0)
   const directSaturated = await autocannon(direct(false), 64, 0)
+  server.kill("SIGTERM")
+
+  const memoryPort = await freePort()
+  children.push(spawn(node, [import.meta.filename, "memory-server", String(memoryPort), stubUrl], { stdio: ["ignore", "ignore", "inherit"] }))
+  const memoryBase = `http://127.0.0.1:${memoryPort}`
+  await waitFor(`${memoryBase}/health`)
+  const memoryGateway = await gatewayAt(memoryBase)
+  await autocannon(memoryGateway(false), 4, 0)
+  const memoryOneConnection = await probe(memoryGateway(false), 0)
+  const memoryDirect = await probe(direct(false), 0)
+  const memorySaturated = await autocannon(memoryGateway(false), 64, 0)
 
   console.log(`\nGateway added latency (${seconds} s per run; node ${process.version})`)
   console.table(rows)
@@ -286,12 +331,20 @@ const main = async () => {
       `(p50 ${saturated.p50} ms, p99 ${saturated.p99} ms, ${saturated.failures} failures); ` +
       `stub alone ${Math.round(directSaturated.rate)} req/s`
   )
+  console.log(
+    `Same server on the memory storage backend: maximum ${Math.round(memorySaturated.rate)} req/s ` +
+      `(p50 ${memorySaturated.p50} ms, p99 ${memorySaturated.p99} ms, ${memorySaturated.failures} failures); ` +
+      `added at 1 connection p50 ${round(memoryOneConnection.p50 - memoryDirect.p50)} ms, ` +
+      `p99 ${round(memoryOneConnection.p99 - memoryDirect.p99)} ms`
+  )
   rmSync(dataDir, { recursive: true, force: true })
 }
 
 const role = process.argv[2]
 if (role === "stub") {
   await runStub()
+} else if (role === "memory-server") {
+  runMemoryServer(Number(process.argv[3]), process.argv[4])
 } else if (role === "probe") {
   await runProbe(JSON.parse(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
 } else {

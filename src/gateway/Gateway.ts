@@ -1,8 +1,8 @@
 import { Effect, Option, Sink, Stream } from "effect"
 import { CurrentPrincipal, type Principal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { resolveModel, unknownModelMessage } from "../llm/Catalog.ts"
-import { Llm, type LlmError, type LlmRequest, type LlmStreamEvent, type TokenUsage } from "../llm/Llm.ts"
+import { unknownModelMessage } from "../llm/Catalog.ts"
+import { Llm, type LlmError, type LlmRequest, type LlmStreamEvent, ModelCatalog, type TokenUsage } from "../llm/Llm.ts"
 import { tokenCounter } from "../llm/Tokenizer.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
 import { Credits, creditsForTokens, type Payer } from "../usage/Credits.ts"
@@ -50,8 +50,8 @@ const fundedPayer = Effect.gen(function*() {
 
 /** Fails with 400 naming the model when the catalog cannot serve it. */
 export const requireKnownModel = (model: string) =>
-  Llm.use((llm) =>
-    resolveModel(llm.models, model) === undefined
+  ModelCatalog.use((catalog) =>
+    catalog.resolve(model) === undefined
       ? Effect.fail(new BadRequest({ error: unknownModelMessage(model) }))
       : Effect.void
   )

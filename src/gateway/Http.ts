@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
 import { Api } from "../http/Api.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
-import { Llm, type LlmRequest } from "../llm/Llm.ts"
+import { type LlmRequest, ModelCatalog } from "../llm/Llm.ts"
 import { fromChatRequest, toChatCompletion } from "../llm/openai/Translate.ts"
 import { tokenCounter } from "../llm/Tokenizer.ts"
 import { newId } from "../platform/Ids.ts"
@@ -24,11 +24,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 export const ModelsLive = HttpApiBuilder.group(Api, "models", (handlers) =>
   Effect.gen(function*() {
-    const llm = yield* Llm
+    const { models } = yield* ModelCatalog
     const created = nowSeconds()
     const list = {
       object: "list" as const,
-      data: llm.models.map((model) => ({ id: model.id, object: "model" as const, created, owned_by: model.provider }))
+      data: models.map((model) => ({ id: model.id, object: "model" as const, created, owned_by: model.provider }))
     }
     return handlers.handle("list", () => chat(Effect.succeed(list)))
   }))
@@ -52,13 +52,13 @@ export const ChatLive = HttpApiBuilder.group(Api, "chat", (handlers) =>
 
 export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =>
   Effect.gen(function*() {
-    const llm = yield* Llm
+    const { models } = yield* ModelCatalog
     const createdAt = new Date().toISOString()
-    const models = {
-      data: llm.models.map((model) => ({ type: "model" as const, id: model.id, display_name: model.id, created_at: createdAt })),
+    const list = {
+      data: models.map((model) => ({ type: "model" as const, id: model.id, display_name: model.id, created_at: createdAt })),
       has_more: false,
-      first_id: llm.models[0]?.id ?? null,
-      last_id: llm.models.at(-1)?.id ?? null
+      first_id: models[0]?.id ?? null,
+      last_id: models.at(-1)?.id ?? null
     }
     return handlers
       .handle("createMessage", ({ payload }) =>
@@ -74,7 +74,7 @@ export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =
           const counter = yield* tokenCounter
           return { input_tokens: counter.request(request) }
         })))
-      .handle("listModels", () => chat(Effect.succeed(models)))
+      .handle("listModels", () => chat(Effect.succeed(list)))
   }))
 
 export const GatewayLive = Layer.mergeAll(ModelsLive, ChatLive, AnthropicLive)

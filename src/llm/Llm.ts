@@ -141,9 +141,14 @@ export class LlmError extends Data.TaggedError("LlmError")<{
 export class Llm extends Context.Service<Llm, {
   readonly generate: (request: LlmRequest) => Effect.Effect<LlmResponse, LlmError>
   readonly stream: (request: LlmRequest) => Stream.Stream<LlmStreamEvent, LlmError>
-  /** The catalog, for model listings. */
-  readonly models: ReadonlyArray<CatalogModel>
 }>()("llm/Llm") {}
+
+/** The platform's models, as the `Llm` service routes them (for listings and validation). */
+export class ModelCatalog extends Context.Service<ModelCatalog, {
+  readonly models: ReadonlyArray<CatalogModel>
+  /** The model serving a requested id (exact, else by tier name), if any. */
+  readonly resolve: (model: string) => CatalogModel | undefined
+}>()("llm/ModelCatalog") {}
 
 export type Tier = "highest" | "balanced" | "fastest"
 

@@ -3,7 +3,7 @@ import { Effect, Layer, Option, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { catalogFrom, resolveModel, unknownModelMessage } from "./Catalog.ts"
-import { type CatalogModel, invalidRequest, Llm, type LlmRequest, type ProviderName } from "./Llm.ts"
+import { type CatalogModel, invalidRequest, Llm, type LlmRequest, ModelCatalog, type ProviderName } from "./Llm.ts"
 import { LocalProvider } from "./local/LocalProvider.ts"
 import { makeAnthropicProvider } from "./anthropic/AnthropicProvider.ts"
 import { makeOpenAiProvider } from "./openai/OpenAiProvider.ts"
@@ -13,16 +13,25 @@ export class LlmConfigError extends Error {
   readonly _tag = "LlmConfigError"
 }
 
+/** The catalog the settings describe; an inconsistent one stops the start-up. */
+const ModelCatalogLive = Layer.effect(
+  ModelCatalog,
+  Effect.gen(function*() {
+    const catalog = catalogFrom(yield* AppConfig)
+    if ("error" in catalog) return yield* Effect.die(new LlmConfigError(catalog.error))
+    return { models: catalog.models, resolve: (model) => resolveModel(catalog.models, model) }
+  })
+)
+
 /**
  * The `Llm` service: routes each request through the catalog (exact id,
  * else tier by name) to the provider serving that model.
  */
-export const LlmLive = Layer.effect(
+const LlmRouting = Layer.effect(
   Llm,
   Effect.gen(function*() {
     const settings = yield* AppConfig
-    const catalog = catalogFrom(settings)
-    if ("error" in catalog) return yield* Effect.die(new LlmConfigError(catalog.error))
+    const catalog = yield* ModelCatalog
     const client = yield* HttpClient.HttpClient
     const upstream = { timeoutMs: settings.llmTimeoutMs, maxRetries: settings.llmMaxRetries }
     const providers: Record<ProviderName, Provider> = {
@@ -39,12 +48,11 @@ export const LlmLive = Layer.effect(
       })
     }
     const route = (request: LlmRequest): [Provider, CatalogModel] | undefined => {
-      const model = resolveModel(catalog.models, request.model)
+      const model = catalog.resolve(request.model)
       return model === undefined ? undefined : [providers[model.provider], model]
     }
     const unknownModel = (request: LlmRequest) => invalidRequest(unknownModelMessage(request.model))
     return {
-      models: catalog.models,
       generate: (request) => {
         const routed = route(request)
         return routed === undefined ? Effect.fail(unknownModel(request)) : routed[0].generate(request, routed[1])
@@ -56,3 +64,6 @@ export const LlmLive = Layer.effect(
     }
   })
 ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/** `Llm` and `ModelCatalog`, from the settings. */
+export const LlmLive = LlmRouting.pipe(Layer.provideMerge(ModelCatalogLive))

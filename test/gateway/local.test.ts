@@ -2,7 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import OpenAI from "openai"
 import * as Admin from "../../src/admin/Admin.ts"
-import { Llm, prompt, textOf } from "../../src/llm/Llm.ts"
+import { Llm, ModelCatalog, prompt, textOf } from "../../src/llm/Llm.ts"
 import { LlmLive } from "../../src/llm/LlmLive.ts"
 import { memoryStorage } from "../../src/storage/Database.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
@@ -19,7 +19,8 @@ it.layer(LlmLive.pipe(Layer.provide(testConfig())))("the local provider, without
   it.effect("serves one model per tier and routes client model names by tier", () =>
     Effect.gen(function*() {
       const llm = yield* Llm
-      expect(llm.models.map((model) => [model.id, model.tier])).toEqual([
+      const { models } = yield* ModelCatalog
+      expect(models.map((model) => [model.id, model.tier])).toEqual([
         ["local-highest", "highest"],
         ["local-balanced", "balanced"],
         ["local-fastest", "fastest"]
