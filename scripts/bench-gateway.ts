@@ -322,6 +322,8 @@ const main = async () => {
   await autocannon(memoryGateway(false), 4, 0)
   const memoryOneConnection = await probe(memoryGateway(false), 0)
   const memoryDirect = await probe(direct(false), 0)
+  const memoryAtRate = await probe(memoryGateway(false), rate)
+  const memoryDirectAtRate = await probe(direct(false), rate)
   const memorySaturated = await autocannon(memoryGateway(false), 64, 0)
 
   console.log(`\nGateway added latency (${seconds} s per run; node ${process.version})`)
@@ -335,7 +337,9 @@ const main = async () => {
     `Same server on the memory storage backend: maximum ${Math.round(memorySaturated.rate)} req/s ` +
       `(p50 ${memorySaturated.p50} ms, p99 ${memorySaturated.p99} ms, ${memorySaturated.failures} failures); ` +
       `added at 1 connection p50 ${round(memoryOneConnection.p50 - memoryDirect.p50)} ms, ` +
-      `p99 ${round(memoryOneConnection.p99 - memoryDirect.p99)} ms`
+      `p99 ${round(memoryOneConnection.p99 - memoryDirect.p99)} ms; ` +
+      `added at ${rate} req/s p50 ${round(memoryAtRate.p50 - memoryDirectAtRate.p50)} ms, ` +
+      `p99 ${round(memoryAtRate.p99 - memoryDirectAtRate.p99)} ms`
   )
   rmSync(dataDir, { recursive: true, force: true })
 }
