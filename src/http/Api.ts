@@ -1,8 +1,10 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
+import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
+import { OrganizationsApi } from "../organizations/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -24,6 +26,9 @@ export class Api extends HttpApi.make("platform")
   .add(MeApi)
   .add(ApiKeysApi)
   .add(KeysApi)
+  .add(CompanyUsersApi)
+  .add(CompaniesApi)
+  .add(OrganizationsApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

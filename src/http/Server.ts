@@ -5,9 +5,11 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
 import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
+import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
+import { OrganizationsLive } from "../organizations/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
@@ -16,7 +18,7 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ApiKeysLive, KeysLive]),
+  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ApiKeysLive, KeysLive, CompanyUsersLive, CompaniesLive, OrganizationsLive]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)
