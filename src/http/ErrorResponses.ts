@@ -38,7 +38,8 @@ export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): str
 
 const fromCause = (
   cause: Cause.Cause<unknown>,
-  request: HttpServerRequest.HttpServerRequest
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const defect = Cause.findDefect(cause)
   if (Result.isSuccess(defect)) {
@@ -62,7 +63,7 @@ const fromCause = (
     }
   }
   return Effect.as(
-    Effect.logError("Unhandled failure", cause),
+    Effect.logError("Unhandled failure", { requestId, method: request.method, path: request.url.split("?")[0], cause }),
     errorBody(500, statusMessages[500])
   )
 }
@@ -91,7 +92,7 @@ export const ErrorResponsesLive = Layer.unwrap(Effect.gen(function*() {
       const response = yield* app.pipe(
         Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
         Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request)
+          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request, requestId)
         ),
         Effect.annotateLogs({ requestId })
       )
