@@ -1,0 +1,58 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Option, Stream } from "effect"
+import { HttpClient } from "effect/http"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { catalogFrom, resolveModel, unknownModelMessage } from "./Catalog.ts"
+import { type CatalogModel, invalidRequest, Llm, type LlmRequest, type ProviderName } from "./Llm.ts"
+import { LocalProvider } from "./local/LocalProvider.ts"
+import { makeAnthropicProvider } from "./anthropic/AnthropicProvider.ts"
+import { makeOpenAiProvider } from "./openai/OpenAiProvider.ts"
+import type { Provider } from "./Provider.ts"
+
+export class LlmConfigError extends Error {
+  readonly _tag = "LlmConfigError"
+}
+
+/**
+ * The `Llm` service: routes each request through the catalog (exact id,
+ * else tier by name) to the provider serving that model.
+ */
+export const LlmLive = Layer.effect(
+  Llm,
+  Effect.gen(function*() {
+    const settings = yield* AppConfig
+    const catalog = catalogFrom(settings)
+    if ("error" in catalog) return yield* Effect.die(new LlmConfigError(catalog.error))
+    const client = yield* HttpClient.HttpClient
+    const upstream = { timeoutMs: settings.llmTimeoutMs, maxRetries: settings.llmMaxRetries }
+    const providers: Record<ProviderName, Provider> = {
+      local: LocalProvider,
+      openai: makeOpenAiProvider(client, {
+        ...upstream,
+        baseUrl: Option.getOrElse(settings.openaiBaseUrl, () => "https://api.openai.com/v1"),
+        apiKey: Option.getOrUndefined(settings.openaiApiKey)
+      }),
+      anthropic: makeAnthropicProvider(client, {
+        ...upstream,
+        baseUrl: Option.getOrElse(settings.anthropicBaseUrl, () => "https://api.anthropic.com"),
+        apiKey: Option.getOrUndefined(settings.anthropicApiKey)
+      })
+    }
+    const route = (request: LlmRequest): [Provider, CatalogModel] | undefined => {
+      const model = resolveModel(catalog.models, request.model)
+      return model === undefined ? undefined : [providers[model.provider], model]
+    }
+    const unknownModel = (request: LlmRequest) => invalidRequest(unknownModelMessage(request.model))
+    return {
+      models: catalog.models,
+      generate: (request) => {
+        const routed = route(request)
+        return routed === undefined ? Effect.fail(unknownModel(request)) : routed[0].generate(request, routed[1])
+      },
+      stream: (request) => {
+        const routed = route(request)
+        return routed === undefined ? Stream.fail(unknownModel(request)) : routed[0].stream(request, routed[1])
+      }
+    }
+  })
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
