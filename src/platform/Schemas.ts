@@ -51,3 +51,9 @@ export const toCompanyUser = (view: CompanyUserView): typeof CompanyUser.Type =>
   allowedFeatures: view.allowedFeatures,
   createdDate: view.createdAt.toISOString()
 })
+
+/** A string of at most `max` characters (may be empty). */
+export const Text = (max: number) => Schema.String.check(Schema.isMaxLength(max))
+
+/** A JSON object (not an array, not null) of free-form fields. */
+export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)

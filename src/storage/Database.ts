@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
@@ -85,7 +86,8 @@ const repositoriesSql = Layer.mergeAll(
   OrganizationsRepo.sql,
   CompaniesRepo.sql,
   KeysRepo.sql,
-  UsageRepo.sql
+  UsageRepo.sql,
+  ProjectsRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -93,7 +95,8 @@ const repositoriesMemory = Layer.mergeAll(
   OrganizationsRepo.memory,
   CompaniesRepo.memory,
   KeysRepo.memory,
-  UsageRepo.memory
+  UsageRepo.memory,
+  ProjectsRepo.memory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const migrated = (backend: Backend, fresh: boolean) =>

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Ref } from "effect"
 import type { CompanyApiKey, PersonalAccessKey } from "../keys/KeysRepo.ts"
 import type { Company, CompanyUserRecord } from "../companies/CompaniesRepo.ts"
 import type { OrganizationRecord, OrgRole } from "../organizations/OrganizationsRepo.ts"
+import type { ProjectRecord } from "../projects/ProjectsRepo.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
 import type { User } from "../users/UsersRepo.ts"
 
@@ -18,6 +19,7 @@ export interface Tables {
   readonly companyKeys: Map<string, CompanyApiKey>
   readonly personalKeys: Map<string, PersonalAccessKey>
   readonly usage: Array<UsageEvent>
+  readonly projects: Map<string, ProjectRecord>
 }
 
 export const emptyTables = (): Tables => ({
@@ -28,7 +30,8 @@ export const emptyTables = (): Tables => ({
   companyUsers: new Map(),
   companyKeys: new Map(),
   personalKeys: new Map(),
-  usage: []
+  usage: [],
+  projects: new Map()
 })
 
 export interface Store {
