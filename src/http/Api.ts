@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { MeApi } from "../me/Api.ts"
+import { MemoriesApi } from "../memories/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
@@ -23,6 +24,7 @@ export class Api extends HttpApi.make("platform")
   .add(AdminApi)
   .add(MeApi)
   .add(ProjectsApi)
+  .add(MemoriesApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

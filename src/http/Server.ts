@@ -7,6 +7,7 @@ import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { MeLive } from "../me/Http.ts"
+import { MemoriesLive } from "../memories/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { AuthenticationLayer } from "../auth/Authentication.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
@@ -16,7 +17,7 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ProjectsLive]),
+  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ProjectsLive, MemoriesLive]),
   Layer.provide(AuthenticationLayer),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)

@@ -57,3 +57,10 @@ export const Text = (max: number) => Schema.String.check(Schema.isMaxLength(max)
 
 /** A JSON object (not an array, not null) of free-form fields. */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+/** A required, non-blank string of at most `max` characters. */
+export const NonBlankText = (max: number) =>
+  Schema.String.check(
+    Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty"),
+    Schema.isMaxLength(max)
+  )

@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { join } from "node:path"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
+import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
@@ -87,7 +88,8 @@ const repositoriesSql = Layer.mergeAll(
   CompaniesRepo.sql,
   KeysRepo.sql,
   UsageRepo.sql,
-  ProjectsRepo.sql
+  ProjectsRepo.sql,
+  MemoriesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -96,7 +98,8 @@ const repositoriesMemory = Layer.mergeAll(
   CompaniesRepo.memory,
   KeysRepo.memory,
   UsageRepo.memory,
-  ProjectsRepo.memory
+  ProjectsRepo.memory,
+  MemoriesRepo.memory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const migrated = (backend: Backend, fresh: boolean) =>

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Ref } from "effect"
 import type { CompanyApiKey, PersonalAccessKey } from "../keys/KeysRepo.ts"
 import type { Company, CompanyUserRecord } from "../companies/CompaniesRepo.ts"
+import type { MemoryRecord } from "../memories/MemoriesRepo.ts"
 import type { OrganizationRecord, OrgRole } from "../organizations/OrganizationsRepo.ts"
 import type { ProjectRecord } from "../projects/ProjectsRepo.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
@@ -20,6 +21,7 @@ export interface Tables {
   readonly personalKeys: Map<string, PersonalAccessKey>
   readonly usage: Array<UsageEvent>
   readonly projects: Map<string, ProjectRecord>
+  readonly memories: Map<string, MemoryRecord>
 }
 
 export const emptyTables = (): Tables => ({
@@ -31,7 +33,8 @@ export const emptyTables = (): Tables => ({
   companyKeys: new Map(),
   personalKeys: new Map(),
   usage: [],
-  projects: new Map()
+  projects: new Map(),
+  memories: new Map()
 })
 
 export interface Store {
