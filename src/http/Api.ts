@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
+import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
@@ -25,6 +26,8 @@ export class Api extends HttpApi.make("platform")
   .add(MeApi)
   .add(ProjectsApi)
   .add(MemoriesApi)
+  .add(AgentsApi)
+  .add(EmployeesApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

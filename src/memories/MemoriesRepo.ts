@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemoryStore } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { movedForward, pageSlice, selectPage, type Window } from "../storage/Windows.ts"
+import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 
 export interface MemoryRecord {
   readonly id: string
@@ -114,14 +114,13 @@ export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesReposito
         }),
       list: (owner, filter, window) =>
         store.read((tables) =>
-          pageSlice(
+          newestFirstPage(
             [...tables.memories.values()]
               .filter((memory) =>
                 ownedBy(memory, owner) !== undefined &&
                 (filter.includeInactive || memory.isActive) &&
                 (filter.category === undefined || memory.category === filter.category)
-              )
-              .sort((a, b) => b.id.localeCompare(a.id)),
+              ),
             window
           )
         ),

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemoryStore } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { movedForward, pageSlice, selectPage, type Window } from "../storage/Windows.ts"
+import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 
 export type Sharing = "Private" | "Shared"
 
@@ -104,10 +104,9 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsReposito
       get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables.projects.get(id), companyId))),
       listVisible: (companyId, viewer, window) =>
         store.read((tables) =>
-          pageSlice(
+          newestFirstPage(
             [...tables.projects.values()]
-              .filter((p) => p.companyId === companyId && (p.sharing === "Shared" || p.ownerUserId === viewer))
-              .sort((a, b) => b.id.localeCompare(a.id)),
+              .filter((p) => p.companyId === companyId && (p.sharing === "Shared" || p.ownerUserId === viewer)),
             window
           )
         ),

@@ -3,6 +3,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
+import { AgentsRepo } from "../agents/AgentsRepo.ts"
+import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
@@ -89,7 +91,9 @@ const repositoriesSql = Layer.mergeAll(
   KeysRepo.sql,
   UsageRepo.sql,
   ProjectsRepo.sql,
-  MemoriesRepo.sql
+  MemoriesRepo.sql,
+  AgentsRepo.sql,
+  EmployeesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -99,7 +103,9 @@ const repositoriesMemory = Layer.mergeAll(
   KeysRepo.memory,
   UsageRepo.memory,
   ProjectsRepo.memory,
-  MemoriesRepo.memory
+  MemoriesRepo.memory,
+  AgentsRepo.memory,
+  EmployeesRepo.memory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const migrated = (backend: Backend, fresh: boolean) =>

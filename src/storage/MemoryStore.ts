@@ -1,4 +1,6 @@
 import { Context, Effect, Layer, Ref } from "effect"
+import type { AgentRecord } from "../agents/AgentsRepo.ts"
+import type { EmployeeRecord } from "../agents/EmployeesRepo.ts"
 import type { CompanyApiKey, PersonalAccessKey } from "../keys/KeysRepo.ts"
 import type { Company, CompanyUserRecord } from "../companies/CompaniesRepo.ts"
 import type { MemoryRecord } from "../memories/MemoriesRepo.ts"
@@ -22,6 +24,8 @@ export interface Tables {
   readonly usage: Array<UsageEvent>
   readonly projects: Map<string, ProjectRecord>
   readonly memories: Map<string, MemoryRecord>
+  readonly agents: Map<string, AgentRecord>
+  readonly employees: Map<string, EmployeeRecord>
 }
 
 export const emptyTables = (): Tables => ({
@@ -34,7 +38,9 @@ export const emptyTables = (): Tables => ({
   personalKeys: new Map(),
   usage: [],
   projects: new Map(),
-  memories: new Map()
+  memories: new Map(),
+  agents: new Map(),
+  employees: new Map()
 })
 
 export interface Store {

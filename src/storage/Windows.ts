@@ -11,9 +11,9 @@ export interface Window {
 
 export const windowOf = (request: PageRequest): Window => ({ offset: offsetOf(request), limit: request.pageSize })
 
-/** The memory backend's paging: one window of the sorted rows and the count of all of them. */
-export const pageSlice = <A>(rows: ReadonlyArray<A>, window: Window) => ({
-  rows: rows.slice(window.offset, window.offset + window.limit),
+/** The memory backend's paging: one window of the rows, newest (highest id) first, and the count of all of them. */
+export const newestFirstPage = <A extends { readonly id: string }>(rows: ReadonlyArray<A>, window: Window) => ({
+  rows: rows.toSorted((a, b) => b.id.localeCompare(a.id)).slice(window.offset, window.offset + window.limit),
   total: rows.length
 })
 
