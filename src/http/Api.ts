@@ -5,6 +5,7 @@ import { HealthApi } from "../health/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
+import { ScheduledTasksApi } from "../tasks/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -28,6 +29,7 @@ export class Api extends HttpApi.make("platform")
   .add(MemoriesApi)
   .add(AgentsApi)
   .add(EmployeesApi)
+  .add(ScheduledTasksApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -10,6 +10,7 @@ import { HealthLive } from "../health/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
+import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { AuthenticationLayer } from "../auth/Authentication.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
@@ -18,7 +19,7 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ProjectsLive, MemoriesLive, AgentsLive, EmployeesLive]),
+  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ProjectsLive, MemoriesLive, AgentsLive, EmployeesLive, ScheduledTasksLive]),
   Layer.provide(AuthenticationLayer),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)

@@ -11,6 +11,7 @@ import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { TasksRepo } from "../tasks/TasksRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import { ChangeFeed } from "./ChangeFeed.ts"
@@ -93,7 +94,8 @@ const repositoriesSql = Layer.mergeAll(
   ProjectsRepo.sql,
   MemoriesRepo.sql,
   AgentsRepo.sql,
-  EmployeesRepo.sql
+  EmployeesRepo.sql,
+  TasksRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -105,7 +107,8 @@ const repositoriesMemory = Layer.mergeAll(
   ProjectsRepo.memory,
   MemoriesRepo.memory,
   AgentsRepo.memory,
-  EmployeesRepo.memory
+  EmployeesRepo.memory,
+  TasksRepo.memory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const migrated = (backend: Backend, fresh: boolean) =>

@@ -6,6 +6,7 @@ import type { Company, CompanyUserRecord } from "../companies/CompaniesRepo.ts"
 import type { MemoryRecord } from "../memories/MemoriesRepo.ts"
 import type { OrganizationRecord, OrgRole } from "../organizations/OrganizationsRepo.ts"
 import type { ProjectRecord } from "../projects/ProjectsRepo.ts"
+import type { StoredDailyLog, StoredEvaluation, StoredExecution, StoredNote, StoredTask } from "../tasks/TasksRepo.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
 import type { User } from "../users/UsersRepo.ts"
 
@@ -26,6 +27,11 @@ export interface Tables {
   readonly memories: Map<string, MemoryRecord>
   readonly agents: Map<string, AgentRecord>
   readonly employees: Map<string, EmployeeRecord>
+  readonly scheduledTasks: Map<string, StoredTask>
+  readonly taskExecutions: Map<string, StoredExecution>
+  readonly taskEvaluations: Map<string, StoredEvaluation>
+  readonly taskDailyLogs: Map<string, StoredDailyLog>
+  readonly taskNotes: Map<string, StoredNote>
 }
 
 export const emptyTables = (): Tables => ({
@@ -40,7 +46,12 @@ export const emptyTables = (): Tables => ({
   projects: new Map(),
   memories: new Map(),
   agents: new Map(),
-  employees: new Map()
+  employees: new Map(),
+  scheduledTasks: new Map(),
+  taskExecutions: new Map(),
+  taskEvaluations: new Map(),
+  taskDailyLogs: new Map(),
+  taskNotes: new Map()
 })
 
 export interface Store {
