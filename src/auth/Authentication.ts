@@ -180,10 +180,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   return { apiKey: authenticate, bearer: authenticate }
 }))
 
-/** Builds the auth services over the storage layer's repositories and change feed. */
-export const AuthenticationLayer = AuthenticationLive.pipe(
-  Layer.provide([PrincipalCache.layer, RateLimiter.layer])
-)
+/** What the middleware and handlers share per process: the principal cache and the rate limiter. */
+export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.layer)
 
 /**
  * A company id the client sent in a body, path or query must be the

@@ -1,9 +1,12 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
+import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { HealthApi } from "../health/Api.ts"
+import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
+import { OrganizationsApi } from "../organizations/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
 import { ScheduledTasksApi } from "../tasks/Api.ts"
 
@@ -25,6 +28,11 @@ export class Api extends HttpApi.make("platform")
   .add(HealthApi)
   .add(AdminApi)
   .add(MeApi)
+  .add(ApiKeysApi)
+  .add(KeysApi)
+  .add(CompanyUsersApi)
+  .add(CompaniesApi)
+  .add(OrganizationsApi)
   .add(ProjectsApi)
   .add(MemoriesApi)
   .add(AgentsApi)

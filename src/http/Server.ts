@@ -1,17 +1,20 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Console, Duration, Effect, Layer, Logger, References } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
 import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
+import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { HealthLive } from "../health/Http.ts"
+import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
+import { OrganizationsLive } from "../organizations/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
-import { AuthenticationLayer } from "../auth/Authentication.ts"
+import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
 import { Api } from "./Api.ts"
@@ -19,8 +22,8 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ProjectsLive, MemoriesLive, AgentsLive, EmployeesLive, ScheduledTasksLive]),
-  Layer.provide(AuthenticationLayer),
+  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ApiKeysLive, KeysLive, CompanyUsersLive, CompaniesLive, OrganizationsLive, ProjectsLive, MemoriesLive, AgentsLive, EmployeesLive, ScheduledTasksLive]),
+  Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)
 )
@@ -55,17 +58,30 @@ export const JsonLogger = Layer.unwrap(AppConfig.useSync((config) =>
   )))
 
 /**
- * The service: storage is built and migrated first, then the listener opens,
- * so no request can arrive before the service is ready.
+ * The service over a given HTTP server and storage: storage is built and
+ * migrated first, then the first-run bootstrap, then the listener opens, so
+ * no request can arrive before the service is ready.
  */
+export const makeServer = <HA, HE, SA, SE, SR>(
+  http: Layer.Layer<HA | HttpServer.HttpServer, HE>,
+  storage: Layer.Layer<SA, SE, SR>,
+  options: { readonly logAddress: boolean }
+) =>
+  HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: !options.logAddress }).pipe(
+    Layer.provideMerge(http),
+    Layer.provide(FirstRunBootstrap),
+    Layer.provideMerge(AuthServices),
+    Layer.provideMerge(storage)
+  )
+
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  HttpRouter.serve(AppRoutes, { disableLogger: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, {
+  makeServer(
+    NodeHttpServer.layer(createServer, {
       host: config.host,
       port: config.port,
       gracefulShutdownTimeout: Duration.millis(config.shutdownTimeoutMs)
-    }))
-  ))).pipe(
-    Layer.provide(FirstRunBootstrap),
-    Layer.provideMerge(configuredStorage)
+    }),
+    configuredStorage,
+    { logAddress: true }
   )
+))

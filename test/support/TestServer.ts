@@ -1,11 +1,10 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql"
 import * as Admin from "../../src/admin/Admin.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
-import { AppRoutes } from "../../src/http/Server.ts"
+import { makeServer } from "../../src/http/Server.ts"
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
 import { memoryStorage, pgliteInMemoryStorage, sqlStorage } from "../../src/storage/Database.ts"
 
@@ -62,9 +61,7 @@ if (postgresUrl === undefined) {
  * `HttpClient` aimed at it (what `client` uses).
  */
 export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<AppSettings> = {}) =>
-  HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(storage),
+  makeServer(NodeHttpServer.layerTest, storage, { logAddress: false }).pipe(
     Layer.provideMerge(testConfig(overrides))
   )
 
