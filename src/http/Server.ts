@@ -15,6 +15,7 @@ import { OrganizationsLive } from "../organizations/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
+import { LlmLive } from "../llm/LlmLive.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
 import { Api } from "./Api.ts"
@@ -71,6 +72,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(http),
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(AuthServices),
+    Layer.provideMerge(LlmLive),
     Layer.provideMerge(storage)
   )
 

@@ -8,13 +8,22 @@ import { Context, Data, Effect, Stream } from "effect"
 
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "image"; readonly mediaType: string; readonly data?: string; readonly url?: string }
+  | {
+    readonly type: "image"
+    /** Known for inline data; a URL image may not say. */
+    readonly mediaType?: string | undefined
+    /** Base64 bytes. */
+    readonly data?: string | undefined
+    readonly url?: string | undefined
+    /** OpenAI's `detail` hint; other providers ignore it. */
+    readonly detail?: "auto" | "low" | "high" | undefined
+  }
   | { readonly type: "tool_call"; readonly id: string; readonly name: string; readonly input: unknown }
   | {
     readonly type: "tool_result"
     readonly toolCallId: string
     readonly content: ReadonlyArray<ContentPart>
-    readonly isError?: boolean
+    readonly isError?: boolean | undefined
   }
 
 export interface LlmMessage {
@@ -43,17 +52,37 @@ export interface LlmRequest {
   readonly maxTokens?: number | undefined
   readonly temperature?: number | undefined
   readonly topP?: number | undefined
+  /** Anthropic's `top_k`; OpenAI-compatible upstreams do not take it. */
+  readonly topK?: number | undefined
   readonly stop?: ReadonlyArray<string> | undefined
   readonly tools?: ReadonlyArray<ToolDefinition> | undefined
   readonly toolChoice?: ToolChoice | undefined
+  /** False forbids several tool calls in one turn. */
+  readonly parallelToolCalls?: boolean | undefined
+  /** Alternative completions to generate (OpenAI's `n`); providers without support refuse more than one. */
+  readonly n?: number | undefined
+  /** OpenAI's `response_format`, passed through to OpenAI-compatible upstreams only. */
+  readonly responseFormat?: Record<string, unknown> | undefined
+  readonly seed?: number | undefined
+  readonly presencePenalty?: number | undefined
+  readonly frequencyPenalty?: number | undefined
+  /** An end-user id for the provider's abuse monitoring. */
+  readonly user?: string | undefined
 }
 
-export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use"
+export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal"
 
 export interface TokenUsage {
+  /** Every input token, cached ones included. */
   readonly inputTokens: number
   readonly outputTokens: number
+  /** The part of `inputTokens` read from the provider's prompt cache. */
   readonly cachedTokens: number
+}
+
+export interface Alternative {
+  readonly content: ReadonlyArray<ContentPart>
+  readonly stopReason: StopReason
 }
 
 export interface LlmResponse {
@@ -62,26 +91,71 @@ export interface LlmResponse {
   readonly model: string
   readonly content: ReadonlyArray<ContentPart>
   readonly stopReason: StopReason
+  /** The stop sequence that ended the output, when the provider says. */
+  readonly stopSequence?: string | undefined
   readonly usage: TokenUsage
+  /** Choices 1…n−1 when the request asked for `n` > 1. */
+  readonly alternatives?: ReadonlyArray<Alternative> | undefined
 }
 
-/** Streaming: content deltas by block index, then the stop reason and usage. */
+/**
+ * Streaming. `start` comes first, once the provider accepted the request;
+ * then content deltas by block index (a block's events are contiguous and
+ * blocks come in index order; `choice` tells alternatives apart, 0 when
+ * absent); `finish` last, with the stop reason and the usage.
+ */
 export type LlmStreamEvent =
-  | { readonly type: "text_delta"; readonly index: number; readonly text: string }
-  | { readonly type: "tool_call_start"; readonly index: number; readonly id: string; readonly name: string }
-  | { readonly type: "tool_call_delta"; readonly index: number; readonly partialJson: string }
-  | { readonly type: "finish"; readonly stopReason: StopReason; readonly usage: TokenUsage }
+  | { readonly type: "start"; readonly model: string; readonly inputTokens?: number | undefined }
+  | { readonly type: "text_delta"; readonly index: number; readonly text: string; readonly choice?: number | undefined }
+  | {
+    readonly type: "tool_call_start"
+    readonly index: number
+    readonly id: string
+    readonly name: string
+    readonly choice?: number | undefined
+  }
+  | {
+    readonly type: "tool_call_delta"
+    readonly index: number
+    readonly partialJson: string
+    readonly choice?: number | undefined
+  }
+  | {
+    readonly type: "finish"
+    readonly stopReason: StopReason
+    readonly stopSequence?: string | undefined
+    readonly usage: TokenUsage
+    /** Stop reasons of choices 1…n−1 when the request asked for `n` > 1. */
+    readonly alternativeStopReasons?: ReadonlyArray<StopReason> | undefined
+  }
 
 export class LlmError extends Data.TaggedError("LlmError")<{
-  /** `invalid_request` for a request the model cannot take (the client's fault), else `upstream`. */
-  readonly kind: "invalid_request" | "upstream"
+  /**
+   * `invalid_request`: the request cannot be served as sent (the client's fault, 400);
+   * `rate_limited`: the provider kept refusing for load (429); `upstream`: the provider failed (500).
+   */
+  readonly kind: "invalid_request" | "rate_limited" | "upstream"
   readonly message: string
 }> {}
 
 export class Llm extends Context.Service<Llm, {
   readonly generate: (request: LlmRequest) => Effect.Effect<LlmResponse, LlmError>
   readonly stream: (request: LlmRequest) => Stream.Stream<LlmStreamEvent, LlmError>
+  /** The catalog, for model listings. */
+  readonly models: ReadonlyArray<CatalogModel>
 }>()("llm/Llm") {}
+
+export type Tier = "highest" | "balanced" | "fastest"
+
+export type ProviderName = "openai" | "anthropic" | "local"
+
+/** A platform model: its id, who serves it and under which upstream name. */
+export interface CatalogModel {
+  readonly id: string
+  readonly provider: ProviderName
+  readonly upstream: string
+  readonly tier?: Tier | undefined
+}
 
 /** The text of a response's text parts, joined. */
 export const textOf = (response: Pick<LlmResponse, "content">): string =>
@@ -94,3 +168,4 @@ export const prompt = (model: string, text: string, system?: string): LlmRequest
   messages: [{ role: "user", content: [{ type: "text", text }] }]
 })
 
+export const invalidRequest = (message: string) => new LlmError({ kind: "invalid_request", message })

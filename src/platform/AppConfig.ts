@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { ModelEntry } from "../llm/Catalog.ts"
 
 /** Every setting the service reads from its environment; README's table lists the same. */
 export interface AppSettings {
@@ -12,6 +13,16 @@ export interface AppSettings {
   readonly maxBodyBytes: number
   readonly shutdownTimeoutMs: number
   readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
+  /** The model catalog (docs/gateway.md); none: each configured provider's defaults, or the local models. */
+  readonly llmModels: Option.Option<ReadonlyArray<ModelEntry>>
+  readonly openaiBaseUrl: Option.Option<string>
+  readonly openaiApiKey: Option.Option<Redacted.Redacted>
+  readonly anthropicBaseUrl: Option.Option<string>
+  readonly anthropicApiKey: Option.Option<Redacted.Redacted>
+  /** Bounds each model-provider attempt until its answer starts, and every silence of a stream. */
+  readonly llmTimeoutMs: number
+  /** Retries of a model-provider call after 429, 5xx or a network failure. */
+  readonly llmMaxRetries: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
@@ -30,7 +41,14 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
     logLevel: Config.Literals(["Trace", "Debug", "Info", "Warn", "Error"], "LOG_LEVEL").pipe(
       Config.withDefault("Info" as const)
-    )
+    ),
+    llmModels: Config.option(Config.schema(Schema.fromJsonString(Schema.Array(ModelEntry)), "LLM_MODELS")),
+    openaiBaseUrl: Config.option(Config.String("OPENAI_BASE_URL")),
+    openaiApiKey: Config.option(Config.Redacted("OPENAI_API_KEY")),
+    anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
+    anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
+    llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
+    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.fromEnv))
@@ -50,5 +68,12 @@ export const defaults: AppSettings = {
   rateLimitPerMinute: 600,
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 10_000,
-  logLevel: "Info"
+  logLevel: "Info",
+  llmModels: Option.none(),
+  openaiBaseUrl: Option.none(),
+  openaiApiKey: Option.none(),
+  anthropicBaseUrl: Option.none(),
+  anthropicApiKey: Option.none(),
+  llmTimeoutMs: 120_000,
+  llmMaxRetries: 3
 }

@@ -1,0 +1,116 @@
+import { Option, Schema } from "effect"
+import type { CatalogModel, ProviderName, Tier } from "./Llm.ts"
+
+/**
+ * The model catalog: platform model ids, the provider serving each, the
+ * upstream model name and the tier. `LLM_MODELS` lists it; without it, each
+ * configured provider brings a default set, and with no provider at all the
+ * offline `local` models serve every tier.
+ */
+
+export const tiers: ReadonlyArray<Tier> = ["highest", "balanced", "fastest"]
+
+/** One `LLM_MODELS` entry. */
+export const ModelEntry = Schema.Struct({
+  id: Schema.String.check(Schema.isMinLength(1)),
+  provider: Schema.Literals(["openai", "anthropic", "local"]),
+  upstream: Schema.optional(Schema.String.check(Schema.isMinLength(1))),
+  tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"]))
+})
+
+export type ModelEntry = typeof ModelEntry.Type
+
+/** What the catalog is built from (the `LLM_*`, `OPENAI_*` and `ANTHROPIC_*` settings). */
+export interface CatalogSettings {
+  readonly llmModels: Option.Option<ReadonlyArray<ModelEntry>>
+  readonly openaiBaseUrl: Option.Option<string>
+  readonly openaiApiKey: Option.Option<unknown>
+  readonly anthropicBaseUrl: Option.Option<string>
+  readonly anthropicApiKey: Option.Option<unknown>
+}
+
+const entries = (provider: ProviderName, models: ReadonlyArray<readonly [string, Tier]>): Array<CatalogModel> =>
+  models.map(([id, tier]) => ({ id, provider, upstream: id, tier }))
+
+/** The offline demo models, one per tier. */
+export const localModels = entries("local", [
+  ["local-highest", "highest"],
+  ["local-balanced", "balanced"],
+  ["local-fastest", "fastest"]
+])
+
+const anthropicDefaults = entries("anthropic", [
+  ["claude-opus-4-1", "highest"],
+  ["claude-sonnet-4-5", "balanced"],
+  ["claude-haiku-4-5", "fastest"]
+])
+
+const openaiDefaults = entries("openai", [
+  ["gpt-4.1", "highest"],
+  ["gpt-4.1-mini", "balanced"],
+  ["gpt-4.1-nano", "fastest"]
+])
+
+export const isOpenAiConfigured = (settings: CatalogSettings) =>
+  Option.isSome(settings.openaiBaseUrl) || Option.isSome(settings.openaiApiKey)
+
+export const isAnthropicConfigured = (settings: CatalogSettings) =>
+  Option.isSome(settings.anthropicBaseUrl) || Option.isSome(settings.anthropicApiKey)
+
+/** The catalog the settings describe, or why they are inconsistent. */
+export const catalogFrom = (settings: CatalogSettings): { models: ReadonlyArray<CatalogModel> } | { error: string } => {
+  if (Option.isNone(settings.llmModels)) {
+    const configured = [
+      ...(isAnthropicConfigured(settings) ? anthropicDefaults : []),
+      ...(isOpenAiConfigured(settings) ? openaiDefaults : [])
+    ]
+    return { models: configured.length > 0 ? configured : localModels }
+  }
+  const listed = settings.llmModels.value
+  if (listed.length === 0) return { error: "LLM_MODELS lists no model" }
+  const seen = new Set<string>()
+  for (const entry of listed) {
+    if (seen.has(entry.id)) return { error: `LLM_MODELS lists model ${entry.id} twice` }
+    seen.add(entry.id)
+    if (entry.provider === "openai" && !isOpenAiConfigured(settings)) {
+      return { error: `LLM_MODELS model ${entry.id} uses provider openai, but neither OPENAI_BASE_URL nor OPENAI_API_KEY is set` }
+    }
+    if (entry.provider === "anthropic" && !isAnthropicConfigured(settings)) {
+      return { error: `LLM_MODELS model ${entry.id} uses provider anthropic, but neither ANTHROPIC_BASE_URL nor ANTHROPIC_API_KEY is set` }
+    }
+  }
+  return { models: listed.map((entry) => ({ ...entry, upstream: entry.upstream ?? entry.id })) }
+}
+
+/** The tier a client's own model naming asks for: opus-class → highest, sonnet → balanced, haiku → fastest. */
+export const tierOfName = (model: string): Tier | undefined => {
+  const name = model.toLowerCase()
+  if ((tiers as ReadonlyArray<string>).includes(name)) return name as Tier
+  if (name.includes("opus")) return "highest"
+  if (name.includes("sonnet")) return "balanced"
+  if (name.includes("haiku")) return "fastest"
+  return undefined
+}
+
+/** Where a tier falls back to when the catalog has no model of that tier. */
+const fallbackOrder: Record<Tier, ReadonlyArray<Tier>> = {
+  highest: ["highest", "balanced", "fastest"],
+  balanced: ["balanced", "highest", "fastest"],
+  fastest: ["fastest", "balanced", "highest"]
+}
+
+/**
+ * The catalog model serving `model`: the one with that id, else the first
+ * model of the tier its name asks for (or the nearest tier), else none.
+ */
+export const resolveModel = (models: ReadonlyArray<CatalogModel>, model: string): CatalogModel | undefined => {
+  const exact = models.find((entry) => entry.id === model)
+  if (exact !== undefined) return exact
+  const tier = tierOfName(model)
+  if (tier === undefined) return undefined
+  for (const candidate of fallbackOrder[tier]) {
+    const found = models.find((entry) => entry.tier === candidate)
+    if (found !== undefined) return found
+  }
+  return models[0]
+}
