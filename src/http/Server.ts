@@ -14,6 +14,7 @@ import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
+import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
@@ -76,8 +77,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(storage)
   )
 
+/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  makeServer(
+  SchedulerLive.pipe(Layer.provideMerge(makeServer(
     NodeHttpServer.layer(createServer, {
       host: config.host,
       port: config.port,
@@ -85,5 +87,5 @@ export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
     }),
     configuredStorage,
     { logAddress: true }
-  )
+  )))
 ))
