@@ -64,7 +64,8 @@ export interface Store {
 export class MemoryStore extends Context.Service<MemoryStore, Store>()("storage/MemoryStore") {
   static readonly layer = Layer.effect(
     MemoryStore,
-    Effect.map(Ref.make(emptyTables()), (ref): Store => ({
+    // Fresh tables per build (not one set made when the module loads), so that every memory storage is its own.
+    Effect.map(Effect.suspend(() => Ref.make(emptyTables())), (ref): Store => ({
       read: (f) => Effect.map(Ref.get(ref), f),
       write: (f) => Ref.modify(ref, (tables) => [f(tables), tables] as const)
     }))

@@ -11,8 +11,8 @@ import {
   type DayIncrement,
   emptyDay,
   type EvaluationCheck,
-  type ExecutionRecord,
   type ExecutionResult,
+  newExecution,
   type NoteKind,
   type NoteRecord,
   type TaskRecord,
@@ -236,18 +236,16 @@ const runPrompt = (
     const repo = yield* TasksRepo
     const task = claim.task
     const heartbeat = occurrence.scheduled && task.scheduleType === "heartbeat"
-    const started: ExecutionRecord = yield* repo.startExecution({
+    const started = yield* repo.startExecution(newExecution({
       id: occurrence.scheduled || task.pendingExecutionId === null ? newId("exe") : task.pendingExecutionId,
       taskId: task.id,
       trigger: occurrence.scheduled ? heartbeat ? "heartbeat" : "scheduled" : "manual",
       status: "running",
       scheduledFor: occurrence.at,
       attempts: 1,
-      ...noUsage,
       startedAt: occurrence.now,
-      finishedAt: null,
       createdAt: occurrence.now
-    })
+    }))
     const payer: Payer = { organizationId: task.organizationId, companyId: task.companyId, userId: task.userId }
     const attempt = yield* attemptRun(task, inputs, payer, expectedCredits)
     return yield* record(claim, (locked) =>

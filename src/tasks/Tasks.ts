@@ -18,7 +18,14 @@ import type {
   TaskNote
 } from "./Api.ts"
 import { firstRun, type ScheduleSpec } from "./Occurrences.ts"
-import { type ExecutionView, type NoteRecord, type TaskChange, type TaskRecord, TasksRepo } from "./TasksRepo.ts"
+import {
+  type ExecutionView,
+  newExecution,
+  type NoteRecord,
+  type TaskChange,
+  type TaskRecord,
+  TasksRepo
+} from "./TasksRepo.ts"
 
 /**
  * Scheduled tasks as the API manages them. Everyone in the company reads
@@ -265,23 +272,20 @@ export const run = Effect.fn("Tasks.run")(function*(id: string, body: typeof Tas
   yield* findChangeable(principal, id)
   const now = yield* currentDate
   const queued = yield* TasksRepo.use((repo) =>
-    repo.requestRun(principal.companyId, id, {
-      id: newId("exe"),
-      taskId: id,
-      trigger: "manual",
-      status: "queued",
-      scheduledFor: now,
-      attempts: 0,
-      model: "",
-      output: null,
-      error: null,
-      inputTokens: 0,
-      outputTokens: 0,
-      credits: 0,
-      startedAt: null,
-      finishedAt: null,
-      createdAt: now
-    })
+    repo.requestRun(
+      principal.companyId,
+      id,
+      newExecution({
+        id: newId("exe"),
+        taskId: id,
+        trigger: "manual",
+        status: "queued",
+        scheduledFor: now,
+        attempts: 0,
+        startedAt: null,
+        createdAt: now
+      })
+    )
   )
   return yield* Option.match(queued, {
     onNone: () => Effect.fail(notFound(id)),

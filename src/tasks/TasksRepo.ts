@@ -69,16 +69,24 @@ export interface ExecutionRecord {
   readonly createdAt: Date
 }
 
-export interface ExecutionResult {
-  readonly status: "succeeded" | "failed"
-  readonly model: string
-  readonly output: string | null
-  readonly error: string | null
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly credits: number
-  readonly finishedAt: Date
-}
+/** What a finished run writes into its execution. */
+export type ExecutionResult =
+  & Pick<ExecutionRecord, "model" | "output" | "error" | "inputTokens" | "outputTokens" | "credits">
+  & { readonly status: "succeeded" | "failed"; readonly finishedAt: Date }
+
+/** An execution before any model call: no output, usage or finish time yet. */
+export const newExecution = (
+  fields: Pick<ExecutionRecord, "id" | "taskId" | "trigger" | "status" | "scheduledFor" | "attempts" | "startedAt" | "createdAt">
+): ExecutionRecord => ({
+  ...fields,
+  model: "",
+  output: null,
+  error: null,
+  inputTokens: 0,
+  outputTokens: 0,
+  credits: 0,
+  finishedAt: null
+})
 
 export interface EvaluationCheck {
   readonly name: string
