@@ -4,7 +4,7 @@ import { HttpClientRequest } from "effect/http"
 import { memoryStorage } from "../../src/storage/Database.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
-import { adminKey, client, testServer } from "../support/TestServer.ts"
+import { adminKey, client, organizationDefaults, testServer } from "../support/TestServer.ts"
 
 const adminClient = (key = adminKey) => client({ apiKey: key, scheme: "bearer" })
 
@@ -37,14 +37,7 @@ it.layer(testServer(memoryStorage))("admin API", (it) => {
         name: "Plain",
         ownerUserId: null,
         owners: [],
-        subscriptionType: "free",
-        status: "active",
-        creditLimit: 0,
-        creditUsage: 0,
-        dataCreditLimit: 0,
-        dataCreditUsage: 0,
-        seats: 1,
-        companyLimit: 1
+        ...organizationDefaults
       })
       expect(plain.id).toMatch(/^org_/)
       const configured = yield* admin.admin.createOrganization({

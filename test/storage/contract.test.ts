@@ -7,7 +7,7 @@ import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import type { NewUsageEvent } from "../../src/usage/UsageRepo.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { UsersRepo } from "../../src/users/UsersRepo.ts"
-import { backends } from "../support/TestServer.ts"
+import { backends, organizationDefaults } from "../support/TestServer.ts"
 
 /**
  * One contract for every repository, run unchanged on every backend, so that
@@ -83,14 +83,7 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
             name: "Plain",
             ownerUserId: null,
             ownerIds: [],
-            subscriptionType: "free",
-            status: "active",
-            creditLimit: 0,
-            creditUsage: 0,
-            dataCreditLimit: 0,
-            dataCreditUsage: 0,
-            seats: 1,
-            companyLimit: 1
+            ...organizationDefaults
           })
           const configured = yield* organizations.create({
             name: "Big",

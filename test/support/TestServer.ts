@@ -122,6 +122,18 @@ export const seedTenant = (name = "tenant") =>
     email: `${name}-${process.pid}-${Date.now()}-${tenantCounter++}@example.com`
   }).pipe(Effect.orDie)
 
+/** What an organization created with a name only starts with. */
+export const organizationDefaults = {
+  subscriptionType: "free",
+  status: "active",
+  creditLimit: 0,
+  creditUsage: 0,
+  dataCreditLimit: 0,
+  dataCreditUsage: 0,
+  seats: 1,
+  companyLimit: 1
+} as const
+
 export type Tenant = Effect.Success<ReturnType<typeof seedTenant>>
 
 /**
