@@ -159,3 +159,16 @@ export const addPerson = (
     const key = yield* Admin.createPersonalKey(user.id, { name: "test" })
     return { userId: user.id, email: user.email, personalAccessKey: key.key }
   }).pipe(Effect.orDie)
+
+/**
+ * Two complete servers over one PostgreSQL database, as two processes of a
+ * scaled-out deployment would be: answers each one's services (its typed
+ * client's HttpClient, its repositories) for `Effect.provideContext`.
+ */
+export const serversSharingPostgres = (overrides: Partial<AppSettings> = {}) =>
+  Effect.gen(function*() {
+    const url = yield* createPostgresDatabase
+    const first = yield* Layer.build(testServer(postgresStorageAt(url), overrides))
+    const second = yield* Layer.build(testServer(postgresStorageAt(url), overrides))
+    return [first, second] as const
+  })
