@@ -2,12 +2,10 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { failsWith } from "../support/Assertions.ts"
+import { failsWith, masked } from "../support/Assertions.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
 import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
 
-/** The masked form later reads show: the prefix and the last four characters, never the secret. */
-const masked = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`
 
 const post = (path: string, key: string, body: unknown) =>
   HttpClientRequest.post(path).pipe(

@@ -2,10 +2,9 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { failsWith } from "../support/Assertions.ts"
+import { failsWith, masked } from "../support/Assertions.ts"
 import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
 
-const masked = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`
 
 it.layer(testServer(memoryStorage))("the Keys area (/api/v0/keys)", (it) => {
   it.effect("POST creates a personal access key for the caller, shown once, that works at once", () =>

@@ -15,3 +15,6 @@ export const failsWith = <A, E extends { readonly _tag: string }, R>(
     if (message !== undefined) expect((error as { readonly error?: unknown }).error).toMatch(message)
     return error
   })
+
+/** The masked form reads show for a key: its prefix and its last four characters, never the secret. */
+export const masked = (key: string) => `${key.slice(0, 4)}…${key.slice(-4)}`
