@@ -6,7 +6,7 @@ import * as Admin from "../../src/admin/Admin.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
 import { failsWith } from "../support/Assertions.ts"
-import { expectErrorResponse, send } from "../support/Http.ts"
+import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
 import { addPerson, backends, client, seedTenant, testServer } from "../support/TestServer.ts"
 
 /** The same key with its checksum broken: well formed, but mistyped. */
@@ -98,7 +98,7 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
           const response = yield* send(HttpClientRequest.get("/api/v0/me").pipe(HttpClientRequest.setHeader("authorization", authorization)))
           expectErrorResponse(response, 401)
         }
-        expectErrorResponse(yield* send(HttpClientRequest.get("/api/v0/me").pipe(HttpClientRequest.setHeader("x-api-key", " "))), 401)
+        expectErrorResponse(yield* send(getWithKey("/api/v0/me", " ")), 401)
       }))
 
     it.effect("an expired personal access key answers 401", () =>
@@ -206,9 +206,7 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
         const companyKey = yield* client({ apiKey: tenant.apiKey, companyId: tenant.companyId, companyIdQuery: other.companyId })
         yield* failsWith(companyKey.me.get(), "BadRequest", /Conflicting/)
         const twoQueries = yield* send(
-          HttpClientRequest.get(`/api/v0/me?companyId=${tenant.companyId}&companyId=${other.companyId}`).pipe(
-            HttpClientRequest.setHeader("x-api-key", tenant.personalAccessKey)
-          )
+          getWithKey(`/api/v0/me?companyId=${tenant.companyId}&companyId=${other.companyId}`, tenant.personalAccessKey)
         )
         expectErrorResponse(twoQueries, 400, /Conflicting/)
         const personal = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })

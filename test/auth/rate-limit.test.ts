@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { HttpClientRequest } from "effect/http"
 import { memoryStorage } from "../../src/storage/Database.ts"
 import { failsWith } from "../support/Assertions.ts"
-import { expectErrorResponse, send } from "../support/Http.ts"
+import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
 import { client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
 
 const limit = 3
@@ -20,7 +19,7 @@ it.layer(testServer(memoryStorage, { rateLimitPerMinute: limit }))("rate limitin
         expect(Number(response.headers["ratelimit-reset"])).toBeGreaterThan(0)
       }
       yield* failsWith(api.me.get(), "RateLimited", /Rate limit exceeded/)
-      const response = yield* send(HttpClientRequest.get("/api/v0/me").pipe(HttpClientRequest.setHeader("x-api-key", tenant.apiKey)))
+      const response = yield* send(getWithKey("/api/v0/me", tenant.apiKey))
       expectErrorResponse(response, 429, /Rate limit exceeded/)
       expect(Number(response.headers["retry-after"])).toBeGreaterThanOrEqual(1)
       expect(Number(response.headers["retry-after"])).toBeLessThanOrEqual(60 / limit)

@@ -4,7 +4,7 @@ import { HttpClientRequest } from "effect/http"
 import { memoryStorage } from "../../src/storage/Database.ts"
 import { UsersRepo } from "../../src/users/UsersRepo.ts"
 import { failsWith } from "../support/Assertions.ts"
-import { expectErrorResponse, send } from "../support/Http.ts"
+import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
 import { captureLogs } from "../support/Logs.ts"
 import { adminKey, client, seedTenant, testServer } from "../support/TestServer.ts"
 
@@ -25,8 +25,7 @@ const maxBodyBytes = 1024
 
 const admin = (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.bearerToken(request, adminKey)
 
-const json = (path: string, body: unknown) =>
-  admin(HttpClientRequest.post(path)).pipe(HttpClientRequest.bodyText(JSON.stringify(body), "application/json"))
+const json = (path: string, body: unknown) => admin(postJson(path, body))
 
 it.layer(testServer(dyingUsersRepo, { maxBodyBytes }).pipe(Layer.provide(logs.layer)))("error contract", (it) => {
   it.effect("an unknown route answers 404 with exactly one field, error", () =>
@@ -89,9 +88,7 @@ it.layer(testServer(dyingUsersRepo, { maxBodyBytes }).pipe(Layer.provide(logs.la
       )
       const tenant = yield* seedTenant()
       const query = yield* send(
-        HttpClientRequest.get(`/api/v0/company_users/${tenant.companyId}?pageSize=many`).pipe(
-          HttpClientRequest.setHeader("x-api-key", tenant.apiKey)
-        )
+        getWithKey(`/api/v0/company_users/${tenant.companyId}?pageSize=many`, tenant.apiKey)
       )
       expectErrorResponse(query, 400, "\"pageSize\"")
     }))

@@ -1,17 +1,10 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { HttpClientRequest } from "effect/http"
 import { memoryStorage } from "../../src/storage/Database.ts"
 import { failsWith, masked } from "../support/Assertions.ts"
-import { expectErrorResponse, send } from "../support/Http.ts"
+import { expectErrorResponse, postJson, send } from "../support/Http.ts"
 import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
 
-
-const post = (path: string, key: string, body: unknown) =>
-  HttpClientRequest.post(path).pipe(
-    HttpClientRequest.setHeader("x-api-key", key),
-    HttpClientRequest.bodyText(JSON.stringify(body), "application/json")
-  )
 
 it.layer(testServer(memoryStorage))("company API keys (/api/v0/api_keys)", (it) => {
   it.effect("POST creates a named key and shows its value once; the key works at once", () =>
@@ -44,10 +37,10 @@ it.layer(testServer(memoryStorage))("company API keys (/api/v0/api_keys)", (it) 
   it.effect("POST needs companyId and a non-blank name of at most 100 characters (400 naming the field)", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      expectErrorResponse(yield* send(post("/api/v0/api_keys", tenant.apiKey, { name: "x" })), 400, "\"companyId\"")
-      expectErrorResponse(yield* send(post("/api/v0/api_keys", tenant.apiKey, { companyId: tenant.companyId })), 400, "\"name\"")
+      expectErrorResponse(yield* send(postJson("/api/v0/api_keys", { name: "x" }, tenant.apiKey)), 400, "\"companyId\"")
+      expectErrorResponse(yield* send(postJson("/api/v0/api_keys", { companyId: tenant.companyId }, tenant.apiKey)), 400, "\"name\"")
       for (const name of ["", "   ", "n".repeat(101)]) {
-        expectErrorResponse(yield* send(post("/api/v0/api_keys", tenant.apiKey, { companyId: tenant.companyId, name })), 400, "\"name\"")
+        expectErrorResponse(yield* send(postJson("/api/v0/api_keys", { companyId: tenant.companyId, name }, tenant.apiKey)), 400, "\"name\"")
       }
     }))
 

@@ -1,6 +1,6 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { HttpClient, type HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest } from "effect/http"
 
 /**
  * Raw HTTP against the test server, for what the typed client cannot express:
@@ -40,3 +40,16 @@ export const expectErrorResponse = (response: RawResponse, status: number, messa
   expect(typeof error).toBe("string")
   if (message !== undefined) expect(error).toMatch(message)
 }
+
+/**
+ * POST of a body exactly as given, with the key in `X-API-Key`: for bodies the
+ * typed client would refuse to encode.
+ */
+export const postJson = (path: string, body: unknown, apiKey?: string) => {
+  const request = HttpClientRequest.post(path).pipe(HttpClientRequest.bodyText(JSON.stringify(body), "application/json"))
+  return apiKey === undefined ? request : HttpClientRequest.setHeader(request, "x-api-key", apiKey)
+}
+
+/** GET with the key in `X-API-Key`: for query strings the typed client would refuse to encode. */
+export const getWithKey = (path: string, apiKey: string) =>
+  HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("x-api-key", apiKey))
