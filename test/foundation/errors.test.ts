@@ -2,23 +2,11 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { UsersRepo } from "../../src/users/UsersRepo.ts"
 import { failsWith } from "../support/Assertions.ts"
+import { internalDetail, storageWithDefects } from "../support/Faults.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
 import { captureLogs } from "../support/Logs.ts"
 import { adminKey, client, seedTenant, testServer } from "../support/TestServer.ts"
-
-/** What a defect carries that must never reach a client. */
-const internalDetail = "SELECT password_hash FROM users WHERE id = 42"
-
-/** Users whose email starts with "defect" make the repository die: a defect to provoke on purpose. */
-const dyingUsersRepo = Layer.effect(
-  UsersRepo,
-  UsersRepo.useSync((users) => ({
-    ...users,
-    create: (input) => input.email.startsWith("defect") ? Effect.die(new Error(internalDetail)) : users.create(input)
-  }))
-).pipe(Layer.provideMerge(memoryStorage))
 
 const logs = captureLogs()
 const maxBodyBytes = 1024
@@ -27,7 +15,7 @@ const admin = (request: HttpClientRequest.HttpClientRequest) => HttpClientReques
 
 const json = (path: string, body: unknown) => admin(postJson(path, body))
 
-it.layer(testServer(dyingUsersRepo, { maxBodyBytes }).pipe(Layer.provide(logs.layer)))("error contract", (it) => {
+it.layer(testServer(storageWithDefects, { maxBodyBytes }).pipe(Layer.provide(logs.layer)))("error contract", (it) => {
   it.effect("an unknown route answers 404 with exactly one field, error", () =>
     Effect.gen(function*() {
       for (const path of ["/nowhere", "/api/v0/nowhere", "/api/v0/me/extra"]) {
