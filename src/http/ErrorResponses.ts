@@ -36,6 +36,17 @@ export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): str
   return `Invalid ${location} field "${field}": ${expectation}`
 }
 
+/**
+ * The server error behind a failure: typed, or a defect when the HttpApi
+ * decoder could not read the body (too large, aborted) and died with it.
+ */
+const httpServerErrorOf = (cause: Cause.Cause<unknown>): HttpServerError.HttpServerError | undefined => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) return failure.value
+  const defect = Cause.findDefect(cause)
+  return Result.isSuccess(defect) && HttpServerError.isHttpServerError(defect.success) ? defect.success : undefined
+}
+
 const fromCause = (
   cause: Cause.Cause<unknown>,
   request: HttpServerRequest.HttpServerRequest,
@@ -50,9 +61,9 @@ const fromCause = (
       return Effect.succeed(errorBody(400, `Request body too large: ${defect.success.message}`))
     }
   }
-  const failure = Cause.findErrorOption(cause)
-  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) {
-    const reason = failure.value.reason
+  const serverError = httpServerErrorOf(cause)
+  if (serverError !== undefined) {
+    const reason = serverError.reason
     if (reason._tag === "RouteNotFound") {
       return Effect.succeed(errorBody(404, `No route for ${request.method} ${request.url.split("?")[0]}`))
     }
