@@ -5,15 +5,14 @@ import OpenAI from "openai"
 import { Credits } from "../../src/usage/Credits.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { loopbackServer, serverUrl } from "../support/LoopbackServer.ts"
+import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
-import { seedTenant } from "../support/TestServer.ts"
 
 class Upstream extends Context.Service<Upstream, StubUpstream>()("test/Upstream") {}
 
 const upstream = Layer.effect(
   Upstream,
-  Effect.acquireRelease(Effect.promise(startStubUpstream), (stub) => Effect.promise(stub.close))
+  Effect.acquireRelease(Effect.promise(() => startStubUpstream()), (stub) => Effect.promise(stub.close))
 )
 
 const server = Layer.unwrap(Upstream.useSync((stub) =>
@@ -28,16 +27,7 @@ const server = Layer.unwrap(Upstream.useSync((stub) =>
   })
 )).pipe(Layer.provideMerge(upstream))
 
-/** A fresh tenant and both SDKs, authenticated with its company key. */
-const clients = Effect.gen(function*() {
-  const tenant = yield* seedTenant("gateway")
-  const base = yield* serverUrl
-  return {
-    tenant,
-    openai: new OpenAI({ apiKey: tenant.apiKey, baseURL: `${base}/api/v0`, maxRetries: 0 }),
-    anthropic: new Anthropic({ apiKey: tenant.apiKey, baseURL: `${base}/api/v0/anthropic`, maxRetries: 0 })
-  }
-})
+const clients = sdkClients("gateway")
 
 const usageEvents = (organizationId: string) =>
   UsageRepo.use((repo) => repo.history(organizationId, {}, { offset: 0, limit: 100 })).pipe(Effect.map((page) => page.events))

@@ -66,7 +66,8 @@ const replyTo = (body: any): Reply => {
 
 const created = 1_700_000_000
 
-export const startStubUpstream = async (): Promise<StubUpstream> => {
+/** `record: false` keeps no request (for benchmarks, whose millions of requests would only cost memory). */
+export const startStubUpstream = async (options: { readonly record?: boolean } = {}): Promise<StubUpstream> => {
   const requests: Array<RecordedRequest> = []
   const attempts = new Map<string, number>()
   let abandoned = 0
@@ -138,7 +139,7 @@ export const startStubUpstream = async (): Promise<StubUpstream> => {
   const server = createServer(async (request, response) => {
     const text = await readBody(request)
     const body = text === "" ? {} : JSON.parse(text)
-    requests.push({ path: request.url ?? "", headers: request.headers, body })
+    if (options.record !== false) requests.push({ path: request.url ?? "", headers: request.headers, body })
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
       return json(response, 404, { error: { message: `No route ${request.method} ${request.url}` } })
     }
