@@ -7,14 +7,15 @@ set -euo pipefail
 
 find_pgbin() {
   ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
+  command -v initdb >/dev/null 2>&1 && dirname "$(command -v initdb)"
 }
 
-pgbin=$(find_pgbin || true)
+pgbin=$(find_pgbin | head -1 || true)
 if [ -z "$pgbin" ] || [ ! -x "$pgbin/initdb" ]; then
   echo "PostgreSQL server not found: installing it from Debian's packages" >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-  pgbin=$(find_pgbin)
+  pgbin=$(find_pgbin | head -1)
 fi
 
 workdir=$(mktemp -d /tmp/platform-pg.XXXXXX)

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
+import { CreatedKey } from "../keys/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../platform/Errors.ts"
-import { CompanyUser, Email, NonEmpty, OrganizationRole, CompanyRole, Count, IsoDate, FutureDate } from "../platform/Schemas.ts"
+import { CompanyRole, CompanyUser, Count, Email, FutureDate, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
 
 /** Bearer `ADMIN_API_KEY`; without that setting every admin route answers 404. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("AdminAuth", {
@@ -32,13 +33,6 @@ export const Membership = Schema.Struct({ organizationId: Schema.String, userId:
 
 export const AdminCompany = Schema.Struct({ id: Schema.String, name: Schema.String, organizationId: Schema.String })
   .annotate({ identifier: "AdminCompany" })
-
-export const CreatedPersonalAccessKey = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  key: Schema.String,
-  expiresAt: Schema.NullOr(IsoDate)
-}).annotate({ identifier: "CreatedPersonalAccessKey" })
 
 export const Bootstrapped = Schema.Struct({
   organizationId: Schema.String,
@@ -105,7 +99,7 @@ export class AdminApi extends HttpApiGroup.make("admin").add(
   HttpApiEndpoint.post("createPersonalAccessKey", "/users/:userId/personal-access-keys", {
     params: { userId: Schema.String },
     payload: Schema.Struct({ name: NonEmpty, expiresAt: Schema.optional(FutureDate) }),
-    success: CreatedPersonalAccessKey.pipe(created),
+    success: CreatedKey.pipe(created),
     error: errors
   }),
   HttpApiEndpoint.post("bootstrap", "/bootstrap", {

@@ -127,3 +127,11 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
     }
     return yield* Effect.provideService(effect, Authorized(permission), { permission, principal })
   })
+
+/**
+ * Who may change or delete a resource the caller can already see: the user
+ * who owns it, or a company owner or admin (a company key acts as admin).
+ * `ownerUserId` null means the company itself owns it (made with a company key).
+ */
+export const ownsOrManages = (principal: Principal, ownerUserId: string | null): boolean =>
+  principal.userId === ownerUserId || managers.includes(principal.role)

@@ -1,9 +1,15 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
+import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
+import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
+import { MemoriesApi } from "../memories/Api.ts"
+import { OrganizationsApi } from "../organizations/Api.ts"
+import { ProjectsApi } from "../projects/Api.ts"
+import { ScheduledTasksApi } from "../tasks/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -28,6 +34,14 @@ export class Api extends HttpApi.make("platform")
   .add(AnthropicApi)
   .add(ApiKeysApi)
   .add(KeysApi)
+  .add(CompanyUsersApi)
+  .add(CompaniesApi)
+  .add(OrganizationsApi)
+  .add(ProjectsApi)
+  .add(MemoriesApi)
+  .add(AgentsApi)
+  .add(EmployeesApi)
+  .add(ScheduledTasksApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

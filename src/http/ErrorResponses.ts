@@ -3,7 +3,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, Ht
 import { HttpApiError } from "effect/http-api"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { statusMessages } from "../platform/Errors.ts"
-import { newId } from "../platform/Ids.ts"
+import { randomBytes } from "node:crypto"
 
 /**
  * The one global middleware that makes every response follow the error
@@ -36,9 +36,21 @@ export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): str
   return `Invalid ${location} field "${field}": ${expectation}`
 }
 
+/**
+ * The server error behind a failure: typed, or a defect when the HttpApi
+ * decoder could not read the body (too large, aborted) and died with it.
+ */
+const httpServerErrorOf = (cause: Cause.Cause<unknown>): HttpServerError.HttpServerError | undefined => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) return failure.value
+  const defect = Cause.findDefect(cause)
+  return Result.isSuccess(defect) && HttpServerError.isHttpServerError(defect.success) ? defect.success : undefined
+}
+
 const fromCause = (
   cause: Cause.Cause<unknown>,
-  request: HttpServerRequest.HttpServerRequest
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const defect = Cause.findDefect(cause)
   if (Result.isSuccess(defect)) {
@@ -49,9 +61,9 @@ const fromCause = (
       return Effect.succeed(errorBody(400, `Request body too large: ${defect.success.message}`))
     }
   }
-  const failure = Cause.findErrorOption(cause)
-  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) {
-    const reason = failure.value.reason
+  const serverError = httpServerErrorOf(cause)
+  if (serverError !== undefined) {
+    const reason = serverError.reason
     if (reason._tag === "RouteNotFound") {
       return Effect.succeed(errorBody(404, `No route for ${request.method} ${request.url.split("?")[0]}`))
     }
@@ -62,7 +74,7 @@ const fromCause = (
     }
   }
   return Effect.as(
-    Effect.logError("Unhandled failure", cause),
+    Effect.logError("Unhandled failure", { requestId, method: request.method, path: request.url.split("?")[0], cause }),
     errorBody(500, statusMessages[500])
   )
 }
@@ -81,17 +93,22 @@ const normalize = (response: HttpServerResponse.HttpServerResponse): HttpServerR
 
 const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 
+/** Request ids: a random per-process prefix and a counter — unique, and cheap on the hot path. */
+const processPrefix = `req_${randomBytes(6).toString("hex")}`
+let requestCounter = 0
+const nextRequestId = () => `${processPrefix}_${(requestCounter++).toString(36)}`
+
 export const ErrorResponsesLive = Layer.unwrap(Effect.gen(function*() {
   const maxBodySize = ByteSize.bytes((yield* AppConfig).maxBodyBytes)
   return HttpRouter.middleware((app) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const incoming = request.headers["x-request-id"]
-      const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : newId("req")
+      const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : nextRequestId()
       const response = yield* app.pipe(
         Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
         Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request)
+          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request, requestId)
         ),
         Effect.annotateLogs({ requestId })
       )

@@ -5,10 +5,17 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
 import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
+import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
+import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
+import { MemoriesLive } from "../memories/Http.ts"
+import { OrganizationsLive } from "../organizations/Http.ts"
+import { ProjectsLive } from "../projects/Http.ts"
+import { ScheduledTasksLive } from "../tasks/Http.ts"
+import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
@@ -19,7 +26,22 @@ import { ErrorResponsesLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ApiKeysLive, KeysLive, GatewayLive]),
+  Layer.provide([
+    HealthLive,
+    AdminLive.pipe(Layer.provide(AdminAuthLive)),
+    MeLive,
+    ApiKeysLive,
+    KeysLive,
+    CompanyUsersLive,
+    CompaniesLive,
+    OrganizationsLive,
+    GatewayLive,
+    ProjectsLive,
+    MemoriesLive,
+    AgentsLive,
+    EmployeesLive,
+    ScheduledTasksLive
+  ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)
@@ -73,8 +95,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(storage)
   )
 
+/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  makeServer(
+  SchedulerLive.pipe(Layer.provideMerge(makeServer(
     NodeHttpServer.layer(createServer, {
       host: config.host,
       port: config.port,
@@ -82,5 +105,5 @@ export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
     }),
     configuredStorage,
     { logAddress: true }
-  )
+  )))
 ))

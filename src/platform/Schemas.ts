@@ -51,3 +51,16 @@ export const toCompanyUser = (view: CompanyUserView): typeof CompanyUser.Type =>
   allowedFeatures: view.allowedFeatures,
   createdDate: view.createdAt.toISOString()
 })
+
+/** A string of at most `max` characters (may be empty). */
+export const Text = (max: number) => Schema.String.check(Schema.isMaxLength(max))
+
+/** A JSON object (not an array, not null) of free-form fields. */
+export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+/** A required, non-blank string of at most `max` characters. */
+export const NonBlankText = (max: number) =>
+  Schema.String.check(
+    Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty"),
+    Schema.isMaxLength(max)
+  )

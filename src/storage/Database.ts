@@ -3,10 +3,15 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
+import { AgentsRepo } from "../agents/AgentsRepo.ts"
+import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
+import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { TasksRepo } from "../tasks/TasksRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import { ChangeFeed } from "./ChangeFeed.ts"
@@ -85,7 +90,12 @@ const repositoriesSql = Layer.mergeAll(
   OrganizationsRepo.sql,
   CompaniesRepo.sql,
   KeysRepo.sql,
-  UsageRepo.sql
+  UsageRepo.sql,
+  ProjectsRepo.sql,
+  MemoriesRepo.sql,
+  AgentsRepo.sql,
+  EmployeesRepo.sql,
+  TasksRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -93,7 +103,12 @@ const repositoriesMemory = Layer.mergeAll(
   OrganizationsRepo.memory,
   CompaniesRepo.memory,
   KeysRepo.memory,
-  UsageRepo.memory
+  UsageRepo.memory,
+  ProjectsRepo.memory,
+  MemoriesRepo.memory,
+  AgentsRepo.memory,
+  EmployeesRepo.memory,
+  TasksRepo.memory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const migrated = (backend: Backend, fresh: boolean) =>

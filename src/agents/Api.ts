@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Page, PageQuery } from "../platform/Pagination.ts"
+import { IsoDate, NonBlankText, NonEmpty, Text } from "../platform/Schemas.ts"
+
+/** A platform model id (or tier alias) as the model catalog names it. */
+export const ModelId = NonBlankText(200)
+
+export const AgentStatus = Schema.Literals(["active", "paused", "archived"])
+
+export const Agent = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  instructions: Schema.String,
+  /** Null: the platform's default model. */
+  model: Schema.NullOr(Schema.String),
+  status: AgentStatus,
+  createdDate: IsoDate,
+  updatedDate: IsoDate
+}).annotate({ identifier: "Agent" })
+
+/** The generic envelope plus `page` and `pageSize`, as the spec shows for agents. */
+export const AgentPage = Schema.Struct({ ...Page(Agent).fields, page: Schema.Int, pageSize: Schema.Int })
+  .annotate({ identifier: "AgentPage" })
+
+const Description = Text(5_000)
+const Instructions = Text(50_000)
+
+export const NewAgent = Schema.Struct({
+  name: NonEmpty,
+  description: Schema.optional(Description),
+  instructions: Schema.optional(Instructions),
+  model: Schema.optional(ModelId)
+})
+
+export const AgentPatch = Schema.Struct({
+  name: Schema.optional(NonEmpty),
+  description: Schema.optional(Description),
+  instructions: Schema.optional(Instructions),
+  /** null goes back to the default model. */
+  model: Schema.optional(Schema.NullOr(ModelId)),
+  status: Schema.optional(AgentStatus)
+})
+
+export const Employee = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  name: Schema.String,
+  role: Schema.String,
+  instructions: Schema.String,
+  model: Schema.NullOr(Schema.String),
+  createdDate: IsoDate,
+  updatedDate: IsoDate
+}).annotate({ identifier: "Employee" })
+
+export const NewEmployee = Schema.Struct({
+  name: NonEmpty,
+  role: NonEmpty,
+  instructions: Schema.optional(Instructions),
+  model: Schema.optional(ModelId)
+})
+
+const agentId = { agent_id: Schema.String }
+const employeeId = { employee_id: Schema.String }
+
+export class AgentsApi extends HttpApiGroup.make("agents").add(
+  HttpApiEndpoint.post("create", "/agents", {
+    payload: NewAgent,
+    success: Agent.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden]
+  }),
+  HttpApiEndpoint.get("list", "/agents", { query: PageQuery, success: AgentPage, error: [Forbidden] }),
+  HttpApiEndpoint.get("get", "/agents/:agent_id", { params: agentId, success: Agent, error: [Forbidden, NotFound] }),
+  HttpApiEndpoint.patch("update", "/agents/:agent_id", {
+    params: agentId,
+    payload: AgentPatch,
+    success: Agent,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+).middleware(Authentication).prefix("/api/v0") {}
+
+/** Employees: the AI personas scheduled tasks run as. */
+export class EmployeesApi extends HttpApiGroup.make("employees").add(
+  HttpApiEndpoint.post("create", "/employees", {
+    payload: NewEmployee,
+    success: Employee.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden]
+  }),
+  HttpApiEndpoint.get("list", "/employees", { query: PageQuery, success: Page(Employee), error: [Forbidden] }),
+  HttpApiEndpoint.get("get", "/employees/:employee_id", {
+    params: employeeId,
+    success: Employee,
+    error: [Forbidden, NotFound]
+  })
+).middleware(Authentication).prefix("/api/v0") {}

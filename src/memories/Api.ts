@@ -1,0 +1,81 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { PageNumber, PageSize } from "../platform/Pagination.ts"
+import { JsonObject, NonBlankText } from "../platform/Schemas.ts"
+
+/** The spec's Memory; `created` and `updated` are epoch milliseconds. */
+export const Memory = Schema.Struct({
+  id: Schema.String,
+  content: Schema.String,
+  category: Schema.String,
+  isActive: Schema.Boolean,
+  sourceChatId: Schema.NullOr(Schema.String),
+  sourceMessageId: Schema.NullOr(Schema.String),
+  metadata: JsonObject,
+  created: Schema.Number,
+  updated: Schema.Number
+}).annotate({ identifier: "Memory" })
+
+/** The spec's memory list envelope. */
+export const MemoryPage = Schema.Struct({
+  items: Schema.Array(Memory),
+  total: Schema.Int,
+  page: Schema.Int,
+  pageSize: Schema.Int
+}).annotate({ identifier: "MemoryPage" })
+
+const Content = NonBlankText(10_000)
+const Category = NonBlankText(100)
+
+export const NewMemory = Schema.Struct({
+  content: Content,
+  category: Schema.optional(Category),
+  metadata: Schema.optional(JsonObject),
+  sourceChatId: Schema.optional(NonBlankText(200)),
+  sourceMessageId: Schema.optional(NonBlankText(200))
+})
+
+export const MemoryPatch = Schema.Struct({
+  content: Schema.optional(Content),
+  category: Schema.optional(Category),
+  isActive: Schema.optional(Schema.Boolean),
+  metadata: Schema.optional(JsonObject)
+})
+
+export const MemoryQuery = {
+  page: Schema.optional(PageNumber),
+  pageSize: Schema.optional(PageSize(100)),
+  includeInactive: Schema.optional(Schema.Literals(["true", "false"])),
+  category: Schema.optional(Category)
+}
+
+const companyId = { companyId: Schema.String }
+const memoryId = { companyId: Schema.String, memory_id: Schema.String }
+
+export class MemoriesApi extends HttpApiGroup.make("memories").add(
+  HttpApiEndpoint.post("create", "/companies/:companyId/memories", {
+    params: companyId,
+    payload: NewMemory,
+    success: Memory.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  }),
+  HttpApiEndpoint.get("list", "/companies/:companyId/memories", {
+    params: companyId,
+    query: MemoryQuery,
+    success: MemoryPage,
+    error: [BadRequest, Forbidden, NotFound]
+  }),
+  HttpApiEndpoint.patch("update", "/companies/:companyId/memories/:memory_id", {
+    params: memoryId,
+    payload: MemoryPatch,
+    success: Memory,
+    error: [BadRequest, Forbidden, NotFound]
+  }),
+  HttpApiEndpoint.delete("delete", "/companies/:companyId/memories/:memory_id", {
+    params: memoryId,
+    success: Memory,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+).middleware(Authentication).prefix("/api/v0") {}

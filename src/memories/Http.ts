@@ -1,0 +1,12 @@
+import { HttpApiBuilder } from "effect/http-api"
+import { authorize } from "../auth/Policy.ts"
+import { Api } from "../http/Api.ts"
+import * as Memories from "./Memories.ts"
+
+export const MemoriesLive = HttpApiBuilder.group(Api, "memories", (handlers) =>
+  handlers
+    .handle("create", ({ params, payload }) => authorize("memories:use")(Memories.create(params.companyId, payload)))
+    .handle("list", ({ params, query }) => authorize("memories:use")(Memories.list(params.companyId, query)))
+    .handle("update", ({ params, payload }) =>
+      authorize("memories:use")(Memories.update(params.companyId, params.memory_id, payload)))
+    .handle("delete", ({ params }) => authorize("memories:use")(Memories.remove(params.companyId, params.memory_id))))

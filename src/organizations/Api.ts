@@ -1,0 +1,93 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Page, PageQuery } from "../platform/Pagination.ts"
+import { Count, IsoDate, OrganizationRole } from "../platform/Schemas.ts"
+
+export const OrganizationEntry = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  role: OrganizationRole,
+  subscriptionType: Schema.String,
+  status: Schema.String,
+  creditLimit: Schema.Int,
+  creditUsage: Schema.Int,
+  seats: Schema.Int,
+  companyLimit: Schema.Int
+}).annotate({ identifier: "OrganizationEntry" })
+
+const UsageRow = Schema.Struct({
+  model: Schema.String,
+  feature: Schema.String,
+  credits: Schema.Int,
+  tokens: Schema.Int,
+  requests: Schema.Int
+})
+
+export const UsageSummary = Schema.Struct({
+  totals: Schema.Struct({
+    credits: Schema.Int,
+    tokens: Schema.Int,
+    inputTokens: Schema.Int,
+    outputTokens: Schema.Int,
+    requests: Schema.Int
+  }),
+  byModel: Schema.Array(UsageRow),
+  byFeature: Schema.Array(UsageRow)
+}).annotate({ identifier: "UsageSummary" })
+
+export const UsageEventResource = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.NullOr(Schema.String),
+  userId: Schema.NullOr(Schema.String),
+  feature: Schema.String,
+  model: Schema.String,
+  credits: Schema.Int,
+  tokens: Schema.Int,
+  inputTokens: Schema.Int,
+  outputTokens: Schema.Int,
+  createdDate: IsoDate
+}).annotate({ identifier: "UsageEvent" })
+
+/** An ISO 8601 date-time (or date), inclusive bound of a usage window. */
+const Instant = Schema.String.check(
+  Schema.makeFilter((value: string) =>
+    (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value))) ||
+    "must be an ISO 8601 date-time"
+  )
+)
+
+/** Filters shared by the usage endpoints (DESIGN.md's parameter names). */
+export const UsageFilterQuery = {
+  startDate: Schema.optional(Instant),
+  endDate: Schema.optional(Instant),
+  userId: Schema.optional(Schema.String),
+  featureKey: Schema.optional(Schema.String)
+}
+
+const errors = [BadRequest, Forbidden, NotFound]
+
+/** Organizations the caller belongs to and their usage. */
+export class OrganizationsApi extends HttpApiGroup.make("organizations").add(
+  HttpApiEndpoint.get("list", "/organizations", {
+    success: Schema.Struct({ organizations: Schema.Array(OrganizationEntry) }),
+    error: errors
+  }),
+  HttpApiEndpoint.get("usageSummary", "/organizations/:orgId/usage/history/summary", {
+    params: { orgId: Schema.String },
+    query: {
+      ...UsageFilterQuery,
+      limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+      offset: Schema.optional(Count)
+    },
+    success: UsageSummary,
+    error: errors
+  }),
+  HttpApiEndpoint.get("usageHistory", "/organizations/:orgId/usage/history", {
+    params: { orgId: Schema.String },
+    query: { ...UsageFilterQuery, ...PageQuery },
+    success: Page(UsageEventResource),
+    error: errors
+  })
+).middleware(Authentication).prefix("/api/v0") {}

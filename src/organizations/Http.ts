@@ -1,0 +1,57 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { authorizeInOrganization } from "../auth/Policy.ts"
+import { CurrentPrincipal } from "../auth/Principal.ts"
+import { Api } from "../http/Api.ts"
+import { pageRequest, toPage } from "../platform/Pagination.ts"
+import * as Usage from "../usage/Usage.ts"
+import type { UsageEvent } from "../usage/UsageRepo.ts"
+import { OrganizationsRepo } from "./OrganizationsRepo.ts"
+
+const usageEventResource = (event: UsageEvent) => ({
+  id: event.id,
+  companyId: event.companyId,
+  userId: event.userId,
+  feature: event.feature,
+  model: event.model,
+  credits: event.credits,
+  tokens: event.tokens,
+  inputTokens: event.inputTokens,
+  outputTokens: event.outputTokens,
+  createdDate: event.createdAt
+})
+
+/** The organizations where the caller's user has a membership or ownership record; none for a company key. */
+const listOrganizations = CurrentPrincipal.use((principal) =>
+  principal.userId === null
+    ? Effect.succeed([])
+    : OrganizationsRepo.use((repo) => repo.listForUser(principal.userId!))
+)
+
+export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>
+  handlers
+    .handle("list", () =>
+      Effect.map(listOrganizations, (entries) => ({
+        organizations: entries.map(({ organization, role }) => ({
+          id: organization.id,
+          name: organization.name,
+          role,
+          subscriptionType: organization.subscriptionType,
+          status: organization.status,
+          creditLimit: organization.creditLimit,
+          creditUsage: organization.creditUsage,
+          seats: organization.seats,
+          companyLimit: organization.companyLimit
+        }))
+      })))
+    .handle("usageSummary", ({ params, query }) =>
+      authorizeInOrganization("usage:read", params.orgId)(
+        Usage.summary(params.orgId, query, { offset: query.offset ?? 0, limit: query.limit ?? 100 })
+      ))
+    .handle("usageHistory", ({ params, query }) =>
+      authorizeInOrganization("usage:read", params.orgId)(
+        Effect.map(
+          Usage.history(params.orgId, query, pageRequest(query)),
+          ({ events, total }) => toPage(events.map(usageEventResource), total, pageRequest(query))
+        )
+      )))

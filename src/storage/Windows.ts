@@ -1,0 +1,40 @@
+import { Effect } from "effect"
+import type { SqlClient, Statement } from "effect/sql"
+import { offsetOf, type PageRequest } from "../platform/Pagination.ts"
+import { toNumber } from "./Rows.ts"
+
+/** A slice of a result set: what the repositories page with. */
+export interface Window {
+  readonly offset: number
+  readonly limit: number
+}
+
+export const windowOf = (request: PageRequest): Window => ({ offset: offsetOf(request), limit: request.pageSize })
+
+/** The memory backend's paging: one window of the rows, newest (highest id) first, and the count of all of them. */
+export const newestFirstPage = <A extends { readonly id: string }>(rows: ReadonlyArray<A>, window: Window) => ({
+  rows: rows.toSorted((a, b) => b.id.localeCompare(a.id)).slice(window.offset, window.offset + window.limit),
+  total: rows.length
+})
+
+/**
+ * An `updated` timestamp that always moves forward, even when two changes
+ * fall in one millisecond (the SQL backends use `greatest(now, updated + 1 ms)`).
+ */
+export const movedForward = (previous: Date, now: Date): Date =>
+  now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1)
+
+/** One window of a table's matching rows, newest (highest id) first, and the count of all matching rows. */
+export const selectPage = <Row extends object>(
+  sql: SqlClient.SqlClient,
+  table: string,
+  where: Statement.Fragment,
+  window: Window
+) =>
+  Effect.map(
+    Effect.all([
+      sql<Row>`SELECT * FROM ${sql(table)} WHERE ${where} ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`,
+      sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM ${sql(table)} WHERE ${where}`
+    ]),
+    ([rows, count]) => ({ rows, total: toNumber(count[0].count) })
+  )

@@ -1,0 +1,212 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { ModelId } from "../agents/Api.ts"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Page, PageQuery } from "../platform/Pagination.ts"
+import { IsoDate, JsonObject, NonBlankText, NonEmpty } from "../platform/Schemas.ts"
+import { isFiveFieldCron, isIanaZone } from "./Occurrences.ts"
+
+export const ScheduleType = Schema.Literals(["one_time", "recurring", "heartbeat"])
+
+export const TaskStatus = Schema.Literals(["active", "paused", "completed"])
+
+export const TimeZone = Schema.String.check(
+  Schema.makeFilter((zone: string) => isIanaZone(zone) || "must be an IANA time zone such as Europe/Berlin or UTC")
+)
+
+const CronExpression = Schema.String.check(
+  Schema.makeFilter((expression: string) =>
+    isFiveFieldCron(expression) || "must be a 5-field cron expression: minute hour day-of-month month day-of-week"
+  )
+)
+
+/** At most one year between runs. */
+const IntervalMinutes = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 525_600 }))
+
+/** `{cron}` for recurring tasks, or `{intervalMinutes}` for recurring and heartbeat tasks. */
+export const RecurringConfig = Schema.Struct({
+  cron: Schema.optional(CronExpression),
+  intervalMinutes: Schema.optional(IntervalMinutes)
+}).check(
+  Schema.makeFilter((config) =>
+    (config.cron === undefined) !== (config.intervalMinutes === undefined) ||
+    "must have exactly one of cron or intervalMinutes"
+  )
+).annotate({ identifier: "RecurringConfig" })
+
+/** Free-form run settings; `model` and `maxTokens` steer the model call. */
+export const ContextSettings = Schema.StructWithRest(
+  Schema.Struct({
+    model: Schema.optional(ModelId),
+    maxTokens: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200_000 })))
+  }),
+  [JsonObject]
+).annotate({ identifier: "ContextSettings" })
+
+const DailyCreditLimit = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+
+const Prompt = NonBlankText(20_000)
+
+/** The spec's Scheduled task; times are ISO 8601 strings. */
+export const ScheduledTask = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  /** The owning user; null for a task made with a company API key. */
+  userId: Schema.NullOr(Schema.String),
+  employeeId: Schema.String,
+  name: Schema.String,
+  prompt: Schema.String,
+  scheduleType: ScheduleType,
+  scheduledAt: Schema.NullOr(IsoDate),
+  recurringConfig: Schema.NullOr(RecurringConfig),
+  contextSettings: JsonObject,
+  timezone: Schema.String,
+  nextRunAt: Schema.NullOr(IsoDate),
+  lastRunAt: Schema.NullOr(IsoDate),
+  status: TaskStatus,
+  runCount: Schema.Int,
+  /** Null: no daily limit beyond the organization's credits. */
+  dailyCreditLimit: Schema.NullOr(Schema.Int),
+  templateId: Schema.NullOr(Schema.String),
+  templateVersion: Schema.NullOr(Schema.Int),
+  createdDate: IsoDate,
+  updatedDate: IsoDate
+}).annotate({ identifier: "ScheduledTask" })
+
+export const NewScheduledTask = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  name: NonEmpty,
+  prompt: Prompt,
+  scheduleType: ScheduleType,
+  employeeId: NonEmpty,
+  scheduledAt: Schema.optional(IsoDate),
+  recurringConfig: Schema.optional(RecurringConfig),
+  timezone: Schema.optional(TimeZone),
+  contextSettings: Schema.optional(ContextSettings),
+  dailyCreditLimit: Schema.optional(DailyCreditLimit)
+})
+
+/** Every field optional: only those supplied change; null clears a nullable one. */
+export const ScheduledTaskPatch = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  name: Schema.optional(NonEmpty),
+  prompt: Schema.optional(Prompt),
+  scheduleType: Schema.optional(ScheduleType),
+  employeeId: Schema.optional(NonEmpty),
+  scheduledAt: Schema.optional(Schema.NullOr(IsoDate)),
+  recurringConfig: Schema.optional(Schema.NullOr(RecurringConfig)),
+  timezone: Schema.optional(TimeZone),
+  contextSettings: Schema.optional(ContextSettings),
+  dailyCreditLimit: Schema.optional(Schema.NullOr(DailyCreditLimit))
+})
+
+/** The body of the task actions (pause, resume, run, reset): optional, as is its `companyId`. */
+export const TaskActionBody = Schema.UndefinedOr(Schema.Struct({ companyId: Schema.optional(Schema.String) }))
+
+export const Evaluation = Schema.Struct({
+  passed: Schema.Boolean,
+  /** Share of checks passed, 0 to 1. */
+  score: Schema.Number,
+  checks: Schema.Array(Schema.Struct({ name: Schema.String, passed: Schema.Boolean, detail: Schema.String })),
+  createdDate: IsoDate
+}).annotate({ identifier: "TaskEvaluation" })
+
+export const TaskExecution = Schema.Struct({
+  id: Schema.String,
+  taskId: Schema.String,
+  trigger: Schema.Literals(["scheduled", "heartbeat", "manual"]),
+  status: Schema.Literals(["queued", "running", "succeeded", "failed"]),
+  /** The occurrence this run is for, or when a manual run was requested. */
+  scheduledFor: IsoDate,
+  attempts: Schema.Int,
+  model: Schema.String,
+  output: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.String),
+  inputTokens: Schema.Int,
+  outputTokens: Schema.Int,
+  credits: Schema.Int,
+  startedAt: Schema.NullOr(IsoDate),
+  finishedAt: Schema.NullOr(IsoDate),
+  durationMs: Schema.NullOr(Schema.Int),
+  evaluation: Schema.NullOr(Evaluation),
+  createdDate: IsoDate
+}).annotate({ identifier: "TaskExecution" })
+
+export const TaskNote = Schema.Struct({
+  id: Schema.String,
+  taskId: Schema.String,
+  kind: Schema.Literals(["input", "heartbeat", "daily_limit"]),
+  content: Schema.String,
+  executionId: Schema.NullOr(Schema.String),
+  /** When a run consumed an input note; null while it waits. */
+  processedAt: Schema.NullOr(IsoDate),
+  createdDate: IsoDate
+}).annotate({ identifier: "TaskNote" })
+
+export const NewTaskNote = Schema.Struct({ companyId: Schema.optional(Schema.String), content: NonBlankText(10_000) })
+
+const taskId = { task_id: Schema.String }
+const created = HttpApiSchema.status(201)
+const changeErrors = [BadRequest, Forbidden, NotFound]
+
+/** `POST /scheduled-tasks/{task_id}/<name>`, answering the task. */
+const action = <const Name extends string>(name: Name) =>
+  HttpApiEndpoint.post(name, `/scheduled-tasks/:task_id/${name}`, {
+    params: taskId,
+    payload: TaskActionBody,
+    success: ScheduledTask,
+    error: changeErrors
+  })
+
+export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks").add(
+  HttpApiEndpoint.post("create", "/scheduled-tasks", {
+    payload: NewScheduledTask,
+    success: ScheduledTask.pipe(created),
+    error: changeErrors
+  }),
+  HttpApiEndpoint.get("list", "/scheduled-tasks", { query: PageQuery, success: Page(ScheduledTask), error: [Forbidden] }),
+  HttpApiEndpoint.get("get", "/scheduled-tasks/:task_id", {
+    params: taskId,
+    success: ScheduledTask,
+    error: [Forbidden, NotFound]
+  }),
+  HttpApiEndpoint.patch("update", "/scheduled-tasks/:task_id", {
+    params: taskId,
+    payload: ScheduledTaskPatch,
+    success: ScheduledTask,
+    error: changeErrors
+  }),
+  HttpApiEndpoint.delete("delete", "/scheduled-tasks/:task_id", {
+    params: taskId,
+    success: ScheduledTask,
+    error: [Forbidden, NotFound]
+  }),
+  action("pause"),
+  action("resume"),
+  action("reset"),
+  HttpApiEndpoint.post("run", "/scheduled-tasks/:task_id/run", {
+    params: taskId,
+    payload: TaskActionBody,
+    success: TaskExecution.pipe(created),
+    error: changeErrors
+  }),
+  HttpApiEndpoint.get("listExecutions", "/scheduled-tasks/:task_id/executions", {
+    params: taskId,
+    query: PageQuery,
+    success: Page(TaskExecution),
+    error: [Forbidden, NotFound]
+  }),
+  HttpApiEndpoint.post("addNote", "/scheduled-tasks/:task_id/notes", {
+    params: taskId,
+    payload: NewTaskNote,
+    success: TaskNote.pipe(created),
+    error: changeErrors
+  }),
+  HttpApiEndpoint.get("listNotes", "/scheduled-tasks/:task_id/notes", {
+    params: taskId,
+    query: PageQuery,
+    success: Page(TaskNote),
+    error: [Forbidden, NotFound]
+  })
+).middleware(Authentication).prefix("/api/v0") {}

@@ -1,0 +1,23 @@
+import { HttpApiBuilder } from "effect/http-api"
+import { authorize } from "../auth/Policy.ts"
+import { Api } from "../http/Api.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import * as Tasks from "./Tasks.ts"
+
+const read = authorize("tasks:read")
+const write = authorize("tasks:write")
+
+export const ScheduledTasksLive = HttpApiBuilder.group(Api, "scheduledTasks", (handlers) =>
+  handlers
+    .handle("create", ({ payload }) => write(Tasks.create(payload)))
+    .handle("list", ({ query }) => read(Tasks.list(pageRequest(query))))
+    .handle("get", ({ params }) => read(Tasks.get(params.task_id)))
+    .handle("update", ({ params, payload }) => write(Tasks.update(params.task_id, payload)))
+    .handle("delete", ({ params }) => write(Tasks.remove(params.task_id)))
+    .handle("pause", ({ params, payload }) => write(Tasks.pause(params.task_id, payload)))
+    .handle("resume", ({ params, payload }) => write(Tasks.resume(params.task_id, payload)))
+    .handle("reset", ({ params, payload }) => write(Tasks.reset(params.task_id, payload)))
+    .handle("run", ({ params, payload }) => write(Tasks.run(params.task_id, payload)))
+    .handle("listExecutions", ({ params, query }) => read(Tasks.listExecutions(params.task_id, pageRequest(query))))
+    .handle("addNote", ({ params, payload }) => write(Tasks.addNote(params.task_id, payload)))
+    .handle("listNotes", ({ params, query }) => read(Tasks.listNotes(params.task_id, pageRequest(query)))))

@@ -1,0 +1,97 @@
+import { Cause, Context, Data, Duration, Effect, Layer } from "effect"
+import type { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import type { Llm } from "../llm/Llm.ts"
+import type { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import { currentDate } from "../platform/Time.ts"
+import { Credits } from "../usage/Credits.ts"
+import type { UsageRepo } from "../usage/UsageRepo.ts"
+import { SchedulerConfig } from "./SchedulerConfig.ts"
+import { handleClaim } from "./TaskRunner.ts"
+import { type Claim, TasksRepo } from "./TasksRepo.ts"
+
+class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly taskId: string }> {}
+
+/**
+ * The scheduled-task worker. Each poll claims due tasks with a lease (so
+ * that processes sharing one database never take the same occurrence) and
+ * handles them concurrently; while a task runs, its lease is renewed every
+ * third of its duration, and a run whose lease was taken over is abandoned.
+ */
+export class Scheduler extends Context.Service<Scheduler, {
+  /** One poll: claims up to `concurrency` due tasks, handles them, and answers how many it claimed. */
+  readonly runDue: Effect.Effect<number>
+}>()("tasks/Scheduler") {
+  static readonly layer = Layer.effect(Scheduler, Effect.gen(function*() {
+    const config = yield* SchedulerConfig
+    const repo = yield* TasksRepo
+    const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | SchedulerConfig>()
+    const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
+
+    const keepLease = (claim: Claim) =>
+      Effect.gen(function*() {
+        while (true) {
+          yield* Effect.sleep(Duration.millis(config.leaseMs / 3))
+          const held = yield* repo.renewLease(claim.task.id, claim.token, leaseUntil(yield* currentDate))
+          if (!held) return yield* new LeaseLost({ taskId: claim.task.id })
+        }
+      })
+
+    const handle = (claim: Claim) =>
+      handleClaim(claim).pipe(
+        Effect.raceFirst(keepLease(claim)),
+        Effect.tap((recorded) =>
+          recorded ? Effect.void : Effect.logWarning("Scheduled task lease lost before recording", { taskId: claim.task.id })
+        ),
+        Effect.catchTag("LeaseLost", (lost) => Effect.logWarning("Scheduled task lease lost during the run", lost)),
+        // A failure of storage leaves the lease to expire: the occurrence is retried, never lost.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError("Scheduled task run failed", { taskId: claim.task.id, cause })
+        ),
+        Effect.provideContext(context)
+      )
+
+    return {
+      runDue: Effect.gen(function*() {
+        const now = yield* currentDate
+        const claims = yield* repo.claimDue(now, leaseUntil(now), config.concurrency)
+        yield* Effect.forEach(claims, handle, { concurrency: "unbounded", discard: true })
+        return claims.length
+      })
+    }
+  }))
+
+  /**
+   * The background worker of a server process: polls every
+   * `SCHEDULER_POLL_MS`, and again at once while a poll found a full batch.
+   */
+  static readonly worker = Layer.effectDiscard(Effect.gen(function*() {
+    const config = yield* SchedulerConfig
+    if (!config.enabled) return
+    const scheduler = yield* Scheduler
+    const poll = scheduler.runDue.pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(Effect.logError("Scheduler poll failed", cause), 0)
+      )
+    )
+    yield* Effect.forkScoped(Effect.gen(function*() {
+      while (true) {
+        const claimed = yield* poll
+        if (claimed < config.concurrency) yield* Effect.sleep(Duration.millis(config.pollMs))
+      }
+    }))
+    yield* Effect.logInfo("Scheduler started", { pollMs: config.pollMs, concurrency: config.concurrency })
+  }))
+}
+
+/** The worker with its configuration from the environment and billing; needs storage and an `Llm`. */
+export const SchedulerLive: Layer.Layer<
+  never,
+  never,
+  TasksRepo | EmployeesRepo | OrganizationsRepo | UsageRepo | Llm
+> = Scheduler.worker.pipe(
+  Layer.provide(Scheduler.layer),
+  Layer.provide(Credits.layer),
+  Layer.provide(SchedulerConfig.layer)
+)

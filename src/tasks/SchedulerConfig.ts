@@ -1,0 +1,48 @@
+import { Config, Context, Effect, Layer, Schema } from "effect"
+
+/** The scheduler's settings; docs/tasks.md lists the environment variables. */
+export interface SchedulerSettings {
+  /** `SCHEDULER` (`on`/`off`): whether this process runs the background worker. */
+  readonly enabled: boolean
+  /** `SCHEDULER_POLL_MS`: the pause between polls when no due task was left over. */
+  readonly pollMs: number
+  /** `SCHEDULER_LEASE_MS`: how long a claim holds without renewal; a crashed worker's tasks are retried after it. */
+  readonly leaseMs: number
+  /** `SCHEDULER_CONCURRENCY`: tasks claimed per poll and run at once by this process. */
+  readonly concurrency: number
+  /** `SCHEDULER_RUN_TIMEOUT_MS`: a model call taking longer fails the run. */
+  readonly runTimeoutMs: number
+  /** `SCHEDULER_MODEL`: the model when neither the task's contextSettings nor its employee names one. */
+  readonly defaultModel: string
+}
+
+const positive = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), name).pipe(Config.withDefault(fallback))
+
+export const schedulerDefaults: SchedulerSettings = {
+  enabled: true,
+  pollMs: 1_000,
+  leaseMs: 60_000,
+  concurrency: 16,
+  runTimeoutMs: 300_000,
+  defaultModel: "balanced"
+}
+
+export class SchedulerConfig extends Context.Service<SchedulerConfig, SchedulerSettings>()("tasks/SchedulerConfig") {
+  static readonly fromEnv = Config.all({
+    enabled: Config.Literals(["on", "off"], "SCHEDULER").pipe(
+      Config.withDefault("on" as const),
+      Config.map((value) => value === "on")
+    ),
+    pollMs: positive("SCHEDULER_POLL_MS", schedulerDefaults.pollMs),
+    leaseMs: positive("SCHEDULER_LEASE_MS", schedulerDefaults.leaseMs),
+    concurrency: positive("SCHEDULER_CONCURRENCY", schedulerDefaults.concurrency),
+    runTimeoutMs: positive("SCHEDULER_RUN_TIMEOUT_MS", schedulerDefaults.runTimeoutMs),
+    defaultModel: Config.String("SCHEDULER_MODEL").pipe(Config.withDefault(schedulerDefaults.defaultModel))
+  })
+
+  static readonly layer = Layer.effect(SchedulerConfig, Effect.orDie(SchedulerConfig.fromEnv))
+
+  static readonly layerWith = (overrides: Partial<SchedulerSettings>) =>
+    Layer.succeed(SchedulerConfig, { ...schedulerDefaults, ...overrides })
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+
+/**
+ * The server as a process: how it starts, refuses to start and stops. These
+ * run `src/main.ts` with Node's type stripping, as `npm start` runs the build.
+ */
+const main = join(import.meta.dirname, "..", "..", "src", "main.ts")
+const dataDirs: Array<string> = []
+
+afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+interface Started {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+const start = (env: Record<string, string>): Started => {
+  const child = spawn(process.execPath, [main], { env: { ...process.env, LOG_LEVEL: "Info", ...env }, stdio: "pipe" })
+  let output = ""
+  child.stdout.on("data", (chunk) => (output += chunk))
+  child.stderr.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+const waitForHealth = async (port: number, started: Started) => {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (started.child.exitCode !== null) throw new Error(`server exited: ${started.output()}`)
+    const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined)
+    if (response?.ok) return response.json()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`server did not become healthy: ${started.output()}`)
+}
+
+const newDataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "platform-data-"))
+  dataDirs.push(dir)
+  return dir
+}
+
+describe("the server process", () => {
+  it("bootstraps an empty embedded database once, refuses a second process on the folder, stops cleanly", async () => {
+    const dataDir = newDataDir()
+    const port = await freePort()
+    const first = start({ DATA_DIR: dataDir, PORT: String(port) })
+    expect(await waitForHealth(port, first)).toEqual({ status: "ok", storage: "pglite", migrationVersion: expect.any(Number) })
+    const apiKey = /company API key:\s+(\S+)/.exec(first.output())?.[1]
+    expect(apiKey).toMatch(/^plk_/)
+    const me = await fetch(`http://127.0.0.1:${port}/api/v0/me`, { headers: { "x-api-key": apiKey! } })
+    expect(me.status).toBe(200)
+    expect(me.headers.get("x-request-id")).toMatch(/^req_/)
+
+    const second = start({ DATA_DIR: dataDir, PORT: String(await freePort()) })
+    expect(await second.exited).toBe(1)
+    expect(second.output()).toContain(`Data folder ${dataDir} is in use by process ${first.child.pid}`)
+
+    first.child.kill("SIGINT")
+    await first.exited
+    expect(existsSync(join(dataDir, "platform-api.lock"))).toBe(false)
+
+    const restarted = start({ DATA_DIR: dataDir, PORT: String(port) })
+    await waitForHealth(port, restarted)
+    expect(restarted.output()).not.toContain("company API key")
+    const again = await fetch(`http://127.0.0.1:${port}/api/v0/me`, { headers: { "x-api-key": apiKey! } })
+    expect(again.status).toBe(200)
+    restarted.child.kill("SIGTERM")
+    await restarted.exited
+  })
+
+  it("exits non-zero with one clear line when the database is unreachable", async () => {
+    const port = await freePort()
+    const unreachable = start({ DATABASE_URL: `postgres://nobody@127.0.0.1:${await freePort()}/none`, PORT: String(port) })
+    expect(await unreachable.exited).toBe(1)
+    const lines = unreachable.output().trim().split("\n")
+    expect(lines).toEqual([expect.stringMatching(/^platform-api: cannot start: .*connect/i)])
+  })
+})

@@ -1,0 +1,25 @@
+import { Layer } from "effect"
+import { Scheduler } from "../../src/tasks/Scheduler.ts"
+import { SchedulerConfig, type SchedulerSettings } from "../../src/tasks/SchedulerConfig.ts"
+import { Credits } from "../../src/usage/Credits.ts"
+import { type Script, scriptedLlm } from "./ScriptedLlm.ts"
+import { testServer } from "./TestServer.ts"
+
+export const testLeaseMs = 60_000
+
+/**
+ * The test server plus a `Scheduler` over the same storage and a scripted
+ * `Llm`; no background worker runs: tests call `Scheduler.runDue` and move
+ * time with `TestClock`.
+ */
+export const schedulerTestServer = <A, E>(
+  storage: Layer.Layer<A, E>,
+  script: Script = {},
+  settings: Partial<SchedulerSettings> = {}
+) =>
+  Scheduler.layer.pipe(
+    Layer.provideMerge(Credits.layer),
+    Layer.provideMerge(scriptedLlm(script)),
+    Layer.provideMerge(SchedulerConfig.layerWith({ enabled: false, leaseMs: testLeaseMs, ...settings })),
+    Layer.provideMerge(testServer(storage))
+  )
