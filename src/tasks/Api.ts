@@ -101,8 +101,11 @@ export const ScheduledTaskPatch = Schema.Struct({
   dailyCreditLimit: Schema.optional(Schema.NullOr(DailyCreditLimit))
 })
 
-/** The body of the task actions (pause, resume, run, reset): optional, as is its `companyId`. */
-export const TaskActionBody = Schema.UndefinedOr(Schema.Struct({ companyId: Schema.optional(Schema.String) }))
+/** The body of the task actions (pause, resume, run, reset): `{companyId?}`, or none at all (`null` when typed). */
+export const TaskActionBody = Schema.Struct({ companyId: Schema.optional(Schema.String) })
+
+/** An empty request body decodes as `null`, so the action endpoints take no body as well as `{}`. */
+const actionPayload = [TaskActionBody, Schema.Null]
 
 export const Evaluation = Schema.Struct({
   passed: Schema.Boolean,
@@ -154,7 +157,7 @@ const changeErrors = [BadRequest, Forbidden, NotFound]
 const action = <const Name extends string>(name: Name) =>
   HttpApiEndpoint.post(name, `/scheduled-tasks/:task_id/${name}`, {
     params: taskId,
-    payload: TaskActionBody,
+    payload: actionPayload,
     success: ScheduledTask,
     error: changeErrors
   })
@@ -187,7 +190,7 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks").add(
   action("reset"),
   HttpApiEndpoint.post("run", "/scheduled-tasks/:task_id/run", {
     params: taskId,
-    payload: TaskActionBody,
+    payload: actionPayload,
     success: TaskExecution.pipe(created),
     error: changeErrors
   }),

@@ -246,7 +246,7 @@ const completedError = (id: string) =>
   badRequest(`Scheduled task ${id} is completed; give it a new schedule with PATCH to run it again`)
 
 /** Stops scheduled runs: `nextRunAt` becomes null until the task is resumed. */
-export const pause = Effect.fn("Tasks.pause")(function*(id: string, body: typeof TaskActionBody.Type) {
+export const pause = Effect.fn("Tasks.pause")(function*(id: string, body: typeof TaskActionBody.Type | null) {
   yield* Authorized("tasks:write")
   const principal = yield* requireCompany(body?.companyId)
   const task = yield* findChangeable(principal, id)
@@ -256,7 +256,7 @@ export const pause = Effect.fn("Tasks.pause")(function*(id: string, body: typeof
 })
 
 /** Schedules runs again from now; occurrences missed while paused do not run (a one-time task past due runs once). */
-export const resume = Effect.fn("Tasks.resume")(function*(id: string, body: typeof TaskActionBody.Type) {
+export const resume = Effect.fn("Tasks.resume")(function*(id: string, body: typeof TaskActionBody.Type | null) {
   yield* Authorized("tasks:write")
   const principal = yield* requireCompany(body?.companyId)
   const task = yield* findChangeable(principal, id)
@@ -266,7 +266,7 @@ export const resume = Effect.fn("Tasks.resume")(function*(id: string, body: type
 })
 
 /** Queues one run now, whatever the task's status; a run already queued is answered instead of a second. */
-export const run = Effect.fn("Tasks.run")(function*(id: string, body: typeof TaskActionBody.Type) {
+export const run = Effect.fn("Tasks.run")(function*(id: string, body: typeof TaskActionBody.Type | null) {
   yield* Authorized("tasks:write")
   const principal = yield* requireCompany(body?.companyId)
   yield* findChangeable(principal, id)
@@ -298,7 +298,7 @@ export const run = Effect.fn("Tasks.run")(function*(id: string, body: typeof Tas
  * status unchanged. Refused while a run is in progress, so that the run
  * cannot be recorded into the history just cleared.
  */
-export const reset = Effect.fn("Tasks.reset")(function*(id: string, body: typeof TaskActionBody.Type) {
+export const reset = Effect.fn("Tasks.reset")(function*(id: string, body: typeof TaskActionBody.Type | null) {
   yield* Authorized("tasks:write")
   const principal = yield* requireCompany(body?.companyId)
   yield* findChangeable(principal, id)

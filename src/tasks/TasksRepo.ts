@@ -618,7 +618,7 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
                 log.taskId === taskId && log.day === day && log.deletedAt === null
               )
             ),
-            withoutDeletion
+            ({ updatedAt: _, ...log }) => withoutDeletion(log)
           )
         ),
       lastRunCredits: (taskId) =>

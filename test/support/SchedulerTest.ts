@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import { Clock, Layer } from "effect"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { SchedulerConfig, type SchedulerSettings } from "../../src/tasks/SchedulerConfig.ts"
 import { Credits } from "../../src/usage/Credits.ts"
@@ -6,6 +6,13 @@ import { type Script, scriptedLlm } from "./ScriptedLlm.ts"
 import { testServer } from "./TestServer.ts"
 
 export const testLeaseMs = 60_000
+
+/**
+ * Storage on real time while the service runs on `TestClock`: the PostgreSQL
+ * pool keeps timers, and a test clock moved by years would replay them all.
+ */
+export const onLiveClock = <A, E>(storage: Layer.Layer<A, E>) =>
+  storage.pipe(Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue())))
 
 /**
  * The test server plus a `Scheduler` over the same storage and a scripted
@@ -21,5 +28,5 @@ export const schedulerTestServer = <A, E>(
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(scriptedLlm(script)),
     Layer.provideMerge(SchedulerConfig.layerWith({ enabled: false, leaseMs: testLeaseMs, ...settings })),
-    Layer.provideMerge(testServer(storage))
+    Layer.provideMerge(testServer(onLiveClock(storage)))
   )

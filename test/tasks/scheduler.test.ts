@@ -210,12 +210,12 @@ describe("scheduler", () => {
         recurringConfig: { intervalMinutes: 10 }
       })
       const params = { task_id: created.id }
-      const paused = yield* api.scheduledTasks.pause({ params, payload: undefined })
+      const paused = yield* api.scheduledTasks.pause({ params, payload: null })
       expect(paused).toMatchObject({ status: "paused", nextRunAt: null })
       expect(yield* api.scheduledTasks.pause({ params, payload: {} })).toEqual(paused)
       yield* at("2026-05-04T11:00:00Z")
       expect(yield* runDue).toBe(0)
-      const resumed = yield* api.scheduledTasks.resume({ params, payload: undefined })
+      const resumed = yield* api.scheduledTasks.resume({ params, payload: null })
       expect(resumed.status).toBe("active")
       expect(resumed.nextRunAt).toEqual(new Date("2026-05-04T11:10:00Z"))
       yield* at("2026-05-04T11:10:00Z")
@@ -267,7 +267,7 @@ describe("scheduler", () => {
         recurringConfig: { cron: "0 18 * * *" }
       })
       const params = { task_id: created.id }
-      const queued = yield* api.scheduledTasks.run({ params, payload: undefined })
+      const queued = yield* api.scheduledTasks.run({ params, payload: null })
       expect(queued).toMatchObject({ trigger: "manual", status: "queued", attempts: 0, startedAt: null })
       expect((yield* api.scheduledTasks.run({ params, payload: {} })).id).toBe(queued.id)
       expect(yield* runDue).toBe(1)

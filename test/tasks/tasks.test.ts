@@ -167,24 +167,42 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       const { api, createTask } = yield* setup()
       const task = yield* createTask()
       const params = { task_id: task.id }
-      expect(yield* api.scheduledTasks.resume({ params, payload: undefined })).toEqual(task)
-      const paused = yield* api.scheduledTasks.pause({ params, payload: undefined })
+      expect(yield* api.scheduledTasks.resume({ params, payload: null })).toEqual(task)
+      const paused = yield* api.scheduledTasks.pause({ params, payload: null })
       expect(paused).toMatchObject({ status: "paused", nextRunAt: null })
       const rescheduledWhilePaused = yield* api.scheduledTasks.update({
         params,
         payload: { scheduledAt: new Date(start + 7_200_000) }
       })
       expect(rescheduledWhilePaused).toMatchObject({ status: "paused", nextRunAt: null })
-      const resumed = yield* api.scheduledTasks.resume({ params, payload: undefined })
+      const resumed = yield* api.scheduledTasks.resume({ params, payload: null })
       expect(resumed).toMatchObject({ status: "active", nextRunAt: new Date(start + 7_200_000) })
 
       yield* TestClock.setTime(start + 7_200_000)
       yield* Scheduler.use((scheduler) => scheduler.runDue)
       expect((yield* api.scheduledTasks.get({ params })).status).toBe("completed")
-      const pauseCompleted = yield* Effect.flip(api.scheduledTasks.pause({ params, payload: undefined }))
+      const pauseCompleted = yield* Effect.flip(api.scheduledTasks.pause({ params, payload: null }))
       expect(pauseCompleted).toMatchObject({ _tag: "BadRequest", error: expect.stringContaining("completed") })
       const again = yield* api.scheduledTasks.update({ params, payload: { scheduledAt: new Date(start + 9_000_000) } })
       expect(again).toMatchObject({ status: "active", nextRunAt: new Date(start + 9_000_000), runCount: 1 })
+    }))
+
+  it.effect("the task actions take no body at all, or a JSON body", () =>
+    Effect.gen(function*() {
+      const { tenant, createTask } = yield* setup()
+      const task = yield* createTask()
+      for (const action of ["pause", "resume", "reset", "run"]) {
+        const path = `/api/v0/scheduled-tasks/${task.id}/${action}`
+        const bare = yield* rawRequest("POST", path, { apiKey: tenant.apiKey })
+        expect([action, bare.status]).toEqual([action, action === "run" ? 201 : 200])
+        const withBody = yield* rawRequest("POST", path, { apiKey: tenant.apiKey, body: { companyId: tenant.companyId } })
+        expect([action, withBody.status]).toEqual([action, action === "run" ? 201 : 200])
+      }
+      const bad = yield* rawRequest("POST", `/api/v0/scheduled-tasks/${task.id}/pause`, {
+        apiKey: tenant.apiKey,
+        body: { companyId: 42 }
+      })
+      expect([bad.status, bad.body.error]).toEqual([400, expect.stringContaining("companyId")])
     }))
 
   it.effect("reset soft-deletes the history, zeroes the counters and keeps the settings", () =>
@@ -205,7 +223,7 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       expect((yield* api.scheduledTasks.listExecutions({ params, query: {} })).total).toBe(1)
       expect((yield* api.scheduledTasks.listNotes({ params, query: {} })).total).toBe(1)
 
-      const reset = yield* api.scheduledTasks.reset({ params, payload: undefined })
+      const reset = yield* api.scheduledTasks.reset({ params, payload: null })
       expect(reset).toEqual({ ...ran, runCount: 0, lastRunAt: null, updatedDate: reset.updatedDate })
       expect((yield* api.scheduledTasks.listExecutions({ params, query: {} })).total).toBe(0)
       expect((yield* api.scheduledTasks.listNotes({ params, query: {} })).total).toBe(0)
@@ -222,7 +240,7 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       const now = new Date(start + 60_000)
       yield* TasksRepo.use((repo) => repo.claimDue(now, new Date(now.getTime() + testLeaseMs), 100))
       const params = { task_id: task.id }
-      const refused = yield* Effect.flip(api.scheduledTasks.reset({ params, payload: undefined }))
+      const refused = yield* Effect.flip(api.scheduledTasks.reset({ params, payload: null }))
       expect(refused).toMatchObject({ _tag: "BadRequest", error: expect.stringContaining("running") })
       yield* TestClock.adjust(testLeaseMs)
       expect((yield* api.scheduledTasks.reset({ params, payload: {} })).runCount).toBe(0)
@@ -251,10 +269,10 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
           yield* Effect.flip(api.scheduledTasks.get({ params })),
           yield* Effect.flip(api.scheduledTasks.update({ params, payload: { name: "x" } })),
           yield* Effect.flip(api.scheduledTasks.delete({ params })),
-          yield* Effect.flip(api.scheduledTasks.pause({ params, payload: undefined })),
-          yield* Effect.flip(api.scheduledTasks.resume({ params, payload: undefined })),
-          yield* Effect.flip(api.scheduledTasks.run({ params, payload: undefined })),
-          yield* Effect.flip(api.scheduledTasks.reset({ params, payload: undefined })),
+          yield* Effect.flip(api.scheduledTasks.pause({ params, payload: null })),
+          yield* Effect.flip(api.scheduledTasks.resume({ params, payload: null })),
+          yield* Effect.flip(api.scheduledTasks.run({ params, payload: null })),
+          yield* Effect.flip(api.scheduledTasks.reset({ params, payload: null })),
           yield* Effect.flip(api.scheduledTasks.listExecutions({ params, query: {} })),
           yield* Effect.flip(api.scheduledTasks.addNote({ params, payload: { content: "x" } })),
           yield* Effect.flip(api.scheduledTasks.listNotes({ params, query: {} }))
@@ -295,9 +313,9 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       expect((yield* asMember.scheduledTasks.get({ params })).id).toBe(companyTask.id)
       for (const denied of [
         yield* Effect.flip(asMember.scheduledTasks.update({ params, payload: { name: "mine" } })),
-        yield* Effect.flip(asMember.scheduledTasks.pause({ params, payload: undefined })),
-        yield* Effect.flip(asMember.scheduledTasks.run({ params, payload: undefined })),
-        yield* Effect.flip(asMember.scheduledTasks.reset({ params, payload: undefined })),
+        yield* Effect.flip(asMember.scheduledTasks.pause({ params, payload: null })),
+        yield* Effect.flip(asMember.scheduledTasks.run({ params, payload: null })),
+        yield* Effect.flip(asMember.scheduledTasks.reset({ params, payload: null })),
         yield* Effect.flip(asMember.scheduledTasks.delete({ params }))
       ]) {
         expect(denied._tag).toBe("Forbidden")
@@ -306,7 +324,7 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
         payload: { name: "Mine", prompt: "p", scheduleType: "one_time", scheduledAt: inAnHour, employeeId: employee.id }
       })
       expect(own.userId).toBe(member.userId)
-      expect((yield* asMember.scheduledTasks.pause({ params: { task_id: own.id }, payload: undefined })).status).toBe("paused")
+      expect((yield* asMember.scheduledTasks.pause({ params: { task_id: own.id }, payload: null })).status).toBe("paused")
 
       expect((yield* asViewer.scheduledTasks.list({ query: {} })).total).toBe(2)
       const viewerCreate = yield* Effect.flip(asViewer.scheduledTasks.create({
