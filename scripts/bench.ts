@@ -189,7 +189,12 @@ runScript(async () => {
       measured.push(await measure(backend, endpoint, server, baselineRow.load.requestsPerSecond))
     }
     rows.push(...measured)
-    servers.push({ backend, readyMs: server.readyMs, memoryAfterLoad: memoryOf(server.child.pid) })
+    servers.push({
+      backend,
+      readyMs: server.readyMs,
+      unansweredProbes: server.unansweredProbes,
+      memoryAfterLoad: memoryOf(server.child.pid)
+    })
     await server.child.stop()
     if (settings.profile) {
       if (!existsSync(profileFile)) throw new Error(`no CPU profile was written to ${profileFile}`)
@@ -210,7 +215,8 @@ runScript(async () => {
   for (const server of servers) {
     const memory = server.memoryAfterLoad
     console.log(`${server.backend} server: ready in ${integer(server.readyMs)} ms` +
-      (memory === undefined ? "" : `, peak RSS ${integer(memory.peakRssMb)} MiB, RSS after the load ${integer(memory.rssMb)} MiB`))
+      (memory === undefined ? "" : `, peak RSS ${integer(memory.peakRssMb)} MiB, RSS after the load ${integer(memory.rssMb)} MiB`) +
+      (server.unansweredProbes === 0 ? "" : `; ${server.unansweredProbes} /health probe(s) during start-up were never answered`))
   }
   const targets = rows.flatMap((row) => row.targets)
   const skipped = rows.filter((row) => row.skipped !== undefined).length
