@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
-import { readProfile, selfTimes, type Window } from "./bench/cpu-profile.ts"
+import { readProfile, selfTimes } from "./bench/cpu-profile.ts"
 import { request, runScript } from "./bench/children.ts"
 import { type LoadResult, runLoad } from "./bench/load.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
@@ -80,8 +80,6 @@ interface Row {
   /** Requests/s as a share of the baseline's. */
   readonly ratio?: number
   readonly targets: ReadonlyArray<Target>
-  /** When the measured load ran, in milliseconds since the server process was spawned. */
-  readonly window?: Window
 }
 
 const judge = (backend: Backend, kind: Kind, load: LoadResult, ratio: number): Array<Target> => {
@@ -108,10 +106,9 @@ const measure = async (backend: Row["backend"], endpoint: Endpoint, server: Serv
   process.stderr.write(`${backend} ${endpoint.label}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured\n`)
   if (settings.warmupSeconds > 0) await runLoad({ ...load, durationSeconds: settings.warmupSeconds })
   const result = await runLoad({ ...load, durationSeconds: settings.durationSeconds })
-  const window = { fromMs: result.startedAt - server.child.spawnedAt, toMs: result.endedAt - server.child.spawnedAt }
-  if (baselineRps === undefined || backend === "node:http") return { ...row, load: result, ratio: 1, targets: [], window }
+  if (baselineRps === undefined || backend === "node:http") return { ...row, load: result, ratio: 1, targets: [] }
   const ratio = result.requestsPerSecond / baselineRps
-  return { ...row, load: result, ratio, targets: judge(backend, endpoint.kind, result, ratio), window }
+  return { ...row, load: result, ratio, targets: judge(backend, endpoint.kind, result, ratio) }
 }
 
 const tableOf = (rows: ReadonlyArray<Row>) =>
@@ -142,7 +139,7 @@ const tableOf = (rows: ReadonlyArray<Row>) =>
 /** The profile's top functions and packages while each endpoint of `rows` was under measured load. */
 const printProfile = (file: string, rows: ReadonlyArray<Row>) => {
   const profile = readProfile(file)
-  return rows.flatMap((row) => row.window === undefined ? [] : [printWindow(file, row, selfTimes(profile, root, row.window))])
+  return rows.flatMap((row) => row.load === undefined ? [] : [printWindow(file, row, selfTimes(profile, root, row.load.window))])
 }
 
 const printWindow = (file: string, row: Row, profile: ReturnType<typeof selfTimes>) => {
@@ -179,8 +176,9 @@ runScript(async () => {
   const profiles = []
   const profileDir = join(resultsDir, "profiles")
   for (const backend of backends) {
-    const profileFile = join(profileDir, `${backend}-${stamp}.cpuprofile`)
-    const nodeArgs = settings.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${backend}-${stamp}.cpuprofile`] : []
+    const profileName = `${backend}-${stamp}.cpuprofile`
+    const profileFile = join(profileDir, profileName)
+    const nodeArgs = settings.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : []
     const databaseUrl = backend === "postgres" && postgres !== undefined ? (await throwawayDatabase(postgres.url)).url : undefined
     const server = await startPlatform({ databaseUrl, nodeArgs })
     const tenant = await seedTenant(server, seededMembers)
@@ -189,7 +187,12 @@ runScript(async () => {
       measured.push(await measure(backend, endpoint, server, baselineRow.load.requestsPerSecond))
     }
     rows.push(...measured)
-    servers.push({ backend, readyMs: server.readyMs, memoryAfterLoad: memoryOf(server.child.pid) })
+    servers.push({
+      backend,
+      readyMs: server.readyMs,
+      unansweredProbes: server.unansweredProbes,
+      memoryAfterLoad: memoryOf(server.child.pid)
+    })
     await server.child.stop()
     if (settings.profile) {
       if (!existsSync(profileFile)) throw new Error(`no CPU profile was written to ${profileFile}`)
@@ -210,7 +213,8 @@ runScript(async () => {
   for (const server of servers) {
     const memory = server.memoryAfterLoad
     console.log(`${server.backend} server: ready in ${integer(server.readyMs)} ms` +
-      (memory === undefined ? "" : `, peak RSS ${integer(memory.peakRssMb)} MiB, RSS after the load ${integer(memory.rssMb)} MiB`))
+      (memory === undefined ? "" : `, peak RSS ${integer(memory.peakRssMb)} MiB, RSS after the load ${integer(memory.rssMb)} MiB`) +
+      (server.unansweredProbes === 0 ? "" : `; ${server.unansweredProbes} /health probe(s) during start-up were never answered`))
   }
   const targets = rows.flatMap((row) => row.targets)
   const skipped = rows.filter((row) => row.skipped !== undefined).length

@@ -148,13 +148,22 @@ export interface HttpAnswer {
   readonly body: string
 }
 
-/** One HTTP request on its own connection (no pooled keep-alive sockets to outlive a server). */
+/**
+ * One HTTP request on its own connection (no pooled keep-alive socket outlives
+ * a server), failing when no answer has come within `timeoutMs`.
+ */
 export const request = (
   url: string,
-  options: { readonly method?: string; readonly headers?: Record<string, string>; readonly body?: unknown } = {}
+  options: {
+    readonly method?: string
+    readonly headers?: Record<string, string>
+    readonly body?: unknown
+    readonly timeoutMs?: number
+  } = {}
 ) =>
   new Promise<HttpAnswer>((resolve, reject) => {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body)
+    const timeoutMs = options.timeoutMs ?? 30_000
     const req = httpRequest(url, {
       method: options.method ?? "GET",
       agent: false,
@@ -165,9 +174,16 @@ export const request = (
     }, (response) => {
       let body = ""
       response.setEncoding("utf8").on("data", (chunk: string) => body += chunk)
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      response.on("end", () => {
+        clearTimeout(timer)
+        resolve({ status: response.statusCode ?? 0, body })
+      })
     })
-    req.on("error", reject)
+    const timer = setTimeout(() => req.destroy(new Error(`${options.method ?? "GET"} ${url}: no answer within ${timeoutMs} ms`)), timeoutMs)
+    req.on("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
     req.end(payload)
   })
 
@@ -176,12 +192,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * Polls `url` until it answers 200 and returns the milliseconds since the
  * child was spawned; fails with the child's output if it exits or times out.
+ * Each attempt has its own short timeout, and the attempts that got no answer
+ * at all are counted: a request that reaches the listener before the routes
+ * are installed may never be answered.
  */
-export const waitUntilReady = async (child: Child, url: string, timeoutMs = 60_000): Promise<number> => {
+export const waitUntilReady = async (child: Child, url: string, timeoutMs = 60_000) => {
   const deadline = performance.now() + timeoutMs
+  let unansweredProbes = 0
   for (;;) {
-    const answer = await request(url).catch(() => undefined)
-    if (answer?.status === 200) return performance.now() - child.spawnedAt
+    const answer = await request(url, { timeoutMs: 1_000 }).catch((error: Error) => {
+      if (error.message.includes("no answer within")) unansweredProbes++
+      return undefined
+    })
+    if (answer?.status === 200) return { readyMs: performance.now() - child.spawnedAt, unansweredProbes }
     if (child.hasExited() || performance.now() > deadline) {
       const why = child.hasExited() ? `exited (${await child.exited})` : `did not answer 200 within ${timeoutMs} ms`
       throw new Error(`${url}: the process ${why}\n--- stdout\n${child.stdout()}\n--- stderr\n${child.stderr()}`)

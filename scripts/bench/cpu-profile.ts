@@ -48,10 +48,10 @@ const packageOf = (path: string) => {
 
 export const readProfile = (file: string) => JSON.parse(readFileSync(file, "utf8")) as CpuProfile
 
-/** Milliseconds since the profiled process started (when the profiler starts), `from` inclusive. */
+/** A span of CLOCK_MONOTONIC time in microseconds (`process.hrtime`'s clock, which V8's profiles use), `from` inclusive. */
 export interface Window {
-  readonly fromMs: number
-  readonly toMs: number
+  readonly fromMicros: number
+  readonly toMicros: number
 }
 
 /**
@@ -65,10 +65,10 @@ export const selfTimes = (profile: CpuProfile, root: string, window: Window) => 
   const byFunction = new Map<string, { name: string; location: string; micros: number }>()
   const byPackage = new Map<string, number>()
   let sampled = 0
-  let elapsed = 0
+  let timestamp = profile.startTime
   for (let index = 0; index < profile.samples.length; index++) {
-    elapsed += profile.timeDeltas[index] ?? 0
-    if (elapsed < window.fromMs * 1000 || elapsed >= window.toMs * 1000) continue
+    timestamp += profile.timeDeltas[index] ?? 0
+    if (timestamp < window.fromMicros || timestamp >= window.toMicros) continue
     const frame = frames.get(profile.samples[index])
     if (frame === undefined || frame.functionName === "(idle)") continue
     const micros = profile.timeDeltas[index + 1] ?? 0
@@ -85,7 +85,7 @@ export const selfTimes = (profile: CpuProfile, root: string, window: Window) => 
   const share = (micros: number) => (sampled === 0 ? 0 : (100 * micros) / sampled)
   return {
     busyMs: sampled / 1000,
-    wallMs: window.toMs - window.fromMs,
+    wallMs: (window.toMicros - window.fromMicros) / 1000,
     functions: [...byFunction.values()]
       .sort((a, b) => b.micros - a.micros)
       .map((entry): SelfTime => ({ name: entry.name, location: entry.location, selfMs: entry.micros / 1000, percent: share(entry.micros) })),

@@ -1,11 +1,13 @@
 // The load generator: autocannon in a child process, never in the process
 // under test nor in the script's own event loop.
 import { createRequire } from "node:module"
-import { performance } from "node:perf_hooks"
+import type { Window } from "./cpu-profile.ts"
 import { spawnChild } from "./children.ts"
 import { cpuSecondsOf } from "./servers.ts"
 
 const autocannon = createRequire(import.meta.url).resolve("autocannon")
+
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n)
 
 export interface LoadOptions {
   readonly url: string
@@ -29,9 +31,8 @@ export interface LoadResult {
   readonly serverCpuPercent: number | undefined
   /** Server CPU time per answered request, in microseconds. */
   readonly serverCpuMicrosPerRequest: number | undefined
-  /** `performance.now()` when the load generator was started and when it ended. */
-  readonly startedAt: number
-  readonly endedAt: number
+  /** When the load generator started and ended: CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles. */
+  readonly window: Window
 }
 
 interface AutocannonJson {
@@ -55,9 +56,10 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     options.url
   ]
   const cpuBefore = cpuSecondsOf(options.serverPid)
+  const fromMicros = monotonicMicros()
   const child = spawnChild(process.execPath, args)
   const exit = await child.exited
-  const endedAt = performance.now()
+  const toMicros = monotonicMicros()
   const cpuAfter = cpuSecondsOf(options.serverPid)
   if (exit !== 0) throw new Error(`autocannon exited with ${exit}: ${child.stderr()}`)
   const result = JSON.parse(child.stdout()) as AutocannonJson
@@ -75,7 +77,6 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     serverCpuMicrosPerRequest: cpuSeconds === undefined || result.requests.total === 0
       ? undefined
       : (1e6 * cpuSeconds) / result.requests.total,
-    startedAt: child.spawnedAt,
-    endedAt
+    window: { fromMicros, toMicros }
   }
 }

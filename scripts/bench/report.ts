@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { root } from "./servers.ts"
 
-/** Columns padded to their widest cell; numeric-looking cells are right-aligned. */
+/** Columns padded to their widest cell; numbers, ranges, percentages and "-" are right-aligned. */
 export const formatTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)))
-  const numeric = /^[-+]?[\d,.]+\s*(%|ms|MiB|req\/s)?$/
+  const numeric = /^(-|[-+]?[\d,.]+(–[\d,.]+)?%?)$/
   const line = (cells: ReadonlyArray<string>) =>
     cells
       .map((cell, column) => (numeric.test(cell) ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))

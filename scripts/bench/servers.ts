@@ -34,6 +34,8 @@ export interface Server {
   readonly baseUrl: string
   /** Milliseconds from spawn until the readiness URL answered 200. */
   readonly readyMs: number
+  /** Readiness probes the server accepted but never answered. */
+  readonly unansweredProbes: number
 }
 
 export interface PlatformServer extends Server {
@@ -66,8 +68,7 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
   const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), builtMain], { env, cwd: root })
   const baseUrl = `http://127.0.0.1:${port}`
-  const readyMs = await waitUntilReady(child, `${baseUrl}/health`)
-  return { child, baseUrl, readyMs, adminKey }
+  return { child, baseUrl, adminKey, ...(await waitUntilReady(child, `${baseUrl}/health`)) }
 }
 
 /** The raw `node:http` server answering a small JSON document on every path. */
@@ -77,8 +78,7 @@ export const startBaseline = async (): Promise<Server> => {
     env: { ...process.env, PORT: String(port) }
   })
   const baseUrl = `http://127.0.0.1:${port}`
-  const readyMs = await waitUntilReady(child, `${baseUrl}/`)
-  return { child, baseUrl, readyMs }
+  return { child, baseUrl, ...(await waitUntilReady(child, `${baseUrl}/`)) }
 }
 
 export interface Tenant {
