@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
 import { BadRequest, NotFound, Unauthorized } from "../platform/Errors.ts"
-import { CompanyUser, Email, NonEmpty, OrganizationRole, CompanyRole, Count, IsoDate, FutureDate } from "../platform/Schemas.ts"
+import { CompanyUser, Email, NonEmpty, OrganizationRole, CompanyRole, Count, IsoDate, FutureDate, Int32Count } from "../platform/Schemas.ts"
 
 /** Bearer `ADMIN_API_KEY`; without that setting every admin route answers 404. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("AdminAuth", {
@@ -58,8 +58,8 @@ export class AdminApi extends HttpApiGroup.make("admin").add(
       subscriptionType: Schema.optional(NonEmpty),
       creditLimit: Schema.optional(Count),
       dataCreditLimit: Schema.optional(Count),
-      seats: Schema.optional(Count),
-      companyLimit: Schema.optional(Count)
+      seats: Schema.optional(Int32Count),
+      companyLimit: Schema.optional(Int32Count)
     }),
     success: AdminOrganization.pipe(created),
     error: errors
