@@ -37,5 +37,27 @@ describe.each(backends)("the service on $name", ({ name, storage }) => {
         const api = yield* client({ apiKey })
         yield* api.apiKeys.create({ payload: { companyId, name: "literally \\u0000" } })
       }))
+
+    it.effect("numbers and dates beyond what the database holds answer 400, never 500", () =>
+      Effect.gen(function*() {
+        const { personalAccessKey, companyId, organizationId } = yield* seedTenant()
+        const admin = (path: string, body: unknown) => HttpClientRequest.bearerToken(postJson(path, body), adminKey)
+        const summary = `/api/v0/organizations/${organizationId}/usage/history/summary?companyId=${companyId}`
+        const cases = [
+          [admin("/api/v0/admin/organizations", { name: "x", seats: 2_147_483_648 }), "\"seats\""],
+          [admin("/api/v0/admin/organizations", { name: "x", companyLimit: 2_147_483_648 }), "\"companyLimit\""],
+          [getWithKey(`${summary}&startDate=0000-01-01`, personalAccessKey), "\"startDate\""],
+          [getWithKey(`${summary}&endDate=0001-01-01T00:00:00%2B01:00`, personalAccessKey), "\"endDate\""],
+          [postJson(`/api/v0/keys?companyId=${companyId}`, { name: "x", expiresAt: "+275760-09-13T00:00:00.000Z" }, personalAccessKey), "\"expiresAt\""],
+          [postJson(`/api/v0/keys?companyId=${companyId}`, { name: "x", expiresAt: "+010000-01-01T00:00:00.000Z" }, personalAccessKey), "\"expiresAt\""]
+        ] as const
+        for (const [request, field] of cases) expectErrorResponse(yield* send(request), 400, field)
+        const largest = yield* send(admin("/api/v0/admin/organizations", { name: "x", seats: 2_147_483_647, creditLimit: Number.MAX_SAFE_INTEGER }))
+        expect(largest.status).toBe(201)
+        expect(largest.body).toMatchObject({ seats: 2_147_483_647, creditLimit: Number.MAX_SAFE_INTEGER })
+        const latest = yield* send(postJson(`/api/v0/keys?companyId=${companyId}`, { name: "x", expiresAt: "9999-12-31T23:59:59.999Z" }, personalAccessKey))
+        expect(latest.status).toBe(201)
+        expect(yield* send(getWithKey(`${summary}&startDate=0001-01-01T00:00:00Z&endDate=9999-12-31`, personalAccessKey))).toMatchObject({ status: 200 })
+      }))
   })
 })
