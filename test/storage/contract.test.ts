@@ -448,7 +448,11 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           const [latest] = (yield* usage.history(organization.id, {}, all)).events
           expect(latest).toMatchObject({ organizationId: organization.id, companyId: "cmp_x", userId: "usr_a", feature: "content", credits: 3 })
           expect(latest.id).toMatch(/^use_/)
+          // Both bounds include an event at the very millisecond it shows.
           expect(yield* credits({ startDate: latest.createdAt })).toEqual({ credits: [3], total: 1 })
+          expect(yield* credits({ startDate: latest.createdAt, endDate: latest.createdAt })).toEqual({ credits: [3], total: 1 })
+          const [, earlier] = (yield* usage.history(organization.id, {}, all)).events
+          expect(yield* credits({ endDate: earlier.createdAt })).toEqual({ credits: [2, 1], total: 2 })
           const summary = yield* usage.summary(organization.id, { startDate: middle }, all)
           expect(summary.totals.credits).toBe(3)
         }))

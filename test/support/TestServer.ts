@@ -1,16 +1,20 @@
+import { PGlite } from "@electric-sql/pglite"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { SqlClient } from "effect/sql"
+import { readFileSync } from "node:fs"
+import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
 import type { CompanyRole } from "../../src/companies/CompaniesRepo.ts"
 import { makeServer } from "../../src/http/Server.ts"
 import type { OrgRole } from "../../src/organizations/OrganizationsRepo.ts"
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
-import { type Backend, memoryStorage, pgliteInMemoryStorage, sqlStorage } from "../../src/storage/Database.ts"
+import { type Backend, memoryStorage, sqlStorage } from "../../src/storage/Database.ts"
 import type { MemoryStore } from "../../src/storage/MemoryStore.ts"
+import * as Pglite from "../../src/storage/PgliteClient.ts"
 
 export const adminKey = "test-admin-key"
 
@@ -55,6 +59,19 @@ export const postgresStorageAt = (url: string) =>
 
 export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
 
+/**
+ * PGlite in memory, started from the migrated data folder the global setup
+ * saved (test/support/pgliteTemplate.ts): one per test file, fresh and fast.
+ */
+export const pgliteStorage = sqlStorage(
+  Pglite.layerFrom(Effect.acquireRelease(
+    Effect.promise(() => PGlite.create({ loadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) })),
+    (db) => Effect.promise(() => db.close())
+  )),
+  "pglite",
+  true
+)
+
 /** What every storage backend provides: the repositories, `Storage` and the change feed. */
 export type StorageServices = Exclude<Layer.Success<typeof memoryStorage>, MemoryStore>
 
@@ -66,7 +83,7 @@ export interface TestBackend {
 /** The three storage backends every contract runs on; PostgreSQL only when `TEST_DATABASE_URL` is set. */
 export const backends: ReadonlyArray<TestBackend> = [
   { name: "memory", storage: memoryStorage },
-  { name: "pglite", storage: pgliteInMemoryStorage },
+  { name: "pglite", storage: pgliteStorage },
   ...(postgresUrl === undefined ? [] : [{ name: "postgres" as const, storage: postgresStorage }])
 ]
 
