@@ -1,6 +1,7 @@
 // `npm run bench`: requests/s and latency of representative endpoints of the
 // built service, on the embedded database and (when a PostgreSQL URL is set)
-// on PostgreSQL, next to a raw `node:http` baseline measured in the same run.
+// on PostgreSQL, next to a raw `node:http` baseline measured in the same run,
+// right before each backend's endpoints.
 // Every server and the load generator run in their own processes.
 // docs/benchmarks.md explains the settings and how to read the results.
 import { existsSync } from "node:fs"
@@ -79,6 +80,8 @@ interface Row {
   readonly load?: LoadResult
   /** Requests/s as a share of the baseline's. */
   readonly ratio?: number
+  /** The baseline's server CPU time per request as a share of this endpoint's. */
+  readonly cpuRatio?: number
   readonly targets: ReadonlyArray<Target>
 }
 
@@ -93,7 +96,7 @@ const judge = (backend: Backend, kind: Kind, load: LoadResult, ratio: number): A
 }
 
 /** Checks the endpoint answers 200, warms it up, then loads it. */
-const measure = async (backend: Row["backend"], endpoint: Endpoint, server: Server, baselineRps: number | undefined): Promise<Row> => {
+const measure = async (backend: Row["backend"], endpoint: Endpoint, server: Server, baseline?: LoadResult): Promise<Row> => {
   const url = `${server.baseUrl}${endpoint.path}`
   const row = { backend, endpoint: endpoint.label, kind: endpoint.kind }
   const probe = await request(url, { headers: endpoint.headers })
@@ -106,19 +109,22 @@ const measure = async (backend: Row["backend"], endpoint: Endpoint, server: Serv
   process.stderr.write(`${backend} ${endpoint.label}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured\n`)
   if (settings.warmupSeconds > 0) await runLoad({ ...load, durationSeconds: settings.warmupSeconds })
   const result = await runLoad({ ...load, durationSeconds: settings.durationSeconds })
-  if (baselineRps === undefined || backend === "node:http") return { ...row, load: result, ratio: 1, targets: [] }
-  const ratio = result.requestsPerSecond / baselineRps
-  return { ...row, load: result, ratio, targets: judge(backend, endpoint.kind, result, ratio) }
+  if (baseline === undefined || backend === "node:http") return { ...row, load: result, ratio: 1, cpuRatio: 1, targets: [] }
+  const ratio = result.requestsPerSecond / baseline.requestsPerSecond
+  const cpuRatio = baseline.serverCpuMicrosPerRequest === undefined || result.serverCpuMicrosPerRequest === undefined
+    ? undefined
+    : baseline.serverCpuMicrosPerRequest / result.serverCpuMicrosPerRequest
+  return { ...row, load: result, ratio, cpuRatio, targets: judge(backend, endpoint.kind, result, ratio) }
 }
 
 const tableOf = (rows: ReadonlyArray<Row>) =>
   formatTable(
-    ["backend", "endpoint", "req/s", "p50 ms", "p99 ms", "vs baseline", "server CPU", "CPU µs/req", "non-2xx", "errors", "targets"],
+    ["backend", "endpoint", "req/s", "p50 ms", "p99 ms", "vs baseline", "server CPU", "CPU µs/req", "CPU vs baseline", "non-2xx", "errors", "targets"],
     rows.map((row) => {
       const load = row.load
       const targets = row.targets.map((target) => `${target.label}: ${target.met ? "met" : "MISSED"}`).join("; ")
       if (load === undefined) {
-        return [row.backend, row.endpoint, ...Array(8).fill("-"), [row.skipped, targets].filter(Boolean).join("; ")]
+        return [row.backend, row.endpoint, ...Array(9).fill("-"), [row.skipped, targets].filter(Boolean).join("; ")]
       }
       return [
         row.backend,
@@ -129,6 +135,7 @@ const tableOf = (rows: ReadonlyArray<Row>) =>
         row.ratio === undefined ? "-" : `${fixed(100 * row.ratio)}%`,
         load.serverCpuPercent === undefined ? "-" : `${integer(load.serverCpuPercent)}%`,
         load.serverCpuMicrosPerRequest === undefined ? "-" : fixed(load.serverCpuMicrosPerRequest),
+        row.cpuRatio === undefined ? "-" : `${fixed(100 * row.cpuRatio)}%`,
         load.non2xx === 0 ? "0" : `${integer(load.non2xx)} (${fixed((100 * load.non2xx) / load.requests)}%)`,
         integer(load.errors + load.timeouts),
         targets
@@ -165,11 +172,8 @@ runScript(async () => {
   const wanted = (endpoint: Endpoint) => settings.endpoints === undefined || settings.endpoints.includes(endpoint.name)
   ensureBuilt()
 
-  const baseline = await startBaseline()
-  const baselineRow = await measure("node:http", baselineEndpoint, baseline, undefined)
-  await baseline.child.stop()
-  if (baselineRow.load === undefined) throw new Error(`the baseline server did not answer 200: ${baselineRow.skipped}`)
-  const rows: Array<Row> = [baselineRow]
+  const baselineServer = await startBaseline()
+  const rows: Array<Row> = []
 
   const backends: Array<Backend> = postgres === undefined ? ["pglite"] : ["pglite", "postgres"]
   const servers = []
@@ -182,11 +186,14 @@ runScript(async () => {
     const databaseUrl = backend === "postgres" && postgres !== undefined ? (await throwawayDatabase(postgres.url)).url : undefined
     const server = await startPlatform({ databaseUrl, nodeArgs })
     const tenant = await seedTenant(server, seededMembers)
+    // Measured right before the backend's endpoints, so that both see the machine alike.
+    const baseline = await measure("node:http", baselineEndpoint, baselineServer)
+    if (baseline.load === undefined) throw new Error(`the baseline server did not answer 200: ${baseline.skipped}`)
     const measured: Array<Row> = []
     for (const endpoint of endpointsOf(tenant).filter(wanted)) {
-      measured.push(await measure(backend, endpoint, server, baselineRow.load.requestsPerSecond))
+      measured.push(await measure(backend, endpoint, server, baseline.load))
     }
-    rows.push(...measured)
+    rows.push(baseline, ...measured)
     servers.push({
       backend,
       readyMs: server.readyMs,
