@@ -295,13 +295,14 @@ export const handleClaim = Effect.fn("TaskRunner.handleClaim")(function*(claim: 
   if (occurrence.scheduled && task.scheduleType === "heartbeat" && inputs.length === 0) {
     return yield* checkIn(claim, occurrence)
   }
+  const limit = task.dailyCreditLimit
+  if (limit === null) return yield* runPrompt(claim, occurrence, inputs, 0, 1)
   const spentToday = Option.match(yield* repo.dailyLog(task.id, occurrence.day), {
     onNone: () => 0,
     onSome: (log) => log.credits
   })
   const expectedCredits = Math.max(1, yield* repo.lastRunCredits(task.id))
-  const limit = task.dailyCreditLimit
-  if (limit !== null && spentToday + expectedCredits > limit) {
+  if (spentToday + expectedCredits > limit) {
     const resumes = startOfNextDay(occurrence.now, task.timezone).toISOString()
     return yield* stopForDay(
       claim,
