@@ -88,7 +88,10 @@ const runWorkers = (url: string, count: number) =>
 /** A new database on the server, migrated and seeded with `taskCount` one-time tasks due now. */
 const seededDatabase = (serverUrl: string, name: string) =>
   Effect.gen(function*() {
-    yield* Effect.scoped(Effect.provide(SqlClient.SqlClient.use((sql) => sql.unsafe(`CREATE DATABASE ${name}`)), postgres(serverUrl)))
+    yield* Effect.scoped(Effect.provide(
+      SqlClient.SqlClient.use((sql) => sql.unsafe(`CREATE DATABASE ${name}`)),
+      postgres(serverUrl)
+    ))
     const target = new URL(serverUrl)
     target.pathname = `/${name}`
     const url = target.toString()
@@ -151,7 +154,9 @@ const coordinator = Effect.gen(function*() {
     return yield* Effect.die(new Error("Set BENCH_DATABASE_URL, or run under scripts/with-postgres.sh"))
   }
   const concurrency = process.env.SCHEDULER_CONCURRENCY ?? "16 (default)"
-  yield* Console.log(`${taskCount} one-time tasks due now over ${organizations} organizations; SCHEDULER_CONCURRENCY ${concurrency}`)
+  yield* Console.log(
+    `${taskCount} one-time tasks due now over ${organizations} organizations; SCHEDULER_CONCURRENCY ${concurrency}`
+  )
   const rows: Array<string> = []
   let single = 0
   for (const processes of [1, 2]) {
