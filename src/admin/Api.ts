@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
 import { CreatedKey } from "../keys/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../platform/Errors.ts"
-import { CompanyRole, CompanyUser, Count, Email, FutureDate, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
+import { CompanyRole, CompanyUser, Count, Email, FutureDate, Int32Count, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
 
 /** Bearer `ADMIN_API_KEY`; without that setting every admin route answers 404. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("AdminAuth", {
@@ -52,8 +52,8 @@ export class AdminApi extends HttpApiGroup.make("admin").add(
       subscriptionType: Schema.optional(NonEmpty),
       creditLimit: Schema.optional(Count),
       dataCreditLimit: Schema.optional(Count),
-      seats: Schema.optional(Count),
-      companyLimit: Schema.optional(Count)
+      seats: Schema.optional(Int32Count),
+      companyLimit: Schema.optional(Int32Count)
     }),
     success: AdminOrganization.pipe(created),
     error: errors

@@ -5,7 +5,7 @@ import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { hashKey, kindOf } from "../keys/KeyFormat.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
-import { BadRequest, NotFound, RateLimited, Unauthorized } from "../platform/Errors.ts"
+import { BadRequest, InternalError, NotFound, RateLimited, Unauthorized } from "../platform/Errors.ts"
 import { ChangeFeed } from "../storage/ChangeFeed.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
 import { RateLimiter } from "./RateLimiter.ts"
@@ -18,7 +18,8 @@ import { RateLimiter } from "./RateLimiter.ts"
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
   "Authentication",
   {
-    error: [BadRequest, Unauthorized, NotFound, RateLimited],
+    // InternalError: any authenticated call may answer 500, and the typed client then decodes it by tag.
+    error: [BadRequest, Unauthorized, NotFound, RateLimited, InternalError],
     security: {
       apiKey: HttpApiSecurity.apiKey({ key: "X-API-Key", in: "header" }),
       bearer: HttpApiSecurity.bearer

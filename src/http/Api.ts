@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
+import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
@@ -28,6 +29,9 @@ export class Api extends HttpApi.make("platform")
   .add(HealthApi)
   .add(AdminApi)
   .add(MeApi)
+  .add(ModelsApi)
+  .add(ChatApi)
+  .add(AnthropicApi)
   .add(ApiKeysApi)
   .add(KeysApi)
   .add(CompanyUsersApi)

@@ -1,5 +1,5 @@
 import { ByteSize, Cause, Effect, Layer, Option, Result } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpMethod, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { statusMessages } from "../platform/Errors.ts"
@@ -36,6 +36,17 @@ export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): str
   return `Invalid ${location} field "${field}": ${expectation}`
 }
 
+/**
+ * The server error behind a failure: typed, or a defect when the HttpApi
+ * decoder could not read the body (too large, aborted) and died with it.
+ */
+const httpServerErrorOf = (cause: Cause.Cause<unknown>): HttpServerError.HttpServerError | undefined => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) return failure.value
+  const defect = Cause.findDefect(cause)
+  return Result.isSuccess(defect) && HttpServerError.isHttpServerError(defect.success) ? defect.success : undefined
+}
+
 const fromCause = (
   cause: Cause.Cause<unknown>,
   request: HttpServerRequest.HttpServerRequest,
@@ -50,9 +61,9 @@ const fromCause = (
       return Effect.succeed(errorBody(400, `Request body too large: ${defect.success.message}`))
     }
   }
-  const failure = Cause.findErrorOption(cause)
-  if (Option.isSome(failure) && HttpServerError.isHttpServerError(failure.value)) {
-    const reason = failure.value.reason
+  const serverError = httpServerErrorOf(cause)
+  if (serverError !== undefined) {
+    const reason = serverError.reason
     if (reason._tag === "RouteNotFound") {
       return Effect.succeed(errorBody(404, `No route for ${request.method} ${request.url.split("?")[0]}`))
     }
@@ -87,6 +98,34 @@ const processPrefix = `req_${randomBytes(6).toString("hex")}`
 let requestCounter = 0
 const nextRequestId = () => `${processPrefix}_${(requestCounter++).toString(36)}`
 
+const holdsNul = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.includes("\u0000")
+    : typeof value === "object" && value !== null
+    ? Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item))
+    : false
+
+/**
+ * PostgreSQL text cannot hold U+0000: a NUL in the URL or in a JSON body is
+ * refused up front, alike on every storage backend, instead of failing deep
+ * inside a query as a 500. The body is read once; the decoder reuses it.
+ */
+const carriesNul = (request: HttpServerRequest.HttpServerRequest) => {
+  if (/%00/i.test(request.url)) return Effect.succeed(true)
+  const contentType = request.headers["content-type"]
+  if (!HttpMethod.hasBody(request.method) || (contentType !== undefined && !contentType.includes("json"))) {
+    return Effect.succeed(false)
+  }
+  return Effect.map(request.text, (text) => {
+    if (!/\\u0000/i.test(text)) return false
+    try {
+      return holdsNul(JSON.parse(text))
+    } catch {
+      return false
+    }
+  })
+}
+
 export const ErrorResponsesLive = Layer.unwrap(Effect.gen(function*() {
   const maxBodySize = ByteSize.bytes((yield* AppConfig).maxBodyBytes)
   return HttpRouter.middleware((app) =>
@@ -94,7 +133,9 @@ export const ErrorResponsesLive = Layer.unwrap(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : nextRequestId()
-      const response = yield* app.pipe(
+      const guarded = Effect.flatMap(carriesNul(request), (nul) =>
+        nul ? Effect.succeed(errorBody(400, "Text must not contain NUL characters (U+0000)")) : app)
+      const response = yield* guarded.pipe(
         Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request, requestId)

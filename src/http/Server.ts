@@ -7,6 +7,7 @@ import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
@@ -19,12 +20,28 @@ import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
+import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
 import { ErrorResponsesLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([HealthLive, AdminLive.pipe(Layer.provide(AdminAuthLive)), MeLive, ApiKeysLive, KeysLive, CompanyUsersLive, CompaniesLive, OrganizationsLive, ProjectsLive, MemoriesLive, AgentsLive, EmployeesLive, ScheduledTasksLive]),
+  Layer.provide([
+    HealthLive,
+    AdminLive.pipe(Layer.provide(AdminAuthLive)),
+    MeLive,
+    ApiKeysLive,
+    KeysLive,
+    CompanyUsersLive,
+    CompaniesLive,
+    OrganizationsLive,
+    GatewayLive,
+    ProjectsLive,
+    MemoriesLive,
+    AgentsLive,
+    EmployeesLive,
+    ScheduledTasksLive
+  ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)
@@ -74,6 +91,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
+    Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage)
   )
 

@@ -114,3 +114,7 @@ export const resolveModel = (models: ReadonlyArray<CatalogModel>, model: string)
   }
   return models[0]
 }
+
+/** Why a model id cannot be served. */
+export const unknownModelMessage = (model: string) =>
+  `Unknown model "${model}": GET /api/v0/models lists the available models`

@@ -62,7 +62,7 @@ export interface LlmRequest {
   /** Alternative completions to generate (OpenAI's `n`); providers without support refuse more than one. */
   readonly n?: number | undefined
   /** OpenAI's `response_format`, passed through to OpenAI-compatible upstreams only. */
-  readonly responseFormat?: Record<string, unknown> | undefined
+  readonly responseFormat?: { readonly type: string; readonly [option: string]: unknown } | undefined
   readonly seed?: number | undefined
   readonly presencePenalty?: number | undefined
   readonly frequencyPenalty?: number | undefined
@@ -141,9 +141,14 @@ export class LlmError extends Data.TaggedError("LlmError")<{
 export class Llm extends Context.Service<Llm, {
   readonly generate: (request: LlmRequest) => Effect.Effect<LlmResponse, LlmError>
   readonly stream: (request: LlmRequest) => Stream.Stream<LlmStreamEvent, LlmError>
-  /** The catalog, for model listings. */
-  readonly models: ReadonlyArray<CatalogModel>
 }>()("llm/Llm") {}
+
+/** The platform's models, as the `Llm` service routes them (for listings and validation). */
+export class ModelCatalog extends Context.Service<ModelCatalog, {
+  readonly models: ReadonlyArray<CatalogModel>
+  /** The model serving a requested id (exact, else by tier name), if any. */
+  readonly resolve: (model: string) => CatalogModel | undefined
+}>()("llm/ModelCatalog") {}
 
 export type Tier = "highest" | "balanced" | "fastest"
 

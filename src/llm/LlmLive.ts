@@ -1,37 +1,58 @@
-import { Effect, Layer, Stream } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Option, Stream } from "effect"
+import { HttpClient } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { catalogFrom, resolveModel } from "./Catalog.ts"
-import { type CatalogModel, invalidRequest, Llm, type LlmRequest, type ProviderName } from "./Llm.ts"
+import { catalogFrom, resolveModel, unknownModelMessage } from "./Catalog.ts"
+import { type CatalogModel, invalidRequest, Llm, type LlmRequest, ModelCatalog, type ProviderName } from "./Llm.ts"
 import { LocalProvider } from "./local/LocalProvider.ts"
+import { makeAnthropicProvider } from "./anthropic/AnthropicProvider.ts"
+import { makeOpenAiProvider } from "./openai/OpenAiProvider.ts"
 import type { Provider } from "./Provider.ts"
 
 export class LlmConfigError extends Error {
   readonly _tag = "LlmConfigError"
 }
 
+/** The catalog the settings describe; an inconsistent one stops the start-up. */
+const ModelCatalogLive = Layer.effect(
+  ModelCatalog,
+  Effect.gen(function*() {
+    const catalog = catalogFrom(yield* AppConfig)
+    if ("error" in catalog) return yield* Effect.die(new LlmConfigError(catalog.error))
+    return { models: catalog.models, resolve: (model) => resolveModel(catalog.models, model) }
+  })
+)
+
 /**
  * The `Llm` service: routes each request through the catalog (exact id,
  * else tier by name) to the provider serving that model.
  */
-export const LlmLive = Layer.effect(
+const LlmRouting = Layer.effect(
   Llm,
   Effect.gen(function*() {
     const settings = yield* AppConfig
-    const catalog = catalogFrom(settings)
-    if ("error" in catalog) return yield* Effect.die(new LlmConfigError(catalog.error))
-    const providers: Partial<Record<ProviderName, Provider>> = { local: LocalProvider }
-    const unavailable = catalog.models.find((model) => providers[model.provider] === undefined)
-    if (unavailable !== undefined) {
-      return yield* Effect.die(new LlmConfigError(`Provider ${unavailable.provider} is not available yet`))
+    const catalog = yield* ModelCatalog
+    const client = yield* HttpClient.HttpClient
+    const upstream = { timeoutMs: settings.llmTimeoutMs, maxRetries: settings.llmMaxRetries }
+    const providers: Record<ProviderName, Provider> = {
+      local: LocalProvider,
+      openai: makeOpenAiProvider(client, {
+        ...upstream,
+        baseUrl: Option.getOrElse(settings.openaiBaseUrl, () => "https://api.openai.com/v1"),
+        apiKey: Option.getOrUndefined(settings.openaiApiKey)
+      }),
+      anthropic: makeAnthropicProvider(client, {
+        ...upstream,
+        baseUrl: Option.getOrElse(settings.anthropicBaseUrl, () => "https://api.anthropic.com"),
+        apiKey: Option.getOrUndefined(settings.anthropicApiKey)
+      })
     }
     const route = (request: LlmRequest): [Provider, CatalogModel] | undefined => {
-      const model = resolveModel(catalog.models, request.model)
-      return model === undefined ? undefined : [providers[model.provider]!, model]
+      const model = catalog.resolve(request.model)
+      return model === undefined ? undefined : [providers[model.provider], model]
     }
-    const unknownModel = (request: LlmRequest) =>
-      invalidRequest(`Unknown model "${request.model}": GET /api/v0/models lists the available models`)
+    const unknownModel = (request: LlmRequest) => invalidRequest(unknownModelMessage(request.model))
     return {
-      models: catalog.models,
       generate: (request) => {
         const routed = route(request)
         return routed === undefined ? Effect.fail(unknownModel(request)) : routed[0].generate(request, routed[1])
@@ -42,4 +63,7 @@ export const LlmLive = Layer.effect(
       }
     }
   })
-)
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/** `Llm` and `ModelCatalog`, from the settings. */
+export const LlmLive = LlmRouting.pipe(Layer.provideMerge(ModelCatalogLive))

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ContentPart, LlmRequest } from "./Llm.ts"
+import type { ContentPart, LlmRequest, TokenUsage } from "./Llm.ts"
 
 /**
  * Token counting with a real BPE tokenizer (`o200k_base`, bundled with
@@ -25,6 +25,8 @@ export interface TokenCounter {
   readonly text: (text: string) => number
   /** Every input token of a request: system prompt, messages and tool definitions. */
   readonly request: (request: LlmRequest) => number
+  /** Usage estimated for a provider that reported none: the request in, `generated` text out. */
+  readonly estimate: (request: LlmRequest, generated: string) => TokenUsage
 }
 
 const makeCounter = (encoder: Encoding): TokenCounter => {
@@ -41,19 +43,21 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
         return content.content.reduce((sum, inner) => sum + part(inner), 0)
     }
   }
+  const request = (input: LlmRequest) => {
+    let total = input.system === undefined ? 0 : text(input.system) + perMessage
+    for (const message of input.messages) {
+      total += perMessage
+      for (const content of message.content) total += part(content)
+    }
+    for (const tool of input.tools ?? []) {
+      total += text(tool.name) + text(tool.description ?? "") + text(JSON.stringify(tool.inputSchema))
+    }
+    return total
+  }
   return {
     text,
-    request: (request) => {
-      let total = request.system === undefined ? 0 : text(request.system) + perMessage
-      for (const message of request.messages) {
-        total += perMessage
-        for (const content of message.content) total += part(content)
-      }
-      for (const tool of request.tools ?? []) {
-        total += text(tool.name) + text(tool.description ?? "") + text(JSON.stringify(tool.inputSchema))
-      }
-      return total
-    }
+    request,
+    estimate: (input, generated) => ({ inputTokens: request(input), outputTokens: text(generated), cachedTokens: 0 })
   }
 }
 

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
-import { Count, IsoDate, OrganizationRole } from "../platform/Schemas.ts"
+import { Count, IsoDate, isStorableInstant, OrganizationRole } from "../platform/Schemas.ts"
 
 export const OrganizationEntry = Schema.Struct({
   id: Schema.String,
@@ -53,7 +53,8 @@ export const UsageEventResource = Schema.Struct({
 /** An ISO 8601 date-time (or date), inclusive bound of a usage window. */
 const Instant = Schema.String.check(
   Schema.makeFilter((value: string) =>
-    (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value))) ||
+    (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value)) &&
+      isStorableInstant(new Date(value))) ||
     "must be an ISO 8601 date-time"
   )
 )

@@ -17,11 +17,22 @@ export const Email = Schema.String.check(
 /** A non-negative integer count or amount. */
 export const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
+/** A count kept in a PostgreSQL `integer` column (seats, company limit). */
+export const Int32Count = Count.check(Schema.isLessThanOrEqualTo(2_147_483_647))
+
 /** An instant, as an ISO 8601 string on the wire. */
 export const IsoDate = Schema.Date
 
+/** Years 1 to 9999: what both PostgreSQL timestamps and plain ISO 8601 strings hold. */
+export const isStorableInstant = (date: Date): boolean => {
+  const year = date.getUTCFullYear()
+  return year >= 1 && year <= 9999
+}
+
 /** An instant the client sends, checked to be in the future where it is used. */
-export const FutureDate = Schema.Date
+export const FutureDate = Schema.Date.check(
+  Schema.makeFilter((date: Date) => isStorableInstant(date) || "must be between the years 1 and 9999")
+)
 
 export const OrganizationRole = Schema.Literals(["owner", "admin", "member"])
 

@@ -84,7 +84,8 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
       sql.and([
         sql`organization_id = ${organizationId}`,
         ...(filter.startDate ? [sql`created_at >= ${filter.startDate}`] : []),
-        ...(filter.endDate ? [sql`created_at <= ${filter.endDate}`] : []),
+        // Inclusive to the millisecond the API shows: stored times carry microseconds.
+        ...(filter.endDate ? [sql`created_at < ${new Date(filter.endDate.getTime() + 1)}`] : []),
         ...(filter.userId ? [sql`user_id = ${filter.userId}`] : []),
         ...(filter.featureKey ? [sql`feature = ${filter.featureKey}`] : [])
       ])

@@ -1,7 +1,12 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
-import { Llm, prompt, textOf } from "../../src/llm/Llm.ts"
+import OpenAI from "openai"
+import * as Admin from "../../src/admin/Admin.ts"
+import { Llm, ModelCatalog, prompt, textOf } from "../../src/llm/Llm.ts"
 import { LlmLive } from "../../src/llm/LlmLive.ts"
+import { memoryStorage } from "../../src/storage/Database.ts"
+import { UsageRepo } from "../../src/usage/UsageRepo.ts"
+import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { testConfig } from "../support/TestServer.ts"
 
 const weather = {
@@ -14,7 +19,8 @@ it.layer(LlmLive.pipe(Layer.provide(testConfig())))("the local provider, without
   it.effect("serves one model per tier and routes client model names by tier", () =>
     Effect.gen(function*() {
       const llm = yield* Llm
-      expect(llm.models.map((model) => [model.id, model.tier])).toEqual([
+      const { models } = yield* ModelCatalog
+      expect(models.map((model) => [model.id, model.tier])).toEqual([
         ["local-highest", "highest"],
         ["local-balanced", "balanced"],
         ["local-fastest", "fastest"]
@@ -91,5 +97,60 @@ it.layer(LlmLive.pipe(Layer.provide(testConfig())))("the local provider, without
       const llm = yield* Llm
       const error = yield* Effect.flip(llm.generate({ ...prompt("local-balanced", "Hi"), n: 2 }))
       expect(error.kind).toBe("invalid_request")
+    }))
+})
+
+const clients = sdkClients("local")
+
+it.layer(loopbackServer(memoryStorage), { excludeTestServices: true })("the local provider end to end, no upstream configured", (it) => {
+  it.effect("serves the built-in catalog to both SDKs, streaming and not, billed", () =>
+    Effect.gen(function*() {
+      const { openai, anthropic, tenant } = yield* clients
+      const models = yield* Effect.promise(() => openai.models.list())
+      expect(models.data.map((model) => model.id)).toEqual(["local-highest", "local-balanced", "local-fastest"])
+      const completion = yield* Effect.promise(() =>
+        openai.chat.completions.create({ model: "claude-3-5-haiku-latest", messages: [{ role: "user", content: "Hello" }] })
+      )
+      expect(completion.model).toBe("local-fastest")
+      expect(completion.choices[0].message.content).toContain("Hello")
+      const stream = anthropic.messages.stream({
+        model: "claude-sonnet-4-5",
+        max_tokens: 200,
+        tools: [{ name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+        messages: [{ role: "user", content: "Call get_weather for Oslo" }]
+      })
+      const message = yield* Effect.promise(() => stream.finalMessage())
+      expect(message.model).toBe("local-balanced")
+      expect(message.stop_reason).toBe("tool_use")
+      expect(message.content[0]).toMatchObject({ type: "tool_use", name: "get_weather", input: { city: "Call get_weather for Oslo" } })
+      const usage = yield* UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
+      expect(usage.events.map((event) => event.model).sort()).toEqual(["local-balanced", "local-fastest"])
+      expect(usage.events.every((event) => event.inputTokens > 0 && event.outputTokens > 0)).toBe(true)
+    }))
+
+  it.effect("answers 400 for n > 1, which the local provider cannot do", () =>
+    Effect.gen(function*() {
+      const { openai } = yield* clients
+      const error = yield* Effect.flip(Effect.tryPromise({
+        try: () => openai.chat.completions.create({ model: "local-balanced", n: 2, messages: [{ role: "user", content: "Hi" }] }),
+        catch: (error) => error
+      }))
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError)
+      expect(String(error)).toContain("n must be 1")
+    }))
+
+  it.effect("refuses a viewer, who may not use chat", () =>
+    Effect.gen(function*() {
+      const { tenant } = yield* clients
+      const viewer = yield* Admin.createUser({ email: `viewer-${tenant.companyId}@example.com` })
+      yield* Admin.addCompanyUser(tenant.companyId, { userId: viewer.id, role: "viewer" })
+      const key = yield* Admin.createPersonalKey(viewer.id, { name: "viewer" })
+      const base = yield* serverUrl
+      const openai = new OpenAI({ apiKey: key.key, baseURL: `${base}/api/v0`, maxRetries: 0, defaultHeaders: { "X-Company-ID": tenant.companyId } })
+      const error = yield* Effect.flip(Effect.tryPromise({
+        try: () => openai.chat.completions.create({ model: "local-balanced", messages: [{ role: "user", content: "Hi" }] }),
+        catch: (error) => error
+      }))
+      expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError)
     }))
 })

@@ -27,7 +27,6 @@ export const scriptedLlm = (script: Script = {}) =>
   Layer.effectContext(Effect.gen(function*() {
     const requests = yield* Ref.make<ReadonlyArray<LlmRequest>>([])
     const llm = Llm.of({
-      models: [{ id: "scripted", provider: "local", upstream: "scripted", tier: "balanced" }],
       generate: (request) =>
         Effect.gen(function*() {
           const call = (yield* Ref.getAndUpdate(requests, (all) => [...all, request])).length

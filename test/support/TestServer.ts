@@ -1,12 +1,20 @@
+import { PGlite } from "@electric-sql/pglite"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { SqlClient } from "effect/sql"
+import { readFileSync } from "node:fs"
+import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
+import type { CompanyRole } from "../../src/companies/CompaniesRepo.ts"
 import { makeServer } from "../../src/http/Server.ts"
+import type { OrgRole } from "../../src/organizations/OrganizationsRepo.ts"
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
-import { memoryStorage, pgliteInMemoryStorage, sqlStorage } from "../../src/storage/Database.ts"
+import { type Backend, memoryStorage, sqlStorage } from "../../src/storage/Database.ts"
+import type { MemoryStore } from "../../src/storage/MemoryStore.ts"
+import * as Pglite from "../../src/storage/PgliteClient.ts"
 
 export const adminKey = "test-admin-key"
 
@@ -19,13 +27,15 @@ export const testSettings: Partial<AppSettings> = {
 
 export const testConfig = (overrides: Partial<AppSettings> = {}) => AppConfig.layerWith({ ...testSettings, ...overrides })
 
-/**
- * A throwaway database on the PostgreSQL server of `TEST_DATABASE_URL`, created
- * for one test file and dropped after it, so files never see each other's rows.
- */
+/** The PostgreSQL server the suites also run on, when set (`scripts/with-postgres.sh` sets it). */
 export const postgresUrl = process.env.TEST_DATABASE_URL
 
-export const postgresClient = Layer.unwrap(Effect.gen(function*() {
+/**
+ * A throwaway database on the PostgreSQL server of `TEST_DATABASE_URL`, created
+ * for the scope (one test file) and dropped after it, so files never see each
+ * other's rows. Answers its URL.
+ */
+export const createPostgresDatabase = Effect.gen(function*() {
   const url = postgresUrl
   if (url === undefined) return yield* Effect.die(new Error("TEST_DATABASE_URL is not set"))
   const name = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
@@ -40,17 +50,42 @@ export const postgresClient = Layer.unwrap(Effect.gen(function*() {
   ).pipe(Effect.orDie)
   const target = new URL(url)
   target.pathname = `/${name}`
-  return PgClient.layer({ url: Redacted.make(target.toString()) })
-}))
+  return target.toString()
+})
 
-export const postgresStorage = sqlStorage(postgresClient, "postgres", false)
+/** Storage over an existing PostgreSQL database: several of these model several server processes. */
+export const postgresStorageAt = (url: string) =>
+  sqlStorage(PgClient.layer({ url: Redacted.make(url) }), "postgres", false)
+
+export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
+
+/**
+ * PGlite in memory, started from the migrated data folder the global setup
+ * saved (test/support/pgliteTemplate.ts): one per test file, fresh and fast.
+ */
+export const pgliteStorage = sqlStorage(
+  Pglite.layerFrom(Effect.acquireRelease(
+    Effect.promise(() => PGlite.create({ loadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) })),
+    (db) => Effect.promise(() => db.close())
+  )),
+  "pglite",
+  true
+)
+
+/** What every storage backend provides: the repositories, `Storage` and the change feed. */
+export type StorageServices = Exclude<Layer.Success<typeof memoryStorage>, MemoryStore>
+
+export interface TestBackend {
+  readonly name: Backend
+  readonly storage: Layer.Layer<StorageServices, unknown>
+}
 
 /** The three storage backends every contract runs on; PostgreSQL only when `TEST_DATABASE_URL` is set. */
-export const backends = [
+export const backends: ReadonlyArray<TestBackend> = [
   { name: "memory", storage: memoryStorage },
-  { name: "pglite", storage: pgliteInMemoryStorage },
-  ...(postgresUrl === undefined ? [] : [{ name: "postgres", storage: postgresStorage }])
-] as const
+  { name: "pglite", storage: pgliteStorage },
+  ...(postgresUrl === undefined ? [] : [{ name: "postgres" as const, storage: postgresStorage }])
+]
 
 if (postgresUrl === undefined) {
   process.stderr.write("notice: TEST_DATABASE_URL is unset: PostgreSQL runs of the suites are skipped\n")
@@ -65,9 +100,34 @@ export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<
     Layer.provideMerge(testConfig(overrides))
   )
 
-/** The exported typed client, against the test server, without retry delays. */
-export const client = (options: Omit<ClientOptions, "baseUrl"> = {}) =>
-  makeClient({ baseUrl: "", retries: 0, ...options })
+export interface TestClientOptions extends Omit<ClientOptions, "baseUrl"> {
+  /** How the key travels: `X-API-Key` (what the exported client sends) or `Authorization: Bearer`. */
+  readonly scheme?: "x-api-key" | "bearer"
+  /** Sent as the `companyId` query parameter on every request. */
+  readonly companyIdQuery?: string
+}
+
+/**
+ * The exported typed client, against the test server, without retry delays.
+ * `scheme` and `companyIdQuery` send the credential the other ways the API
+ * accepts, on the client's own requests.
+ */
+export const client = (options: TestClientOptions = {}) => {
+  const { scheme = "x-api-key", companyIdQuery, ...clientOptions } = options
+  const bearer = scheme === "bearer" ? options.apiKey : undefined
+  return Effect.flatMap(HttpClient.HttpClient, (http) =>
+    makeClient({ baseUrl: "", retries: 0, ...clientOptions, apiKey: bearer === undefined ? options.apiKey : undefined }).pipe(
+      Effect.provideService(
+        HttpClient.HttpClient,
+        HttpClient.mapRequest(http, (request) => {
+          const authorized = bearer === undefined ? request : HttpClientRequest.bearerToken(request, bearer)
+          return companyIdQuery === undefined
+            ? authorized
+            : HttpClientRequest.appendUrlParam(authorized, "companyId", companyIdQuery)
+        })
+      )
+    ))
+}
 
 let tenantCounter = 0
 
@@ -78,3 +138,54 @@ export const seedTenant = (name = "tenant") =>
     company: `${name} company`,
     email: `${name}-${process.pid}-${Date.now()}-${tenantCounter++}@example.com`
   }).pipe(Effect.orDie)
+
+/** What an organization created with a name only starts with. */
+export const organizationDefaults = {
+  subscriptionType: "free",
+  status: "active",
+  creditLimit: 0,
+  creditUsage: 0,
+  dataCreditLimit: 0,
+  dataCreditUsage: 0,
+  seats: 1,
+  companyLimit: 1
+} as const
+
+export type Tenant = Effect.Success<ReturnType<typeof seedTenant>>
+
+/**
+ * Another person for a tenant, with a personal access key: a company user of
+ * its company when `companyRole` is given, an organization member when
+ * `organizationRole` is.
+ */
+export const addPerson = (
+  tenant: Tenant,
+  options: { readonly companyRole?: CompanyRole; readonly organizationRole?: OrgRole; readonly displayName?: string } = {}
+) =>
+  Effect.gen(function*() {
+    const user = yield* Admin.createUser({
+      email: `person-${process.pid}-${Date.now()}-${tenantCounter++}@example.com`,
+      displayName: options.displayName
+    })
+    if (options.companyRole !== undefined) {
+      yield* Admin.addCompanyUser(tenant.companyId, { userId: user.id, role: options.companyRole })
+    }
+    if (options.organizationRole !== undefined) {
+      yield* Admin.addMember(tenant.organizationId, user.id, options.organizationRole)
+    }
+    const key = yield* Admin.createPersonalKey(user.id, { name: "test" })
+    return { userId: user.id, email: user.email, personalAccessKey: key.key }
+  }).pipe(Effect.orDie)
+
+/**
+ * Two complete servers over one PostgreSQL database, as two processes of a
+ * scaled-out deployment would be: answers each one's services (its typed
+ * client's HttpClient, its repositories) for `Effect.provideContext`.
+ */
+export const serversSharingPostgres = (overrides: Partial<AppSettings> = {}) =>
+  Effect.gen(function*() {
+    const url = yield* createPostgresDatabase
+    const first = yield* Layer.build(testServer(postgresStorageAt(url), overrides))
+    const second = yield* Layer.build(testServer(postgresStorageAt(url), overrides))
+    return [first, second] as const
+  })

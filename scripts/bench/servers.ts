@@ -1,0 +1,142 @@
+// The processes a benchmark measures: the built Platform API and a raw
+// `node:http` baseline, each in its own process, plus what /proc says about them.
+import { spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Child, freePort, makeTempDir, request, spawnChild, waitUntilReady } from "./children.ts"
+
+export const root = fileURLToPath(new URL("../..", import.meta.url))
+const builtMain = join(root, "dist", "main.js")
+
+const newestChange = (path: string): number => {
+  const stat = statSync(path)
+  return stat.isDirectory()
+    ? Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))))
+    : stat.mtimeMs
+}
+
+/** Runs `npm run build`'s compiler when `dist/main.js` is missing or older than a source or tsconfig. */
+export const ensureBuilt = () => {
+  const sources = Math.max(newestChange(join(root, "src")), ...["tsconfig.json", "tsconfig.build.json"].map((file) => newestChange(join(root, file))))
+  if (existsSync(builtMain) && statSync(builtMain).mtimeMs >= sources) return
+  console.error("building dist/ (tsc -p tsconfig.build.json)")
+  const build = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: root,
+    encoding: "utf8"
+  })
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`)
+}
+
+export interface Server {
+  readonly child: Child
+  readonly baseUrl: string
+  /** Milliseconds from spawn until the readiness URL answered 200. */
+  readonly readyMs: number
+  /** Readiness probes the server accepted but never answered. */
+  readonly unansweredProbes: number
+}
+
+export interface PlatformServer extends Server {
+  readonly adminKey: string
+}
+
+export interface PlatformOptions {
+  /** PostgreSQL; without it the embedded database in `dataDir` (a fresh temporary folder if not given). */
+  readonly databaseUrl?: string
+  readonly dataDir?: string
+  /** Node options placed before `dist/main.js`, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: ReadonlyArray<string>
+}
+
+/** `node dist/main.js` on a free port, with the admin API on and rate limiting out of the way. */
+export const startPlatform = async (options: PlatformOptions = {}): Promise<PlatformServer> => {
+  const port = await freePort()
+  const adminKey = randomBytes(32).toString("hex")
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATA_DIR: options.dataDir ?? makeTempDir("platform-bench-data-"),
+    BOOTSTRAP: "on",
+    ADMIN_API_KEY: adminKey,
+    RATE_LIMIT_PER_MINUTE: String(1_000_000_000),
+    LOG_LEVEL: "Warn"
+  }
+  delete env.DATABASE_URL
+  if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
+  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), builtMain], { env, cwd: root })
+  const baseUrl = `http://127.0.0.1:${port}`
+  return { child, baseUrl, adminKey, ...(await waitUntilReady(child, `${baseUrl}/health`)) }
+}
+
+/** The raw `node:http` server answering a small JSON document on every path. */
+export const startBaseline = async (): Promise<Server> => {
+  const port = await freePort()
+  const child = spawnChild(process.execPath, [join(root, "scripts/bench/baseline-server.ts")], {
+    env: { ...process.env, PORT: String(port) }
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  return { child, baseUrl, ...(await waitUntilReady(child, `${baseUrl}/`)) }
+}
+
+export interface Tenant {
+  readonly organizationId: string
+  readonly companyId: string
+  readonly userId: string
+  readonly apiKey: string
+  readonly personalAccessKey: string
+}
+
+const adminCall = async (server: PlatformServer, path: string, body: unknown) => {
+  const answer = await request(`${server.baseUrl}/api/v0/admin${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.adminKey}` },
+    body
+  })
+  if (answer.status !== 201) throw new Error(`POST /api/v0/admin${path} answered ${answer.status}: ${answer.body}`)
+  return JSON.parse(answer.body) as Record<string, unknown>
+}
+
+/**
+ * A tenant through the admin API (the same call on both backends): an
+ * organization, a company, its owner with both key kinds, and `extraUsers`
+ * more members so that list endpoints return a full page.
+ */
+export const seedTenant = async (server: PlatformServer, extraUsers: number): Promise<Tenant> => {
+  const tag = randomBytes(4).toString("hex")
+  const tenant = await adminCall(server, "/bootstrap", {
+    organization: `Benchmark organization ${tag}`,
+    company: `Benchmark company ${tag}`,
+    email: `owner-${tag}@bench.example`
+  }) as unknown as Tenant
+  for (let index = 0; index < extraUsers; index++) {
+    const user = await adminCall(server, "/users", { email: `member-${index}-${tag}@bench.example`, displayName: `Member ${index}` })
+    await adminCall(server, `/companies/${tenant.companyId}/users`, { userId: user.id, role: "member" })
+  }
+  return tenant
+}
+
+/** Peak (VmHWM) and current (VmRSS) resident memory in MiB; undefined where /proc is not available. */
+export const memoryOf = (pid: number) => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const mebibytes = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1]) / 1024
+    return { peakRssMb: mebibytes("VmHWM"), rssMb: mebibytes("VmRSS") }
+  } catch {
+    return undefined
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far; undefined where /proc is not available. */
+export const cpuSecondsOf = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // After "pid (name) ", utime and stime are the 12th and 13th fields, in clock ticks (100 a second on Linux).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}

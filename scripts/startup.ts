@@ -1,0 +1,121 @@
+// `npm run bench:startup`: how long the built server (`node dist/main.js`)
+// takes from spawn until `/health` answers 200, and its resident memory then,
+// on an empty and on an existing embedded data folder (and on PostgreSQL when
+// a URL is set), next to a raw `node:http` server. See docs/benchmarks.md.
+import { cpus, loadavg } from "node:os"
+import { makeTempDir, runScript } from "./bench/children.ts"
+import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
+import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { ensureBuilt, memoryOf, type PlatformOptions, type Server, startBaseline, startPlatform } from "./bench/servers.ts"
+
+const runs = numberFromEnv("STARTUP_RUNS", 3)
+
+interface Start {
+  readonly readyMs: number
+  readonly peakRssMb: number | undefined
+  readonly rssMb: number | undefined
+  readonly unansweredProbes: number
+}
+
+interface Scenario {
+  readonly name: string
+  /** Prepares what one measured start needs (outside the measured time) and answers how to start. */
+  readonly prepare: () => Promise<() => Promise<Server>>
+}
+
+const measureStart = async (start: () => Promise<Server>): Promise<Start> => {
+  const server = await start()
+  const memory = memoryOf(server.child.pid)
+  await server.child.stop()
+  return { readyMs: server.readyMs, peakRssMb: memory?.peakRssMb, rssMb: memory?.rssMb, unansweredProbes: server.unansweredProbes }
+}
+
+/** A folder the server has already initialised, migrated and bootstrapped once. */
+const initialisedDataDir = async () => {
+  const dataDir = makeTempDir("platform-startup-data-")
+  await measureStart(() => startPlatform({ dataDir }))
+  return dataDir
+}
+
+/** A database the server has already migrated once. */
+const migratedDatabase = async (postgresUrl: string) => {
+  const { url } = await throwawayDatabase(postgresUrl)
+  await measureStart(() => startPlatform({ databaseUrl: url }))
+  return url
+}
+
+/** Runs `make` on first use only, so that no preparation overlaps a measured start. */
+const once = <A>(make: () => Promise<A>) => {
+  let made: Promise<A> | undefined
+  return () => (made ??= make())
+}
+
+const scenarios = (postgresUrl: string | undefined): ReadonlyArray<Scenario> => {
+  const platform = (options: PlatformOptions) => () => startPlatform(options)
+  const existingDir = once(initialisedDataDir)
+  const pglite: ReadonlyArray<Scenario> = [
+    { name: "raw node:http (reference)", prepare: async () => startBaseline },
+    { name: "pglite, empty data folder", prepare: async () => platform({ dataDir: makeTempDir("platform-startup-data-") }) },
+    { name: "pglite, existing data folder", prepare: async () => platform({ dataDir: await existingDir() }) }
+  ]
+  if (postgresUrl === undefined) return pglite
+  const migrated = once(() => migratedDatabase(postgresUrl))
+  return [
+    ...pglite,
+    { name: "postgres, empty database", prepare: async () => platform({ databaseUrl: (await throwawayDatabase(postgresUrl)).url }) },
+    { name: "postgres, migrated database", prepare: async () => platform({ databaseUrl: await migrated() }) }
+  ]
+}
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+const summary = (values: ReadonlyArray<number | undefined>) => {
+  const known = values.filter((value): value is number => value !== undefined)
+  return known.length === 0 ? undefined : { median: median(known), min: Math.min(...known), max: Math.max(...known) }
+}
+
+runScript(async () => {
+  const startedAt = new Date()
+  const loadBefore = loadavg()[0]
+  const postgres = postgresFromEnv()
+  ensureBuilt()
+  const results = []
+  for (const scenario of scenarios(postgres?.url)) {
+    const starts: Array<Start> = []
+    for (let run = 0; run < runs; run++) {
+      starts.push(await measureStart(await scenario.prepare()))
+      process.stderr.write(`${scenario.name}: ready in ${integer(starts[run].readyMs)} ms\n`)
+    }
+    results.push({ scenario: scenario.name, starts })
+  }
+
+  console.log(`\nStart-up of the built server (node dist/main.js), ${runs} start(s) each; Node ${process.version}, ` +
+    `${cpus().length} CPUs, load average before: ${fixed(loadBefore, 2)}`)
+  console.log(postgres === undefined
+    ? "PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)"
+    : `PostgreSQL: throwaway databases on the server of ${postgres.source}`)
+  const range = (stats: ReturnType<typeof summary>) => (stats === undefined ? "-" : `${integer(stats.min)}–${integer(stats.max)}`)
+  console.log(formatTable(
+    ["scenario", "ready ms (median)", "ready ms (range)", "peak RSS MiB", "RSS MiB", "unanswered probes"],
+    results.map(({ scenario, starts }) => {
+      const ready = summary(starts.map((start) => start.readyMs))
+      const peak = summary(starts.map((start) => start.peakRssMb))
+      const rss = summary(starts.map((start) => start.rssMb))
+      return [
+        scenario,
+        ready === undefined ? "-" : integer(ready.median),
+        range(ready),
+        peak === undefined ? "-" : integer(peak.median),
+        rss === undefined ? "-" : integer(rss.median),
+        String(starts.reduce((total, start) => total + start.unansweredProbes, 0))
+      ]
+    })
+  ))
+  console.log("ready: from spawn until /health (or / for the reference) answered 200; peak RSS: VmHWM at that moment; " +
+    "unanswered probes: start-up requests the server accepted but never answered")
+  console.log(`results: ${writeResults("startup", startedAt, { startedAt: startedAt.toISOString(), node: process.version, runs, loadAverageBefore: loadBefore, postgresSource: postgres?.source ?? null, results })}`)
+})

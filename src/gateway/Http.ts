@@ -1,0 +1,80 @@
+import { Effect, Layer, Result } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { authorize } from "../auth/Policy.ts"
+import { Api } from "../http/Api.ts"
+import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
+import { type LlmRequest, ModelCatalog } from "../llm/Llm.ts"
+import { fromChatRequest, toChatCompletion } from "../llm/openai/Translate.ts"
+import { tokenCounter } from "../llm/Tokenizer.ts"
+import { newId } from "../platform/Ids.ts"
+import { BadRequest } from "../platform/Errors.ts"
+import * as Gateway from "./Gateway.ts"
+import { chatCompletionEvents, messageEvents } from "./Sse.ts"
+
+const chat = authorize("chat:use")
+
+/** A translated request, or 400 naming what it cannot mean. */
+const canonical = (translated: Result.Result<LlmRequest, string>) =>
+  Result.match(translated, {
+    onSuccess: Effect.succeed,
+    onFailure: (error) => Effect.fail(new BadRequest({ error: `Invalid request body: ${error}` }))
+  })
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+export const ModelsLive = HttpApiBuilder.group(Api, "models", (handlers) =>
+  Effect.gen(function*() {
+    const { models } = yield* ModelCatalog
+    const created = nowSeconds()
+    const list = {
+      object: "list" as const,
+      data: models.map((model) => ({ id: model.id, object: "model" as const, created, owned_by: model.provider }))
+    }
+    return handlers.handle("list", () => chat(Effect.succeed(list)))
+  }))
+
+export const ChatLive = HttpApiBuilder.group(Api, "chat", (handlers) =>
+  handlers.handle("createCompletion", ({ payload }) =>
+    chat(Effect.gen(function*() {
+      const request = yield* canonical(fromChatRequest(payload))
+      const created = nowSeconds()
+      if (payload.stream === true) {
+        const events = yield* Gateway.openStream(request)
+        return chatCompletionEvents(events, {
+          id: newId("chatcmpl"),
+          created,
+          choices: request.n ?? 1,
+          includeUsage: payload.stream_options?.include_usage === true
+        })
+      }
+      return toChatCompletion(yield* Gateway.complete(request), created)
+    }))))
+
+export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =>
+  Effect.gen(function*() {
+    const { models } = yield* ModelCatalog
+    const createdAt = new Date().toISOString()
+    const list = {
+      data: models.map((model) => ({ type: "model" as const, id: model.id, display_name: model.id, created_at: createdAt })),
+      has_more: false,
+      first_id: models[0]?.id ?? null,
+      last_id: models.at(-1)?.id ?? null
+    }
+    return handlers
+      .handle("createMessage", ({ payload }) =>
+        chat(Effect.gen(function*() {
+          const request = yield* canonical(fromMessagesRequest(payload))
+          if (payload.stream === true) return messageEvents(yield* Gateway.openStream(request), newId("msg"))
+          return toMessage(yield* Gateway.complete(request))
+        })))
+      .handle("countTokens", ({ payload }) =>
+        chat(Effect.gen(function*() {
+          const request = yield* canonical(fromMessagesRequest(payload))
+          yield* Gateway.requireKnownModel(request.model)
+          const counter = yield* tokenCounter
+          return { input_tokens: counter.request(request) }
+        })))
+      .handle("listModels", () => chat(Effect.succeed(list)))
+  }))
+
+export const GatewayLive = Layer.mergeAll(ModelsLive, ChatLive, AnthropicLive)

@@ -1,0 +1,87 @@
+import { Effect, Redacted, Result, Schema, Stream } from "effect"
+import type { HttpClient } from "effect/http"
+import { type CatalogModel, type LlmRequest, LlmError } from "../Llm.ts"
+import type { Provider } from "../Provider.ts"
+import { tokenCounter } from "../Tokenizer.ts"
+import { postJson, readJson, sseEvents, type UpstreamOptions } from "../Upstream.ts"
+import { chunkDecoder, fromChatCompletion, toChatRequest } from "./Translate.ts"
+import * as Wire from "./Wire.ts"
+
+/**
+ * The `openai` provider: any OpenAI-compatible chat-completions server
+ * (OpenAI, Ollama, vLLM, llama.cpp) at `OPENAI_BASE_URL` (default
+ * `https://api.openai.com/v1`), with `OPENAI_API_KEY` as bearer token when set.
+ */
+
+export interface OpenAiSettings extends UpstreamOptions {
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted | undefined
+}
+
+const name = "OpenAI-compatible upstream"
+
+const unexpected = (what: string) => (error: Schema.SchemaError) =>
+  new LlmError({ kind: "upstream", message: `${name} sent an unexpected ${what}: ${error.message.split("\n")[0]}` })
+
+const decodeCompletion = Schema.decodeUnknownEffect(Wire.ChatCompletion)
+const decodeChunk = Schema.decodeUnknownResult(Wire.ChatCompletionChunk)
+
+/** A `data:` payload of an upstream stream: a chunk, or the error the upstream reported mid-stream. */
+const chunkOf = (data: string): Result.Result<Wire.ChatCompletionChunk, LlmError> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(data)
+  } catch {
+    return Result.fail(new LlmError({ kind: "upstream", message: `${name} sent a chunk that is not JSON` }))
+  }
+  const error = (parsed as { error?: { message?: unknown } | string } | null)?.error
+  if (error !== undefined) {
+    const message = typeof error === "string" ? error : String(error?.message ?? "unknown error")
+    return Result.fail(new LlmError({ kind: "upstream", message: `${name} failed mid-stream: ${message}` }))
+  }
+  return Result.mapError(decodeChunk(parsed), unexpected("chunk"))
+}
+
+export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: OpenAiSettings): Provider => {
+  const url = `${settings.baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const headers: Record<string, string> = settings.apiKey === undefined
+    ? {}
+    : { authorization: `Bearer ${Redacted.value(settings.apiKey)}` }
+  const post = <A>(request: LlmRequest, model: CatalogModel, stream: boolean, read: Parameters<typeof postJson<A>>[1]["read"]) =>
+    postJson(client, {
+      ...settings,
+      provider: name,
+      url,
+      headers,
+      body: toChatRequest(request, model.upstream, stream),
+      read
+    })
+
+  return {
+    generate: (request, model) =>
+      Effect.gen(function*() {
+        const json = yield* post(request, model, false, readJson(name))
+        const wire = yield* Effect.mapError(decodeCompletion(json), unexpected("completion"))
+        const response = fromChatCompletion(wire, model.id)
+        if (wire.usage) return response
+        const counter = yield* tokenCounter
+        const generated = response.content.map((part) => (part.type === "text" ? part.text : JSON.stringify(part))).join("")
+        return { ...response, usage: counter.estimate(request, generated) }
+      }),
+    stream: (request, model) =>
+      Stream.unwrap(Effect.map(post(request, model, true, Effect.succeed), (response) => {
+        const decoder = chunkDecoder()
+        const events = sseEvents(name, response, settings.timeoutMs).pipe(
+          Stream.takeWhile((event) => event.data !== "[DONE]"),
+          Stream.mapEffect((event) => Effect.fromResult(chunkOf(event.data))),
+          Stream.map(decoder.decode),
+          Stream.flattenIterable
+        )
+        const finish = Effect.map(tokenCounter, (counter) => decoder.finish((generated) => counter.estimate(request, generated)))
+        return Stream.make({ type: "start" as const, model: model.id }).pipe(
+          Stream.concat(events),
+          Stream.concat(Stream.fromEffect(finish))
+        )
+      }))
+  }
+}

@@ -1,0 +1,223 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { HttpClientRequest } from "effect/http"
+import { vi } from "vitest"
+import * as Admin from "../../src/admin/Admin.ts"
+import { generateKey } from "../../src/keys/KeyFormat.ts"
+import { KeysRepo } from "../../src/keys/KeysRepo.ts"
+import { failsWith } from "../support/Assertions.ts"
+import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
+import { addPerson, backends, client, seedTenant, testServer } from "../support/TestServer.ts"
+
+/** The same key with its checksum broken: well formed, but mistyped. */
+const withBadChecksum = (key: string) => key.slice(0, -1) + (key.endsWith("A") ? "B" : "A")
+
+/** A personal access key stored with an expiry in the past. */
+const expiredPersonalKey = (userId: string) =>
+  Effect.gen(function*() {
+    const generated = generateKey("personal")
+    yield* KeysRepo.use((keys) =>
+      keys.createPersonalKey({
+        userId,
+        name: "expired",
+        keyHash: generated.hash,
+        masked: generated.masked,
+        expiresAt: new Date(Date.now() - 60_000)
+      })
+    )
+    return generated.plaintext
+  })
+
+/** Runs `effect` with the wall clock (Date) moved `ms` ahead, then puts it back. */
+const later = <A, E, R>(ms: number, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => vi.setSystemTime(Date.now() + ms)),
+    () => effect,
+    () => Effect.sync(() => vi.useRealTimers())
+  )
+
+describe.each(backends)("authentication and tenancy on $name", ({ storage }) => {
+  it.layer(testServer(storage))((it) => {
+    it.effect("a company key works in X-API-Key and in Authorization: Bearer", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        for (const scheme of ["x-api-key", "bearer"] as const) {
+          const api = yield* client({ apiKey: tenant.apiKey, scheme })
+          expect(yield* api.me.get()).toMatchObject({ keyKind: "company", companyId: tenant.companyId, userId: null })
+        }
+      }))
+
+    it.effect("a personal access key works in either header, with X-Company-ID or the companyId query", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        for (const scheme of ["x-api-key", "bearer"] as const) {
+          const viaHeader = yield* client({ apiKey: tenant.personalAccessKey, scheme, companyId: tenant.companyId })
+          const viaQuery = yield* client({ apiKey: tenant.personalAccessKey, scheme, companyIdQuery: tenant.companyId })
+          for (const api of [viaHeader, viaQuery]) {
+            expect(yield* api.me.get()).toMatchObject({
+              keyKind: "personal",
+              companyId: tenant.companyId,
+              userId: tenant.userId,
+              role: "owner"
+            })
+          }
+        }
+        // Header and query may both name the company, as long as they agree.
+        const both = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId, companyIdQuery: tenant.companyId })
+        expect((yield* both.me.get()).companyId).toBe(tenant.companyId)
+      }))
+
+    it.effect("a personal access key without the company id answers 401", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        for (const scheme of ["x-api-key", "bearer"] as const) {
+          const api = yield* client({ apiKey: tenant.personalAccessKey, scheme })
+          yield* failsWith(api.me.get(), "Unauthorized", /company id/)
+        }
+      }))
+
+    it.effect("a missing, unknown or malformed key answers 401", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        yield* failsWith(Effect.flatMap(client(), (api) => api.me.get()), "Unauthorized", /Missing API key/)
+        const candidates = [
+          generateKey("company").plaintext,
+          generateKey("personal").plaintext,
+          withBadChecksum(tenant.apiKey),
+          withBadChecksum(tenant.personalAccessKey),
+          tenant.apiKey.slice(0, -1),
+          "not-a-key"
+        ]
+        for (const key of candidates) {
+          for (const scheme of ["x-api-key", "bearer"] as const) {
+            const api = yield* client({ apiKey: key, scheme, companyId: tenant.companyId })
+            yield* failsWith(api.me.get(), "Unauthorized", /^Invalid API key$/)
+          }
+        }
+        for (const authorization of ["Bearer", "Bearer ", `Basic ${tenant.apiKey}`, tenant.apiKey]) {
+          const response = yield* send(HttpClientRequest.get("/api/v0/me").pipe(HttpClientRequest.setHeader("authorization", authorization)))
+          expectErrorResponse(response, 401)
+        }
+        expectErrorResponse(yield* send(getWithKey("/api/v0/me", " ")), 401)
+      }))
+
+    it.effect("an expired personal access key answers 401", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const expired = yield* expiredPersonalKey(tenant.userId)
+        const api = yield* client({ apiKey: expired, companyId: tenant.companyId })
+        yield* failsWith(api.me.get(), "Unauthorized", /expired/)
+      }))
+
+    it.effect("a personal access key stops working when it expires, even after it was just used", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const owner = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+        const created = yield* owner.keys.create({ payload: { name: "short", expiresAt: new Date(Date.now() + 3_600_000) } })
+        const api = yield* client({ apiKey: created.key, companyId: tenant.companyId })
+        expect((yield* api.me.get()).keyId).toBe(created.id)
+        yield* later(3_600_001, failsWith(api.me.get(), "Unauthorized", /expired/))
+        // Back at the present, the key works again: the clock alone decided.
+        expect((yield* api.me.get()).keyId).toBe(created.id)
+      }))
+
+    it.effect("a company key deleted through DELETE /api_keys fails on the very next request", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const admin = yield* client({ apiKey: tenant.apiKey })
+        const { apiKey: second } = yield* admin.apiKeys.create({ payload: { companyId: tenant.companyId, name: "second" } })
+        const api = yield* client({ apiKey: second })
+        expect((yield* api.me.get()).companyId).toBe(tenant.companyId)
+        yield* admin.apiKeys.delete({ payload: { companyId: tenant.companyId, name: "second" } })
+        yield* failsWith(api.me.get(), "Unauthorized")
+        expect((yield* admin.me.get()).companyId).toBe(tenant.companyId)
+      }))
+
+    it.effect("a personal access key revoked through DELETE /keys/{keyId} fails on the very next request", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const owner = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+        const created = yield* owner.keys.create({ payload: { name: "laptop" } })
+        const api = yield* client({ apiKey: created.key, companyId: tenant.companyId })
+        expect((yield* api.me.get()).keyId).toBe(created.id)
+        yield* owner.keys.revoke({ params: { keyId: created.id } })
+        yield* failsWith(api.me.get(), "Unauthorized")
+        // A key can revoke itself; the request after that fails.
+        const me = yield* owner.me.get()
+        yield* owner.keys.revoke({ params: { keyId: me.keyId } })
+        yield* failsWith(owner.me.get(), "Unauthorized")
+      }))
+
+    it.effect("losing or changing company access applies on the very next request", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const person = yield* addPerson(tenant, { companyRole: "member" })
+        const api = yield* client({ apiKey: person.personalAccessKey, companyId: tenant.companyId })
+        expect((yield* api.me.get()).role).toBe("member")
+        const owner = yield* client({ apiKey: tenant.apiKey })
+        yield* owner.companyUsers.update({ params: { companyId: tenant.companyId, userId: person.userId }, payload: { role: "viewer" } })
+        expect((yield* api.me.get()).role).toBe("viewer")
+        yield* owner.companyUsers.remove({ params: { companyId: tenant.companyId, userId: person.userId } })
+        yield* failsWith(api.me.get(), "NotFound", tenant.companyId)
+      }))
+
+    it.effect("a personal access key reaches every company of its user, and no other (404)", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const other = yield* seedTenant("other")
+        const stranger = yield* client({ apiKey: tenant.personalAccessKey, companyId: other.companyId })
+        yield* failsWith(stranger.me.get(), "NotFound", `Company ${other.companyId} not found`)
+        const missing = yield* client({ apiKey: tenant.personalAccessKey, companyId: "cmp_missing" })
+        yield* failsWith(missing.me.get(), "NotFound")
+        yield* Effect.orDie(Admin.addCompanyUser(other.companyId, { userId: tenant.userId, role: "viewer" }))
+        const member = yield* client({ apiKey: tenant.personalAccessKey, companyId: other.companyId })
+        expect(yield* member.me.get()).toMatchObject({ companyId: other.companyId, role: "viewer", userId: tenant.userId })
+      }))
+
+    it.effect("a company key with another company's id in header, query, body or path answers 404", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const other = yield* seedTenant("other")
+        const viaHeader = yield* client({ apiKey: tenant.apiKey, companyId: other.companyId })
+        yield* failsWith(viaHeader.me.get(), "NotFound", other.companyId)
+        const viaQuery = yield* client({ apiKey: tenant.apiKey, companyIdQuery: other.companyId })
+        yield* failsWith(viaQuery.me.get(), "NotFound", other.companyId)
+        const api = yield* client({ apiKey: tenant.apiKey })
+        yield* failsWith(api.apiKeys.get({ query: { companyId: other.companyId } }), "NotFound", other.companyId)
+        yield* failsWith(api.apiKeys.create({ payload: { companyId: other.companyId, name: "sneaky" } }), "NotFound", other.companyId)
+        yield* failsWith(api.companyUsers.list({ params: { companyId: other.companyId }, query: {} }), "NotFound", other.companyId)
+        // Its own company id, named anywhere, is fine.
+        const own = yield* client({ apiKey: tenant.apiKey, companyId: tenant.companyId })
+        expect((yield* own.me.get()).companyId).toBe(tenant.companyId)
+        expect((yield* api.companyUsers.list({ params: { companyId: tenant.companyId }, query: {} })).pagination.total).toBe(1)
+      }))
+
+    it.effect("company ids that contradict each other answer 400", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const other = yield* seedTenant("other")
+        yield* Effect.orDie(Admin.addCompanyUser(other.companyId, { userId: tenant.userId, role: "owner" }))
+        const headerVsQuery = yield* client({
+          apiKey: tenant.personalAccessKey,
+          companyId: tenant.companyId,
+          companyIdQuery: other.companyId
+        })
+        yield* failsWith(headerVsQuery.me.get(), "BadRequest", /Conflicting/)
+        const companyKey = yield* client({ apiKey: tenant.apiKey, companyId: tenant.companyId, companyIdQuery: other.companyId })
+        yield* failsWith(companyKey.me.get(), "BadRequest", /Conflicting/)
+        const twoQueries = yield* send(
+          getWithKey(`/api/v0/me?companyId=${tenant.companyId}&companyId=${other.companyId}`, tenant.personalAccessKey)
+        )
+        expectErrorResponse(twoQueries, 400, /Conflicting/)
+        const personal = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+        // Body B while the header names A: 400, even though the user belongs to both.
+        yield* failsWith(personal.apiKeys.create({ payload: { companyId: other.companyId, name: "x" } }), "BadRequest", /Conflicting/)
+        yield* failsWith(personal.apiKeys.ensure({ payload: { companyId: other.companyId, name: "x" } }), "BadRequest", /Conflicting/)
+        yield* failsWith(
+          personal.companyUsers.list({ params: { companyId: other.companyId }, query: {} }),
+          "BadRequest",
+          /Conflicting/
+        )
+      }))
+  })
+})

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { memoryStorage } from "../../src/storage/Database.ts"
+import { failsWith } from "../support/Assertions.ts"
+import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
+import { client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
+
+const limit = 3
+
+it.layer(testServer(memoryStorage, { rateLimitPerMinute: limit }))("rate limiting in one process", (it) => {
+  it.effect("each response tells the limit; past it the next request gets 429 {error} with Retry-After", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const api = yield* client({ apiKey: tenant.apiKey })
+      for (let used = 1; used <= limit; used++) {
+        const [, response] = yield* api.me.get({ responseMode: "decoded-and-response" })
+        expect(response.headers["ratelimit-limit"]).toBe(String(limit))
+        expect(response.headers["ratelimit-remaining"]).toBe(String(limit - used))
+        expect(Number(response.headers["ratelimit-reset"])).toBeGreaterThan(0)
+      }
+      yield* failsWith(api.me.get(), "RateLimited", /Rate limit exceeded/)
+      const response = yield* send(getWithKey("/api/v0/me", tenant.apiKey))
+      expectErrorResponse(response, 429, /Rate limit exceeded/)
+      expect(Number(response.headers["retry-after"])).toBeGreaterThanOrEqual(1)
+      expect(Number(response.headers["retry-after"])).toBeLessThanOrEqual(60 / limit)
+      expect(response.headers["ratelimit-limit"]).toBe(String(limit))
+      expect(response.headers["ratelimit-remaining"]).toBe("0")
+      expect(Number(response.headers["ratelimit-reset"])).toBeGreaterThan(0)
+    }))
+
+  it.effect("the bucket belongs to the credential, whichever header carries it; other credentials keep theirs", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const viaHeader = yield* client({ apiKey: tenant.apiKey })
+      const viaBearer = yield* client({ apiKey: tenant.apiKey, scheme: "bearer" })
+      yield* viaHeader.me.get()
+      yield* viaBearer.me.get()
+      yield* viaHeader.me.get()
+      yield* failsWith(viaBearer.me.get(), "RateLimited")
+      const personal = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+      expect((yield* personal.me.get()).userId).toBe(tenant.userId)
+      const otherTenant = yield* seedTenant("other")
+      const other = yield* client({ apiKey: otherTenant.apiKey })
+      expect((yield* other.me.get()).companyId).toBe(otherTenant.companyId)
+    }))
+})
+
+/** The shared-store case needs PostgreSQL; without TEST_DATABASE_URL it is left out (test/support prints the notice). */
+const sharedStores = postgresUrl === undefined ? [] : ["postgres"]
+
+describe.each(sharedStores)("rate limiting across processes on %s", () => {
+  it.effect("two servers over one database share each credential's bucket", () =>
+    Effect.gen(function*() {
+      const [first, second] = yield* serversSharingPostgres({ rateLimitPerMinute: limit })
+      const tenant = yield* Effect.provideContext(seedTenant(), first)
+      const viaFirst = yield* Effect.provideContext(client({ apiKey: tenant.apiKey }), first)
+      const viaSecond = yield* Effect.provideContext(client({ apiKey: tenant.apiKey }), second)
+      yield* viaFirst.me.get()
+      const [, response] = yield* viaSecond.me.get({ responseMode: "decoded-and-response" })
+      expect(response.headers["ratelimit-remaining"]).toBe(String(limit - 2))
+      yield* viaFirst.me.get()
+      yield* failsWith(viaSecond.me.get(), "RateLimited")
+      yield* failsWith(viaFirst.me.get(), "RateLimited")
+      const other = yield* Effect.provideContext(client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId }), second)
+      expect((yield* other.me.get()).userId).toBe(tenant.userId)
+    }))
+})
