@@ -131,9 +131,6 @@ export const memoryStorage = Layer.mergeAll(
   Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
 )
 
-/** PGlite in memory: a throwaway embedded database, for tests. */
-export const pgliteInMemoryStorage = sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite", true)
-
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
