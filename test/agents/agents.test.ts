@@ -109,6 +109,8 @@ it.layer(testServer(memoryStorage))("employees API", (it) => {
       for (const employee_id of [theirs.id, "emp_unknown"]) {
         expect((yield* Effect.flip(api.employees.get({ params: { employee_id } })))._tag).toBe("NotFound")
       }
+      const badPage = yield* send(requestWithKey("GET", "/api/v0/employees?page=-1", tenant.apiKey))
+      expectErrorResponse(badPage, 400, "page")
       const response = yield* send(requestWithKey("POST", "/api/v0/employees", tenant.apiKey, { name: "x" }))
       expectErrorResponse(response, 400, "role")
       const member = yield* addPerson(tenant, { companyRole: "member" })

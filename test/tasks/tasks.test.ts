@@ -113,6 +113,20 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       expect((yield* (yield* client({ apiKey: tenant.apiKey })).scheduledTasks.list({ query: {} })).total).toBe(0)
     }))
 
+  it.effect("bad list queries answer 400 naming the parameter", () =>
+    Effect.gen(function*() {
+      const { tenant, createTask } = yield* setup()
+      const task = yield* createTask()
+      for (const path of [
+        "/api/v0/scheduled-tasks?pageSize=0",
+        `/api/v0/scheduled-tasks/${task.id}/executions?page=0`,
+        `/api/v0/scheduled-tasks/${task.id}/notes?pageSize=101`
+      ]) {
+        const response = yield* send(requestWithKey("GET", path, tenant.apiKey))
+        expectErrorResponse(response, 400, path.includes("page=") ? "page" : "pageSize")
+      }
+    }))
+
   it.effect("an employee of another company is refused", () =>
     Effect.gen(function*() {
       const { api } = yield* setup()
