@@ -6,9 +6,9 @@ import { hashKey, kindOf } from "../keys/KeyFormat.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, InternalError, NotFound, RateLimited, Unauthorized } from "../platform/Errors.ts"
-import { ChangeFeed } from "../storage/ChangeFeed.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
-import { RateLimiter } from "./RateLimiter.ts"
+import { AccessRevision } from "./AccessRevision.ts"
+import { RateLimiter, type Taken } from "./RateLimiter.ts"
 
 /**
  * Authentication for every `/api/v0` endpoint: a company API key or a
@@ -27,36 +27,33 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   }
 ) {}
 
-/** Topic published whenever a key is revoked or a company user's access changes. */
-export const authChanged = "platform_auth_changed"
-
 /**
  * Resolved principals, so that a request costs no database round trip for
- * its credential. Any revocation or access change clears every process's
- * cache at once (through the change feed); entries also expire on their own.
+ * its credential. An entry is trusted only at the access revision it was
+ * resolved at (`AccessRevision`): a revoked key or a changed company user
+ * fails on the next request in every process. Entries also expire on their own.
  */
 export class PrincipalCache extends Context.Service<PrincipalCache, {
-  readonly get: (key: string) => Principal | undefined
-  readonly set: (key: string, principal: Principal, validUntil: number) => void
-  /** Drops every cached principal in every process. */
+  readonly get: (key: string) => { readonly principal: Principal; readonly revision: number } | undefined
+  readonly set: (key: string, principal: Principal, validUntil: number, revision: number) => void
+  /** Records an access change: every process re-resolves its principals. */
   readonly invalidate: Effect.Effect<void>
 }>()("auth/PrincipalCache") {
   static readonly ttlMs = 60_000
 
   static readonly layer = Layer.effect(PrincipalCache, Effect.gen(function*() {
-    const entries = new Map<string, { principal: Principal; validUntil: number }>()
-    const feed = yield* ChangeFeed
-    yield* feed.subscribe(authChanged, Effect.sync(() => entries.clear()))
+    const entries = new Map<string, { principal: Principal; validUntil: number; revision: number }>()
+    const revisions = yield* AccessRevision
     return {
       get: (key) => {
         const entry = entries.get(key)
         if (entry === undefined) return undefined
-        if (entry.validUntil > Date.now()) return entry.principal
+        if (entry.validUntil > Date.now()) return entry
         entries.delete(key)
         return undefined
       },
-      set: (key, principal, validUntil) => void entries.set(key, { principal, validUntil }),
-      invalidate: Effect.andThen(Effect.sync(() => entries.clear()), feed.publish(authChanged))
+      set: (key, principal, validUntil, revision) => void entries.set(key, { principal, validUntil, revision }),
+      invalidate: Effect.andThen(Effect.sync(() => entries.clear()), revisions.bump)
     }
   }))
 }
@@ -151,19 +148,31 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
   const cache = yield* PrincipalCache
   const limiter = yield* RateLimiter
+  const revisions = yield* AccessRevision
   const context = yield* Effect.context<KeysRepo | CompaniesRepo | OrganizationsRepo>()
+  const resolveAndCache = (cacheKey: string, credential: string, companyId: string | undefined, revision: number) =>
+    Effect.map(Effect.provideContext(resolvePrincipal(credential, companyId), context), (resolved) => {
+      cache.set(cacheKey, resolved.principal, resolved.validUntil, revision)
+      return resolved.principal
+    })
   const authenticate = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const { credential, companyId } = yield* readCredentials(request)
       const cacheKey = `${credential}\u0000${companyId ?? ""}`
-      let principal = cache.get(cacheKey)
-      if (principal === undefined) {
-        const resolved = yield* Effect.provideContext(resolvePrincipal(credential, companyId), context)
-        principal = resolved.principal
-        cache.set(cacheKey, principal, resolved.validUntil)
+      const cached = cache.get(cacheKey)
+      let principal: Principal
+      let taken: Taken
+      if (cached === undefined) {
+        principal = yield* resolveAndCache(cacheKey, credential, companyId, yield* revisions.current)
+        taken = yield* limiter.take(principal.credentialHash)
+      } else {
+        taken = yield* limiter.take(cached.principal.credentialHash)
+        principal = taken.revision === cached.revision
+          ? cached.principal
+          : yield* resolveAndCache(cacheKey, credential, companyId, taken.revision)
       }
-      const decision = yield* limiter.take(principal.credentialHash)
+      const { decision } = taken
       const headers = {
         "ratelimit-limit": String(decision.limit),
         "ratelimit-remaining": String(decision.remaining),
@@ -181,8 +190,10 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   return { apiKey: authenticate, bearer: authenticate }
 }))
 
-/** What the middleware and handlers share per process: the principal cache and the rate limiter. */
-export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.layer)
+/** What the middleware and handlers share per process: the principal cache, the rate limiter, the access revision. */
+export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.layer).pipe(
+  Layer.provideMerge(AccessRevision.layer)
+)
 
 /**
  * A company id the client sent in a body, path or query must be the

@@ -1,7 +1,9 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { Storage } from "../storage/Database.ts"
+import { toNumber } from "../storage/Rows.ts"
+import { sharedOnPostgres } from "../storage/Database.ts"
+import { AccessRevision } from "./AccessRevision.ts"
 
 /** The outcome of taking one token from a credential's bucket. */
 export interface RateDecision {
@@ -19,16 +21,23 @@ export interface RateDecision {
  * continuously. In memory for a single process; in PostgreSQL (one atomic
  * upsert per request) when several processes share the database.
  */
+/** A rate decision and the access revision read in the same round trip (see `AccessRevision`). */
+export interface Taken {
+  readonly decision: RateDecision
+  readonly revision: number
+}
+
 export class RateLimiter extends Context.Service<RateLimiter, {
-  readonly take: (bucket: string) => Effect.Effect<RateDecision>
+  readonly take: (bucket: string) => Effect.Effect<Taken>
 }>()("auth/RateLimiter") {
   static readonly memory = Layer.effect(RateLimiter, Effect.gen(function*() {
     const { rateLimitPerMinute: capacity } = yield* AppConfig
+    const revisions = yield* AccessRevision
     const perMs = capacity / 60_000
     const buckets = new Map<string, { tokens: number; at: number }>()
     return {
       take: (bucket) =>
-        Effect.sync(() => {
+        Effect.zipWith(Effect.sync(() => {
           const now = Date.now()
           const previous = buckets.get(bucket)
           const refilled = previous === undefined ? capacity : Math.min(capacity, previous.tokens + (now - previous.at) * perMs)
@@ -36,7 +45,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
           const tokens = allowed ? refilled - 1 : refilled
           buckets.set(bucket, { tokens, at: now })
           return decide(allowed, tokens, capacity)
-        })
+        }), revisions.current, (decision, revision) => ({ decision, revision }))
     }
   }))
 
@@ -48,28 +57,24 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       b.tokens + extract(epoch FROM clock_timestamp() - b.updated_at) * ${perSecond}::float8)`
     return {
       take: (bucket) =>
-        sql<{ readonly tokens: number; readonly allowed: boolean }>`
+        sql<{ readonly tokens: number; readonly allowed: boolean; readonly revision: unknown }>`
           INSERT INTO rate_limit_buckets AS b (bucket, tokens, allowed, updated_at)
           VALUES (${bucket}, ${capacity - 1}, true, clock_timestamp())
           ON CONFLICT (bucket) DO UPDATE SET
             allowed = ${refilled} >= 1,
             tokens = ${refilled} - CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
             updated_at = clock_timestamp()
-          RETURNING tokens, allowed`.pipe(
-          Effect.map((rows) => decide(rows[0].allowed, Number(rows[0].tokens), capacity)),
+          RETURNING tokens, allowed, (SELECT revision FROM access_revision WHERE id = 1) AS revision`.pipe(
+          Effect.map((rows) => ({
+            decision: decide(rows[0].allowed, Number(rows[0].tokens), capacity),
+            revision: toNumber(rows[0].revision)
+          })),
           Effect.orDie
         )
     }
   }))
 
-  /** Shared buckets on PostgreSQL, in-process buckets otherwise. */
-  static readonly layer = Layer.unwrap(Effect.gen(function*() {
-    const storage = yield* Storage
-    const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
-    return storage.backend === "postgres" && Option.isSome(sql)
-      ? Layer.provide(RateLimiter.sql, Layer.succeed(SqlClient.SqlClient, sql.value))
-      : RateLimiter.memory
-  }))
+  static readonly layer = sharedOnPostgres(RateLimiter.sql, RateLimiter.memory)
 }
 
 const decide = (allowed: boolean, tokens: number, capacity: number): RateDecision => {

@@ -56,12 +56,16 @@ export const requireKnownModel = (model: string) =>
       : Effect.void
   )
 
-/** One non-streaming call: billed before the answer is returned (403 and no answer when the pool cannot cover it). */
+/**
+ * One non-streaming call, billed before the answer is returned. The answer
+ * was generated once the pool was known to hold credits, so it is settled:
+ * debited up to the balance, never past the limit, and always recorded.
+ */
 export const complete = (request: LlmRequest) =>
   Effect.gen(function*() {
     const payer = yield* fundedPayer
     const response = yield* Effect.mapError(Llm.use((llm) => llm.generate(request)), toApiError)
-    yield* Credits.use((credits) => credits.charge(payer, usageOf(response.model, response.usage)))
+    yield* Credits.use((credits) => credits.settle(payer, usageOf(response.model, response.usage)))
     return response
   })
 
@@ -97,9 +101,7 @@ const meter = (payer: Payer, request: LlmRequest) => {
     Effect.gen(function*() {
       if (model === undefined) return
       const spent = usage ?? (yield* Effect.map(tokenCounter, (counter) => counter.estimate(request, generated)))
-      yield* credits.charge(payer, usageOf(model, spent)).pipe(
-        Effect.catch((error) => Effect.logWarning("A stream could not be billed", { model, error: error.error }))
-      )
+      yield* credits.settle(payer, usageOf(model, spent))
     })
   return { observe, bill }
 }

@@ -86,7 +86,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
   storage: Layer.Layer<SA, SE, SR>,
   options: { readonly logAddress: boolean }
 ) =>
-  HttpRouter.serve(AppRoutes, { disableLogger: true, disableListenLog: !options.logAddress }).pipe(
+  HttpRouter.serve(AppRoutes, {
+    disableLogger: true,
+    disableListenLog: !options.logAddress,
+    // Long ids must reach their handler (and its 404 or 400), not fail routing as "no route".
+    routerConfig: { maxParamLength: 1000 }
+  }).pipe(
     Layer.provideMerge(http),
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(AuthServices),

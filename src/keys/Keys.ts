@@ -11,7 +11,7 @@ import { type CompanyApiKey, KeysRepo, type PersonalAccessKey } from "./KeysRepo
  * Issuing, reading and revoking keys. A plaintext key leaves here once, in
  * the creating call's answer, and is never stored; revocation reaches every
  * server process before the next request (the principal cache is cleared
- * through the change feed).
+ * through the access revision).
  */
 
 export const issueCompanyKey = Effect.fn("Keys.issueCompanyKey")(function*(companyId: string, name: string) {

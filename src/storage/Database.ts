@@ -14,7 +14,6 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { TasksRepo } from "../tasks/TasksRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
-import { ChangeFeed } from "./ChangeFeed.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { latestMigration, migrate } from "./Migrations.ts"
 import * as Pglite from "./PgliteClient.ts"
@@ -123,16 +122,12 @@ export const sqlStorage = <E>(
   backend: Backend,
   fresh: boolean
 ) =>
-  Layer.mergeAll(repositoriesSql, migrated(backend, fresh), ChangeFeed.layer).pipe(Layer.provideMerge(client))
+  Layer.mergeAll(repositoriesSql, migrated(backend, fresh)).pipe(Layer.provideMerge(client))
 
 export const memoryStorage = Layer.mergeAll(
   repositoriesMemory,
-  ChangeFeed.local,
   Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
 )
-
-/** PGlite in memory: a throwaway embedded database, for tests. */
-export const pgliteInMemoryStorage = sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite", true)
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(Effect.gen(function*() {
@@ -145,3 +140,22 @@ export const configuredStorage = Layer.unwrap(Effect.gen(function*() {
   return sqlStorage(Pglite.layerFrom(open), "pglite", isEmptyDataDir(dataDir))
 }))
 
+
+/**
+ * `shared` over the SQL client when several processes may share the database
+ * (PostgreSQL), else `local`: the embedded database and the memory backend
+ * serve a single process.
+ */
+export const sharedOnPostgres = <A, E1, R1, E2, R2>(
+  shared: Layer.Layer<A, E1, R1 | SqlClient.SqlClient>,
+  local: Layer.Layer<A, E2, R2>
+) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const storage = yield* Storage
+    const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+    const chosen: Layer.Layer<A, E1 | E2, Exclude<R1, SqlClient.SqlClient> | R2> =
+      storage.backend === "postgres" && Option.isSome(sql)
+        ? Layer.provide(shared, Layer.succeed(SqlClient.SqlClient, sql.value))
+        : local
+    return chosen
+  }))

@@ -42,7 +42,8 @@ interface Occurrence {
 
 const occurrenceOf = (task: TaskRecord, now: Date): Occurrence => {
   const scheduled = task.status === "active" && task.nextRunAt !== null && task.nextRunAt.getTime() <= now.getTime()
-  return { scheduled, at: scheduled && task.nextRunAt !== null ? task.nextRunAt : now, now, day: localDay(now, task.timezone) }
+  const at = scheduled && task.nextRunAt !== null ? task.nextRunAt : now
+  return { scheduled, at, now, day: localDay(now, task.timezone) }
 }
 
 /**
@@ -62,7 +63,13 @@ const nextState = (
   return { status: "active", nextRunAt: untouched ? following(locked) : locked.nextRunAt }
 }
 
-const note = (task: TaskRecord, kind: NoteKind, content: string, now: Date, executionId: string | null = null): NoteRecord => ({
+const note = (
+  task: TaskRecord,
+  kind: NoteKind,
+  content: string,
+  now: Date,
+  executionId: string | null = null
+): NoteRecord => ({
   id: newId("note"),
   taskId: task.id,
   kind,
@@ -108,7 +115,8 @@ const stopForDay = (claim: Claim, occurrence: Occurrence, reason: string) =>
       yield* repo.recordDay(locked.id, occurrence.day, { ...emptyDay, stoppedReason: reason }, occurrence.now)
       const requested = occurrence.scheduled ? null : locked.pendingExecutionId
       if (requested !== null) {
-        yield* repo.finishExecution(requested, { ...noUsage, status: "failed", error: reason, finishedAt: occurrence.now })
+        const refused = { ...noUsage, status: "failed" as const, error: reason, finishedAt: occurrence.now }
+        yield* repo.finishExecution(requested, refused)
       }
       const next = nextState(locked, occurrence, false, (task) => firstRunNextDay(task, occurrence.at, occurrence.now))
       yield* repo.advance(locked.id, { ran: false, ...next, handledExecutionId: requested }, occurrence.now)
@@ -118,7 +126,9 @@ const noUsage = { model: "", output: null, error: null, inputTokens: 0, outputTo
 
 /** The employee's persona and instructions, as the system prompt. */
 const systemPrompt = (employee: EmployeeRecord) =>
-  [`You are ${employee.name}, ${employee.role}.`, employee.instructions].filter((part) => part.trim() !== "").join("\n\n")
+  [`You are ${employee.name}, ${employee.role}.`, employee.instructions]
+    .filter((part) => part.trim() !== "")
+    .join("\n\n")
 
 /** The task's prompt, followed by the notes left for this run. */
 const userPrompt = (task: TaskRecord, inputs: ReadonlyArray<NoteRecord>) =>
@@ -157,7 +167,10 @@ const attemptRun = (task: TaskRecord, inputs: ReadonlyArray<NoteRecord>, payer: 
     const model = stringSetting(task, "model") ?? employee.model ?? config.defaultModel
     const available = yield* Effect.result(Credits.use((credits) => credits.ensureAvailable(payer, expectedCredits)))
     if (available._tag === "Failure") return failed(model, available.failure.error)
-    const request = { ...prompt(model, userPrompt(task, inputs), systemPrompt(employee)), maxTokens: maxTokensSetting(task) }
+    const request = {
+      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee)),
+      maxTokens: maxTokensSetting(task)
+    }
     return yield* Llm.use((llm) => llm.generate(request)).pipe(
       Effect.map((response): Attempt => {
         const { inputTokens, outputTokens } = response.usage
@@ -196,7 +209,9 @@ const evaluate = (attempt: Attempt, limit: number | null, spentBefore: number): 
     {
       name: "complete_answer",
       passed: result.status === "succeeded" && attempt.stopReason !== "max_tokens",
-      detail: attempt.stopReason === "max_tokens" ? "The answer was cut off at maxTokens" : `Stop reason: ${attempt.stopReason ?? "none"}`
+      detail: attempt.stopReason === "max_tokens"
+        ? "The answer was cut off at maxTokens"
+        : `Stop reason: ${attempt.stopReason ?? "none"}`
     },
     {
       name: "within_daily_limit",
@@ -221,7 +236,10 @@ const bill = (attempt: Attempt, payer: Payer) =>
     ).pipe(
       Effect.as(attempt),
       Effect.catchTag("Forbidden", (denied) =>
-        Effect.succeed({ ...attempt, result: { ...attempt.result, status: "failed" as const, error: denied.error, credits: 0 } }))
+        Effect.succeed({
+          ...attempt,
+          result: { ...attempt.result, status: "failed" as const, error: denied.error, credits: 0 }
+        }))
     )
 
 /** Runs the prompt and records the run. */
@@ -280,7 +298,7 @@ const runPrompt = (
           const content = `Checked in: ${inputs.length} note(s) due; execution ${started.id} ${result.status}`
           yield* repo.addNote(note(locked, "heartbeat", content, finishedAt, started.id))
         }
-        const next = nextState(locked, occurrence, true, (current) => occurrenceAfter(current, occurrence.at, finishedAt))
+        const next = nextState(locked, occurrence, true, (task) => occurrenceAfter(task, occurrence.at, finishedAt))
         const handledExecutionId = occurrence.scheduled ? null : started.id
         yield* repo.advance(locked.id, { ran: true, ...next, handledExecutionId }, finishedAt)
       }))
@@ -295,13 +313,14 @@ export const handleClaim = Effect.fn("TaskRunner.handleClaim")(function*(claim: 
   if (occurrence.scheduled && task.scheduleType === "heartbeat" && inputs.length === 0) {
     return yield* checkIn(claim, occurrence)
   }
+  const limit = task.dailyCreditLimit
+  if (limit === null) return yield* runPrompt(claim, occurrence, inputs, 0, 1)
   const spentToday = Option.match(yield* repo.dailyLog(task.id, occurrence.day), {
     onNone: () => 0,
     onSome: (log) => log.credits
   })
   const expectedCredits = Math.max(1, yield* repo.lastRunCredits(task.id))
-  const limit = task.dailyCreditLimit
-  if (limit !== null && spentToday + expectedCredits > limit) {
+  if (spentToday + expectedCredits > limit) {
     const resumes = startOfNextDay(occurrence.now, task.timezone).toISOString()
     return yield* stopForDay(
       claim,

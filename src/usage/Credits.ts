@@ -34,6 +34,12 @@ export class Credits extends Context.Service<Credits, {
   readonly ensureAvailable: (payer: Payer, amount?: number, pool?: CreditPool) => Effect.Effect<void, Forbidden>
   /** Debits the usage and records its event; 403 and nothing recorded when the pool cannot cover it. */
   readonly charge: (payer: Payer, usage: Usage, pool?: CreditPool) => Effect.Effect<void, Forbidden>
+  /**
+   * Bills usage that already happened (a model answer already generated):
+   * debits as much of it as the pool still holds — never past the limit —
+   * and always records the event. Answers the credits debited.
+   */
+  readonly settle: (payer: Payer, usage: Usage, pool?: CreditPool) => Effect.Effect<number>
 }>()("usage/Credits") {
   static readonly layer = Layer.effect(Credits, Effect.gen(function*() {
     const organizations = yield* OrganizationsRepo
@@ -47,24 +53,28 @@ export class Credits extends Context.Service<Credits, {
           })
           return left >= amount ? Effect.void : Effect.fail(insufficientCredits())
         }),
-      charge: (payer, spent, pool = "credits") => {
-        const inputTokens = spent.inputTokens ?? 0
-        const outputTokens = spent.outputTokens ?? 0
-        return Effect.flatMap(
-          usage.charge(pool, spent.credits, {
-            organizationId: payer.organizationId,
-            companyId: payer.companyId,
-            userId: payer.userId,
-            feature: spent.feature,
-            model: spent.model ?? "",
-            credits: spent.credits,
-            tokens: inputTokens + outputTokens,
-            inputTokens,
-            outputTokens
-          }),
-          (charged) => (charged ? Effect.void : Effect.fail(insufficientCredits()))
-        )
-      }
+      charge: (payer, spent, pool = "credits") =>
+        Effect.flatMap(
+          usage.charge(pool, spent.credits, eventOf(payer, spent), "exact"),
+          (debited) => (debited === undefined ? Effect.fail(insufficientCredits()) : Effect.void)
+        ),
+      settle: (payer, spent, pool = "credits") =>
+        Effect.map(usage.charge(pool, spent.credits, eventOf(payer, spent), "upToBalance"), (debited) => debited ?? 0)
     }
   }))
+}
+
+const eventOf = (payer: Payer, spent: Usage) => {
+  const inputTokens = spent.inputTokens ?? 0
+  const outputTokens = spent.outputTokens ?? 0
+  return {
+    organizationId: payer.organizationId,
+    companyId: payer.companyId,
+    userId: payer.userId,
+    feature: spent.feature,
+    model: spent.model ?? "",
+    tokens: inputTokens + outputTokens,
+    inputTokens,
+    outputTokens
+  }
 }

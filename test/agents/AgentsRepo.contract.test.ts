@@ -3,12 +3,11 @@ import { Effect, Option } from "effect"
 import { AgentsRepo } from "../../src/agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../../src/agents/EmployeesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
-import { storageBackends } from "../support/Backends.ts"
-import { seedTenant } from "../support/TestServer.ts"
+import { backends, seedTenant } from "../support/TestServer.ts"
 
 const t0 = new Date("2026-06-01T08:00:00Z")
 
-for (const backend of storageBackends) {
+for (const backend of backends) {
   it.layer(backend.storage)(`AgentsRepo and EmployeesRepo contract on ${backend.name}`, (it) => {
     it.effect("agents are stored, paged and updated per company; a null model resets it", () =>
       Effect.gen(function*() {

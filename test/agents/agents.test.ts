@@ -1,9 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { rawRequest } from "../support/RawHttp.ts"
-import { personClient, seedMember } from "../support/Tenants.ts"
-import { client, seedTenant, testServer } from "../support/TestServer.ts"
+import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
+import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
 
 it.layer(testServer(memoryStorage))("agents API", (it) => {
   it.effect("agents are created active, listed with page and pageSize, and updated field by field", () =>
@@ -38,9 +37,9 @@ it.layer(testServer(memoryStorage))("agents API", (it) => {
   it.effect("members read agents; only managers create and change them", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const member = yield* seedMember(tenant.companyId, "member")
+      const member = yield* addPerson(tenant, { companyRole: "member" })
       const agent = yield* (yield* client({ apiKey: tenant.apiKey })).agents.create({ payload: { name: "Scout" } })
-      const api = yield* personClient(member.personalAccessKey, tenant.companyId)
+      const api = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
       expect((yield* api.agents.get({ params: { agent_id: agent.id } })).name).toBe("Scout")
       expect((yield* Effect.flip(api.agents.create({ payload: { name: "x" } })))._tag).toBe("Forbidden")
       expect((yield* Effect.flip(api.agents.update({ params: { agent_id: agent.id }, payload: { name: "x" } })))._tag)
@@ -72,9 +71,8 @@ it.layer(testServer(memoryStorage))("agents API", (it) => {
         ["GET", "/api/v0/agents?page=0", undefined, "page"]
       ] as const
       for (const [method, path, body, field] of cases) {
-        const response = yield* rawRequest(method, path, { apiKey: tenant.apiKey, body })
-        expect(response.status).toBe(400)
-        expect(response.body.error).toContain(field)
+        const response = yield* send(requestWithKey(method, path, tenant.apiKey, body))
+        expectErrorResponse(response, 400, field)
       }
     }))
 })
@@ -111,11 +109,12 @@ it.layer(testServer(memoryStorage))("employees API", (it) => {
       for (const employee_id of [theirs.id, "emp_unknown"]) {
         expect((yield* Effect.flip(api.employees.get({ params: { employee_id } })))._tag).toBe("NotFound")
       }
-      const response = yield* rawRequest("POST", "/api/v0/employees", { apiKey: tenant.apiKey, body: { name: "x" } })
-      expect(response.status).toBe(400)
-      expect(response.body.error).toContain("role")
-      const member = yield* seedMember(tenant.companyId, "member")
-      const asMember = yield* personClient(member.personalAccessKey, tenant.companyId)
+      const badPage = yield* send(requestWithKey("GET", "/api/v0/employees?page=-1", tenant.apiKey))
+      expectErrorResponse(badPage, 400, "page")
+      const response = yield* send(requestWithKey("POST", "/api/v0/employees", tenant.apiKey, { name: "x" }))
+      expectErrorResponse(response, 400, "role")
+      const member = yield* addPerson(tenant, { companyRole: "member" })
+      const asMember = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
       expect((yield* Effect.flip(asMember.employees.create({ payload: { name: "x", role: "y" } })))._tag).toBe("Forbidden")
     }))
 })

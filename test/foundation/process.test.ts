@@ -39,7 +39,7 @@ const start = (env: Record<string, string>): Started => {
 }
 
 const waitForHealth = async (port: number, started: Started) => {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (let attempt = 0; attempt < 600; attempt++) {
     if (started.child.exitCode !== null) throw new Error(`server exited: ${started.output()}`)
     const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined)
     if (response?.ok) return response.json()
@@ -54,7 +54,8 @@ const newDataDir = () => {
   return dir
 }
 
-describe("the server process", () => {
+// Each case boots Node and an empty embedded database, several times: generous limits for a busy CI machine.
+describe("the server process", { timeout: 120_000 }, () => {
   it("bootstraps an empty embedded database once, refuses a second process on the folder, stops cleanly", async () => {
     const dataDir = newDataDir()
     const port = await freePort()

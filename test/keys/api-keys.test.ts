@@ -57,6 +57,12 @@ it.layer(testServer(memoryStorage))("company API keys (/api/v0/api_keys)", (it) 
         "NotFound",
         "No API key named \"nope\""
       )
+      const longName = "n".repeat(300)
+      yield* failsWith(
+        api.apiKeys.getByName({ params: { companyId: tenant.companyId, name: longName } }),
+        "NotFound",
+        `No API key named "${longName}"`
+      )
       // Without the default key, the oldest remaining one is the company's key.
       yield* api.apiKeys.delete({ payload: { companyId: tenant.companyId, name: "default" } })
       const ciApi = yield* client({ apiKey: ci })

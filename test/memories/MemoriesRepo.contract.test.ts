@@ -2,8 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { MemoriesRepo, type MemoryRecord } from "../../src/memories/MemoriesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
-import { storageBackends } from "../support/Backends.ts"
-import { seedTenant } from "../support/TestServer.ts"
+import { backends, seedTenant } from "../support/TestServer.ts"
 
 const t0 = new Date("2026-06-01T08:00:00Z")
 
@@ -32,7 +31,7 @@ const fixture = Effect.gen(function*() {
 const all = { includeInactive: true }
 const window = { offset: 0, limit: 10 }
 
-for (const backend of storageBackends) {
+for (const backend of backends) {
   it.layer(backend.storage)(`MemoriesRepo contract on ${backend.name}`, (it) => {
     it.effect("an owner sees only their own memories, filtered and newest first", () =>
       Effect.gen(function*() {

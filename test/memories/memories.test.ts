@@ -1,17 +1,16 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { rawRequest } from "../support/RawHttp.ts"
-import { personClient, seedMember } from "../support/Tenants.ts"
-import { client, seedTenant, testServer } from "../support/TestServer.ts"
+import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
+import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
 
 it.layer(testServer(memoryStorage))("memories API", (it) => {
   it.effect("a person keeps memories of their own in the company", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const member = yield* seedMember(tenant.companyId, "member")
-      const mine = yield* personClient(tenant.personalAccessKey, tenant.companyId)
-      const theirs = yield* personClient(member.personalAccessKey, tenant.companyId)
+      const member = yield* addPerson(tenant, { companyRole: "member" })
+      const mine = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+      const theirs = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
       const company = yield* client({ apiKey: tenant.apiKey })
       const params = { companyId: tenant.companyId }
       const memory = yield* mine.memories.create({
@@ -129,17 +128,16 @@ it.layer(testServer(memoryStorage))("memories API", (it) => {
         ["GET", `${base}?page=x`, undefined, "page"]
       ] as const
       for (const [method, path, body, field] of cases) {
-        const response = yield* rawRequest(method, path, { apiKey: tenant.apiKey, body })
-        expect(response.status).toBe(400)
-        expect(response.body.error).toContain(field)
+        const response = yield* send(requestWithKey(method, path, tenant.apiKey, body))
+        expectErrorResponse(response, 400, field)
       }
     }))
 
   it.effect("a viewer cannot keep memories", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const viewer = yield* seedMember(tenant.companyId, "viewer")
-      const api = yield* personClient(viewer.personalAccessKey, tenant.companyId)
+      const viewer = yield* addPerson(tenant, { companyRole: "viewer" })
+      const api = yield* client({ apiKey: viewer.personalAccessKey, companyId: tenant.companyId })
       const error = yield* Effect.flip(api.memories.list({ params: { companyId: tenant.companyId }, query: {} }))
       expect(error._tag).toBe("Forbidden")
     }))

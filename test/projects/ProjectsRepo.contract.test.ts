@@ -2,8 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { newId } from "../../src/platform/Ids.ts"
 import { type ProjectRecord, ProjectsRepo } from "../../src/projects/ProjectsRepo.ts"
-import { storageBackends } from "../support/Backends.ts"
-import { seedTenant } from "../support/TestServer.ts"
+import { backends, seedTenant } from "../support/TestServer.ts"
 
 const t0 = new Date("2026-06-01T08:00:00Z")
 
@@ -27,7 +26,7 @@ const fixture = Effect.gen(function*() {
   return { tenant, repo, create }
 })
 
-for (const backend of storageBackends) {
+for (const backend of backends) {
   it.layer(backend.storage)(`ProjectsRepo contract on ${backend.name}`, (it) => {
     it.effect("stores every field, scoped by company", () =>
       Effect.gen(function*() {

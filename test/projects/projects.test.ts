@@ -1,9 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryStorage } from "../../src/storage/Database.ts"
-import { rawRequest } from "../support/RawHttp.ts"
-import { personClient, seedMember } from "../support/Tenants.ts"
-import { client, seedTenant, testServer } from "../support/TestServer.ts"
+import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
+import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
 
 it.layer(testServer(memoryStorage))("projects API", (it) => {
   it.effect("a company key's project belongs to the company and starts shared", () =>
@@ -28,9 +27,9 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
   it.effect("a person's project starts private: invisible to colleagues until shared", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const member = yield* seedMember(tenant.companyId, "member")
-      const owner = yield* personClient(tenant.personalAccessKey, tenant.companyId)
-      const colleague = yield* personClient(member.personalAccessKey, tenant.companyId)
+      const member = yield* addPerson(tenant, { companyRole: "member" })
+      const owner = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+      const colleague = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
       const company = yield* client({ apiKey: tenant.apiKey })
       const project = yield* owner.projects.create({ payload: { name: "Diary" } })
       expect(project).toMatchObject({ sharing: "Private", uid: tenant.userId })
@@ -49,7 +48,7 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
   it.effect("PATCH changes only the supplied fields; updated moves, created does not", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const api = yield* personClient(tenant.personalAccessKey, tenant.companyId)
+      const api = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
       const project = yield* api.projects.create({
         payload: { name: "Research", description: "Q3", instructions: "Be brief", settings: { a: 1, b: 2 } }
       })
@@ -83,9 +82,8 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
         [{ description: 42 }, "description"]
       ] as const
       for (const [body, field] of cases) {
-        const response = yield* rawRequest("PATCH", path, { apiKey: tenant.apiKey, body })
-        expect(response.status).toBe(400)
-        expect(response.body.error).toContain(field)
+        const response = yield* send(requestWithKey("PATCH", path, tenant.apiKey, body))
+        expectErrorResponse(response, 400, field)
       }
       expect((yield* api.projects.get({ params: { project_id: project.id } })).name).toBe("Ops")
     }))
@@ -104,11 +102,11 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
   it.effect("PATCH answers 403 on a visible project the caller neither owns nor manages", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const member = yield* seedMember(tenant.companyId, "member")
-      const admin = yield* seedMember(tenant.companyId, "admin")
-      const owner = yield* personClient(tenant.personalAccessKey, tenant.companyId)
+      const member = yield* addPerson(tenant, { companyRole: "member" })
+      const admin = yield* addPerson(tenant, { companyRole: "admin" })
+      const owner = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
       const project = yield* owner.projects.create({ payload: { name: "Shared plan", sharing: "Shared" } })
-      const colleague = yield* personClient(member.personalAccessKey, tenant.companyId)
+      const colleague = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
       const denied = yield* Effect.flip(
         colleague.projects.update({ params: { project_id: project.id }, payload: { name: "Mine now" } })
       )
@@ -117,7 +115,7 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
       const deleteDenied = yield* Effect.flip(colleague.projects.delete({ params: { project_id: project.id } }))
       expect(deleteDenied._tag).toBe("Forbidden")
 
-      const manager = yield* personClient(admin.personalAccessKey, tenant.companyId)
+      const manager = yield* client({ apiKey: admin.personalAccessKey, companyId: tenant.companyId })
       const renamed = yield* manager.projects.update({ params: { project_id: project.id }, payload: { name: "Plan" } })
       expect(renamed).toMatchObject({ name: "Plan", uid: tenant.userId })
     }))
@@ -125,8 +123,8 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
   it.effect("a viewer reads projects but cannot create them", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
-      const viewer = yield* seedMember(tenant.companyId, "viewer")
-      const api = yield* personClient(viewer.personalAccessKey, tenant.companyId)
+      const viewer = yield* addPerson(tenant, { companyRole: "viewer" })
+      const api = yield* client({ apiKey: viewer.personalAccessKey, companyId: tenant.companyId })
       const error = yield* Effect.flip(api.projects.create({ payload: { name: "Nope" } }))
       expect(error._tag).toBe("Forbidden")
       expect((yield* api.projects.list({ query: {} })).total).toBe(0)
@@ -161,9 +159,8 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
       for (const [body, field] of [[{}, "name"], [{ name: "x", sharing: "Everyone" }, "sharing"]] as const) {
-        const response = yield* rawRequest("POST", "/api/v0/projects", { apiKey: tenant.apiKey, body })
-        expect(response.status).toBe(400)
-        expect(response.body.error).toContain(field)
+        const response = yield* send(requestWithKey("POST", "/api/v0/projects", tenant.apiKey, body))
+        expectErrorResponse(response, 400, field)
       }
     }))
 
@@ -178,9 +175,8 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
       const second = yield* api.projects.list({ query: { page: 2, pageSize: 2 } })
       expect(second).toMatchObject({ total: 3, pages: 2, hasNext: false })
       expect(second.items.map((p) => p.name)).toEqual(["one"])
-      const tooBig = yield* rawRequest("GET", "/api/v0/projects?pageSize=101", { apiKey: tenant.apiKey })
-      expect(tooBig.status).toBe(400)
-      expect(tooBig.body.error).toContain("pageSize")
+      const tooBig = yield* send(requestWithKey("GET", "/api/v0/projects?pageSize=101", tenant.apiKey))
+      expectErrorResponse(tooBig, 400, "pageSize")
     }))
 
   it.effect("DELETE removes the project", () =>

@@ -43,7 +43,9 @@ const usageEvent = (organizationId: string, event: Partial<NewUsageEvent> & { re
 })
 
 const charge = (pool: "credits" | "data", event: NewUsageEvent) =>
-  UsageRepo.use((usage) => usage.charge(pool, event.credits, event))
+  UsageRepo.use((usage) => usage.charge(pool, event.credits, event, "exact")).pipe(
+    Effect.map((debited) => debited !== undefined)
+  )
 
 describe.each(backends)("storage contract on $name", ({ storage }) => {
   it.layer(storage)((it) => {
@@ -367,6 +369,22 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           expect(history.total).toBe(3)
           expect(history.events.map((e) => e.credits)).toEqual([2, 4, 4])
           expect(yield* charge("credits", usageEvent("org_missing", { credits: 1 }))).toBe(false)
+        }))
+
+      it.effect("settling usage that already happened debits up to the balance and always records it", () =>
+        Effect.gen(function*() {
+          const organization = yield* newOrganization({ creditLimit: 10 })
+          const settle = (credits: number) =>
+            UsageRepo.use((usage) =>
+              usage.charge("credits", credits, usageEvent(organization.id, { credits, outputTokens: 50 }), "upToBalance")
+            )
+          expect(yield* settle(7)).toBe(7)
+          expect(yield* settle(7)).toBe(3)
+          expect(yield* settle(7)).toBe(0)
+          const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
+          expect(after).toMatchObject({ creditLimit: 10, creditUsage: 10 })
+          const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
+          expect(history.events.map((e) => [e.credits, e.outputTokens])).toEqual([[0, 50], [3, 50], [7, 50]])
         }))
 
       it.effect("the data-credit pool is independent of the credit pool", () =>

@@ -53,3 +53,14 @@ export const postJson = (path: string, body: unknown, apiKey?: string) => {
 /** GET with the key in `X-API-Key`: for query strings the typed client would refuse to encode. */
 export const getWithKey = (path: string, apiKey: string) =>
   HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("x-api-key", apiKey))
+
+/** Any method, with a JSON body exactly as given (none when undefined) and the key in `X-API-Key`. */
+export const requestWithKey = (
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  path: string,
+  apiKey: string,
+  body?: unknown
+) => {
+  const request = HttpClientRequest.make(method)(path).pipe(HttpClientRequest.setHeader("x-api-key", apiKey))
+  return body === undefined ? request : HttpClientRequest.bodyText(request, JSON.stringify(body), "application/json")
+}

@@ -40,7 +40,8 @@ export const scriptedLlm = (script: Script = {}) =>
             usage: { ...(script.usage ?? scriptedUsage), cachedTokens: 0 }
           }
         }),
-      stream: () => Stream.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" }))
+      stream: () =>
+        Stream.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" }))
     })
     return Context.make(Llm, llm).pipe(Context.add(LlmCalls, { requests: Ref.get(requests) }))
   }))

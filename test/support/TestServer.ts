@@ -72,7 +72,7 @@ export const pgliteStorage = sqlStorage(
   true
 )
 
-/** What every storage backend provides: the repositories, `Storage` and the change feed. */
+/** What every storage backend provides: the repositories and `Storage`. */
 export type StorageServices = Exclude<Layer.Success<typeof memoryStorage>, MemoryStore>
 
 export interface TestBackend {

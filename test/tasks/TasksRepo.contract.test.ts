@@ -3,8 +3,7 @@ import { Effect, Option } from "effect"
 import { EmployeesRepo } from "../../src/agents/EmployeesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
 import { emptyDay, newExecution, type TaskRecord, TasksRepo } from "../../src/tasks/TasksRepo.ts"
-import { storageBackends } from "../support/Backends.ts"
-import { seedTenant } from "../support/TestServer.ts"
+import { backends, seedTenant } from "../support/TestServer.ts"
 
 const t0 = new Date("2026-06-01T08:00:00Z")
 const plus = (date: Date, ms: number) => new Date(date.getTime() + ms)
@@ -55,7 +54,7 @@ const fixture = Effect.gen(function*() {
   return { tenant, repo, createTask }
 })
 
-for (const backend of storageBackends) {
+for (const backend of backends) {
   it.layer(backend.storage)(`TasksRepo contract on ${backend.name}`, (it) => {
     it.effect("stores and reads back every field", () =>
       Effect.gen(function*() {

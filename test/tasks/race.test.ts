@@ -3,9 +3,8 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
-import { storageBackends } from "../support/Backends.ts"
 import { schedulerTestServer } from "../support/SchedulerTest.ts"
-import { client, seedTenant } from "../support/TestServer.ts"
+import { backends, client, seedTenant } from "../support/TestServer.ts"
 
 const start = Date.parse("2026-06-01T08:00:00Z")
 
@@ -20,7 +19,7 @@ const drain = (scheduler: Scheduler["Service"]) =>
     }
   })
 
-for (const backend of storageBackends) {
+for (const backend of backends) {
   it.layer(schedulerTestServer(backend.storage, {}, { concurrency: 4 }))(`racing workers on ${backend.name}`, (it) => {
     it.effect("two workers run every due occurrence exactly once", () =>
       Effect.gen(function*() {

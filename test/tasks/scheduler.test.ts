@@ -365,11 +365,10 @@ describe("scheduler", () => {
           userId: null,
           feature: "chat",
           model: "",
-          credits: spend,
           tokens: 0,
           inputTokens: 0,
           outputTokens: 0
-        })
+        }, "exact")
       )
       const created = yield* createTask({
         name: "Broke",

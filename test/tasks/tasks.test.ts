@@ -5,10 +5,9 @@ import { memoryStorage } from "../../src/storage/Database.ts"
 import type { NewScheduledTask } from "../../src/tasks/Api.ts"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { TasksRepo } from "../../src/tasks/TasksRepo.ts"
-import { rawRequest } from "../support/RawHttp.ts"
+import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { schedulerTestServer, testLeaseMs } from "../support/SchedulerTest.ts"
-import { personClient, seedMember } from "../support/Tenants.ts"
-import { client, seedTenant } from "../support/TestServer.ts"
+import { addPerson, client, seedTenant } from "../support/TestServer.ts"
 
 const start = Date.parse("2026-06-01T08:00:00Z")
 const inAnHour = new Date(start + 3_600_000)
@@ -38,7 +37,7 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
   it.effect("create answers every field of the spec's resource", () =>
     Effect.gen(function*() {
       const { tenant, employee } = yield* setup()
-      const api = yield* personClient(tenant.personalAccessKey, tenant.companyId)
+      const api = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
       const task = yield* api.scheduledTasks.create({
         payload: {
           name: "Digest",
@@ -108,10 +107,24 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
         [{ ...base, employeeId: "emp_unknown", scheduleType: "one_time", scheduledAt: inAnHour }, "employeeId"]
       ]
       for (const [body, field] of cases) {
-        const response = yield* rawRequest("POST", "/api/v0/scheduled-tasks", { apiKey: tenant.apiKey, body })
-        expect([response.status, response.body.error]).toEqual([400, expect.stringContaining(field)])
+        const response = yield* send(requestWithKey("POST", "/api/v0/scheduled-tasks", tenant.apiKey, body))
+        expectErrorResponse(response, 400, field)
       }
       expect((yield* (yield* client({ apiKey: tenant.apiKey })).scheduledTasks.list({ query: {} })).total).toBe(0)
+    }))
+
+  it.effect("bad list queries answer 400 naming the parameter", () =>
+    Effect.gen(function*() {
+      const { tenant, createTask } = yield* setup()
+      const task = yield* createTask()
+      for (const path of [
+        "/api/v0/scheduled-tasks?pageSize=0",
+        `/api/v0/scheduled-tasks/${task.id}/executions?page=0`,
+        `/api/v0/scheduled-tasks/${task.id}/notes?pageSize=101`
+      ]) {
+        const response = yield* send(requestWithKey("GET", path, tenant.apiKey))
+        expectErrorResponse(response, 400, path.includes("page=") ? "page" : "pageSize")
+      }
     }))
 
   it.effect("an employee of another company is refused", () =>
@@ -153,11 +166,10 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       })
       expect(recurring.nextRunAt).toEqual(new Date(start + 30 * 60_000))
 
-      const bad = yield* rawRequest("PATCH", `/api/v0/scheduled-tasks/${task.id}`, {
-        apiKey: tenant.apiKey,
-        body: { scheduleType: "one_time" }
-      })
-      expect([bad.status, bad.body.error]).toEqual([400, expect.stringContaining("scheduledAt is required")])
+      const bad = yield* send(
+        requestWithKey("PATCH", `/api/v0/scheduled-tasks/${task.id}`, tenant.apiKey, { scheduleType: "one_time" })
+      )
+      expectErrorResponse(bad, 400, "scheduledAt is required")
       const unknownEmployee = yield* Effect.flip(api.scheduledTasks.update({ params, payload: { employeeId: "emp_x" } }))
       expect(unknownEmployee._tag).toBe("BadRequest")
     }))
@@ -193,16 +205,15 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
       const task = yield* createTask()
       for (const action of ["pause", "resume", "reset", "run"]) {
         const path = `/api/v0/scheduled-tasks/${task.id}/${action}`
-        const bare = yield* rawRequest("POST", path, { apiKey: tenant.apiKey })
+        const bare = yield* send(requestWithKey("POST", path, tenant.apiKey))
         expect([action, bare.status]).toEqual([action, action === "run" ? 201 : 200])
-        const withBody = yield* rawRequest("POST", path, { apiKey: tenant.apiKey, body: { companyId: tenant.companyId } })
+        const withBody = yield* send(requestWithKey("POST", path, tenant.apiKey, { companyId: tenant.companyId }))
         expect([action, withBody.status]).toEqual([action, action === "run" ? 201 : 200])
       }
-      const bad = yield* rawRequest("POST", `/api/v0/scheduled-tasks/${task.id}/pause`, {
-        apiKey: tenant.apiKey,
-        body: { companyId: 42 }
-      })
-      expect([bad.status, bad.body.error]).toEqual([400, expect.stringContaining("companyId")])
+      const bad = yield* send(
+        requestWithKey("POST", `/api/v0/scheduled-tasks/${task.id}/pause`, tenant.apiKey, { companyId: 42 })
+      )
+      expectErrorResponse(bad, 400, "companyId")
     }))
 
   it.effect("reset soft-deletes the history, zeroes the counters and keeps the settings", () =>
@@ -304,10 +315,10 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
     Effect.gen(function*() {
       const { tenant, createTask, employee } = yield* setup()
       const companyTask = yield* createTask()
-      const member = yield* seedMember(tenant.companyId, "member")
-      const viewer = yield* seedMember(tenant.companyId, "viewer")
-      const asMember = yield* personClient(member.personalAccessKey, tenant.companyId)
-      const asViewer = yield* personClient(viewer.personalAccessKey, tenant.companyId)
+      const member = yield* addPerson(tenant, { companyRole: "member" })
+      const viewer = yield* addPerson(tenant, { companyRole: "viewer" })
+      const asMember = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
+      const asViewer = yield* client({ apiKey: viewer.personalAccessKey, companyId: tenant.companyId })
       const params = { task_id: companyTask.id }
 
       expect((yield* asMember.scheduledTasks.get({ params })).id).toBe(companyTask.id)
@@ -345,10 +356,9 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
         ["input", "second", null],
         ["input", "first", null]
       ])
-      const empty = yield* rawRequest("POST", `/api/v0/scheduled-tasks/${task.id}/notes`, {
-        apiKey: tenant.apiKey,
-        body: { content: " " }
-      })
-      expect([empty.status, empty.body.error]).toEqual([400, expect.stringContaining("content")])
+      const empty = yield* send(
+        requestWithKey("POST", `/api/v0/scheduled-tasks/${task.id}/notes`, tenant.apiKey, { content: " " })
+      )
+      expectErrorResponse(empty, 400, "content")
     }))
 })

@@ -49,6 +49,21 @@ describe.each(backends)("Credits on $name", ({ storage }) => {
         expect(recorded.events.every((event) => event.credits === amount)).toBe(true)
       }))
 
+    it.effect("concurrent settlements of usage already spent fill the pool exactly and record every event", () =>
+      Effect.gen(function*() {
+        const credits = yield* Credits
+        const payer = yield* payerIn({ creditLimit: 100 })
+        const debited = yield* Effect.all(
+          Array.from({ length: 30 }, () => credits.settle(payer, { feature: "chat", credits: 7, outputTokens: 900 })),
+          { concurrency: "unbounded" }
+        )
+        expect(debited.reduce((total, credit) => total + credit, 0)).toBe(100)
+        expect((yield* balances(payer)).creditUsage).toBe(100)
+        const recorded = yield* events(payer)
+        expect(recorded.total).toBe(30)
+        expect(recorded.events.every((event) => event.outputTokens === 900)).toBe(true)
+      }))
+
     it.effect("out of credits: 403 \"Insufficient credits\", and nothing is recorded", () =>
       Effect.gen(function*() {
         const credits = yield* Credits
