@@ -88,7 +88,13 @@ const outputLimit = 4 * 1024 * 1024
 export const spawnChild = (
   command: string,
   args: ReadonlyArray<string>,
-  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string; readonly graceMs?: number } = {}
+  options: {
+    readonly env?: NodeJS.ProcessEnv
+    readonly cwd?: string
+    readonly graceMs?: number
+    /** For a server: reported with its output's end should it exit before it is stopped. */
+    readonly server?: string
+  } = {}
 ): Child => {
   const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] })
   const spawnedAt = performance.now()
@@ -110,11 +116,19 @@ export const spawnChild = (
     child.on("close", (code, signal) => {
       ended = true
       live.delete(child)
+      if (options.server !== undefined && !stopping) {
+        // 130 is how the service exits on SIGINT/SIGTERM: something outside this script stopped it.
+        const why = code === 130 ? "130: SIGINT or SIGTERM from outside this script" : String(code ?? signal)
+        console.error(`${options.server} exited unexpectedly (${why}); its output ended with:\n` +
+          `${stdout.slice(-4_000)}${stderr.slice(-4_000)}`)
+      }
       resolve(code ?? signal ?? "unknown")
     })
   })
   const graceMs = options.graceMs ?? 15_000
+  let stopping = false
   const stop = deferCleanup(async () => {
+    stopping = true
     if (ended) return
     child.kill("SIGTERM")
     const killer = setTimeout(() => child.kill("SIGKILL"), graceMs)

@@ -66,7 +66,11 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
   }
   delete env.DATABASE_URL
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
-  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), builtMain], { env, cwd: root })
+  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), builtMain], {
+    env,
+    cwd: root,
+    server: `the platform server on ${options.databaseUrl === undefined ? "PGlite" : "PostgreSQL"}`
+  })
   const baseUrl = `http://127.0.0.1:${port}`
   return { child, baseUrl, adminKey, ...(await waitUntilReady(child, `${baseUrl}/health`)) }
 }
@@ -75,7 +79,8 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
 export const startBaseline = async (): Promise<Server> => {
   const port = await freePort()
   const child = spawnChild(process.execPath, [join(root, "scripts/bench/baseline-server.ts")], {
-    env: { ...process.env, PORT: String(port) }
+    env: { ...process.env, PORT: String(port) },
+    server: "the baseline server"
   })
   const baseUrl = `http://127.0.0.1:${port}`
   return { child, baseUrl, ...(await waitUntilReady(child, `${baseUrl}/`)) }
