@@ -62,27 +62,37 @@ const unauthorized = (error: string) => new Unauthorized({ error })
 const companyNotFound = (companyId: string) => new NotFound({ error: `Company ${companyId} not found` })
 
 /** The credential and company id a request carries; headers only, never logged. */
-const readCredentials = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const apiKey = request.headers["x-api-key"]?.trim()
-    const authorization = request.headers["authorization"]
-    const bearer = authorization !== undefined && /^bearer\s+/i.test(authorization)
-      ? authorization.replace(/^bearer\s+/i, "").trim()
-      : undefined
-    const credential = apiKey !== undefined && apiKey !== "" ? apiKey : bearer
-    if (credential === undefined || credential === "") {
-      return yield* unauthorized("Missing API key: send X-API-Key or Authorization: Bearer")
-    }
-    const fromHeader = request.headers["x-company-id"]?.trim() || undefined
-    const fromQuery = new URLSearchParams(request.url.split("?")[1] ?? "").getAll("companyId")
-    if (fromQuery.length > 1 && fromQuery.some((id) => id !== fromQuery[0])) {
-      return yield* new BadRequest({ error: "Conflicting companyId query parameters" })
-    }
-    if (fromHeader !== undefined && fromQuery[0] !== undefined && fromHeader !== fromQuery[0]) {
-      return yield* new BadRequest({ error: "Conflicting company ids: the X-Company-ID header and the companyId query differ" })
-    }
-    return { credential, companyId: fromHeader ?? (fromQuery[0] || undefined) }
-  })
+const bearerPrefix = /^bearer\s+/i
+
+/** `companyId` values of the query; most requests carry none, so the query is parsed only when it may. */
+const companyIdsInQuery = (url: string): ReadonlyArray<string> => {
+  const query = url.indexOf("?")
+  return query === -1 || !url.includes("companyId", query)
+    ? []
+    : new URLSearchParams(url.slice(query + 1)).getAll("companyId")
+}
+
+const readCredentials = (request: HttpServerRequest.HttpServerRequest) => {
+  const apiKey = request.headers["x-api-key"]?.trim()
+  const authorization = request.headers["authorization"]
+  const credential = apiKey !== undefined && apiKey !== ""
+    ? apiKey
+    : authorization !== undefined && bearerPrefix.test(authorization)
+    ? authorization.replace(bearerPrefix, "").trim()
+    : ""
+  if (credential === "") return Effect.fail(unauthorized("Missing API key: send X-API-Key or Authorization: Bearer"))
+  const fromHeader = request.headers["x-company-id"]?.trim() || undefined
+  const fromQuery = companyIdsInQuery(request.url)
+  if (fromQuery.some((id) => id !== fromQuery[0])) {
+    return Effect.fail(new BadRequest({ error: "Conflicting companyId query parameters" }))
+  }
+  if (fromHeader !== undefined && fromQuery[0] !== undefined && fromHeader !== fromQuery[0]) {
+    return Effect.fail(
+      new BadRequest({ error: "Conflicting company ids: the X-Company-ID header and the companyId query differ" })
+    )
+  }
+  return Effect.succeed({ credential, companyId: fromHeader ?? (fromQuery[0] || undefined) })
+}
 
 const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
   credential: string,

@@ -74,7 +74,9 @@ const fromCause = (
     }
   }
   return Effect.as(
-    Effect.logError("Unhandled failure", { requestId, method: request.method, path: request.url.split("?")[0], cause }),
+    Effect.logError("Unhandled failure", { method: request.method, path: request.url.split("?")[0], cause }).pipe(
+      Effect.annotateLogs({ requestId })
+    ),
     errorBody(500, statusMessages[500])
   )
 }
@@ -105,43 +107,46 @@ const holdsNul = (value: unknown): boolean =>
     ? Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item))
     : false
 
+const nulRefused = () => errorBody(400, "Text must not contain NUL characters (U+0000)")
+
 /**
  * PostgreSQL text cannot hold U+0000: a NUL in the URL or in a JSON body is
  * refused up front, alike on every storage backend, instead of failing deep
  * inside a query as a 500. The body is read once; the decoder reuses it.
  */
-const carriesNul = (request: HttpServerRequest.HttpServerRequest) => {
-  if (/%00/i.test(request.url)) return Effect.succeed(true)
+const refusingNul = <E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => {
+  if (request.url.includes("%00")) return Effect.succeed(nulRefused())
   const contentType = request.headers["content-type"]
-  if (!HttpMethod.hasBody(request.method) || (contentType !== undefined && !contentType.includes("json"))) {
-    return Effect.succeed(false)
-  }
-  return Effect.map(request.text, (text) => {
-    if (!/\\u0000/i.test(text)) return false
+  if (!HttpMethod.hasBody(request.method) || (contentType !== undefined && !contentType.includes("json"))) return app
+  return Effect.flatMap(request.text, (text) => {
+    if (!/\\u0000/i.test(text)) return app
     try {
-      return holdsNul(JSON.parse(text))
+      return holdsNul(JSON.parse(text)) ? Effect.succeed(nulRefused()) : app
     } catch {
-      return false
+      return app
     }
   })
 }
 
-export const ErrorResponsesLive = Layer.unwrap(Effect.gen(function*() {
-  const maxBodySize = ByteSize.bytes((yield* AppConfig).maxBodyBytes)
-  return HttpRouter.middleware((app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const incoming = request.headers["x-request-id"]
-      const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : nextRequestId()
-      const guarded = Effect.flatMap(carriesNul(request), (nul) =>
-        nul ? Effect.succeed(errorBody(400, "Text must not contain NUL characters (U+0000)")) : app)
-      const response = yield* guarded.pipe(
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request, requestId)
-        ),
-        Effect.annotateLogs({ requestId })
-      )
-      return HttpServerResponse.setHeader(normalize(response), "x-request-id", requestId)
-    }), { global: true })
-}))
+/**
+ * The largest request body the service reads (`MAX_BODY_BYTES`), for every
+ * request: provided once with the server rather than per request.
+ */
+export const MaxBodySizeLive = Layer.unwrap(AppConfig.useSync((config) =>
+  Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxBodyBytes))
+))
+
+export const ErrorResponsesLive = HttpRouter.middleware((app) =>
+  HttpServerRequest.HttpServerRequest.use((request) => {
+    const incoming = request.headers["x-request-id"]
+    const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : nextRequestId()
+    return refusingNul(request, app).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request, requestId)
+      ),
+      Effect.map((response) => HttpServerResponse.setHeader(normalize(response), "x-request-id", requestId))
+    )
+  }), { global: true })

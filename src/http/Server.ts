@@ -22,7 +22,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { configuredStorage, Storage } from "../storage/Database.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
-import { ErrorResponsesLive } from "./ErrorResponses.ts"
+import { ErrorResponsesLive, MaxBodySizeLive } from "./ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
@@ -93,6 +93,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     routerConfig: { maxParamLength: 1000 }
   }).pipe(
     Layer.provideMerge(http),
+    Layer.provideMerge(MaxBodySizeLive),
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
