@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with a throwaway PostgreSQL cluster on a free loopback port,
-# exported as TEST_DATABASE_URL (and DATABASE_URL_FOR_BENCH); the cluster is
+# exported as TEST_DATABASE_URL (which the benchmarks read too); the cluster is
 # stopped and removed afterwards. Installs PostgreSQL from Debian's packages
 # when no server binaries are present.
 set -euo pipefail

@@ -1,33 +1,12 @@
 // The processes a benchmark measures: the built Platform API and a raw
 // `node:http` baseline, each in its own process, plus what /proc says about them.
-import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { builtMain, ensureBuilt, root } from "../build.ts"
 import { type Child, freePort, makeTempDir, request, spawnChild, waitUntilReady } from "./children.ts"
 
-export const root = fileURLToPath(new URL("../..", import.meta.url))
-const builtMain = join(root, "dist", "main.js")
-
-const newestChange = (path: string): number => {
-  const stat = statSync(path)
-  return stat.isDirectory()
-    ? Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))))
-    : stat.mtimeMs
-}
-
-/** Runs `npm run build`'s compiler when `dist/main.js` is missing or older than a source or tsconfig. */
-export const ensureBuilt = () => {
-  const sources = Math.max(newestChange(join(root, "src")), ...["tsconfig.json", "tsconfig.build.json"].map((file) => newestChange(join(root, file))))
-  if (existsSync(builtMain) && statSync(builtMain).mtimeMs >= sources) return
-  console.error("building dist/ (tsc -p tsconfig.build.json)")
-  const build = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
-    cwd: root,
-    encoding: "utf8"
-  })
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`)
-}
+export { ensureBuilt, root }
 
 export interface Server {
   readonly child: Child
