@@ -127,11 +127,15 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
         Effect.orDie
       ),
       listForUser: Effect.fn("OrganizationsRepo.listForUser")(function*(userId) {
+        // Only the user's own records are read (each by an index), never every organization.
         const rows = yield* sql<OrganizationRow & { readonly membership_role: OrgRole | null }>`
-          SELECT * FROM (${select}) o
-          LEFT JOIN LATERAL (SELECT m.role AS membership_role FROM organization_members m
-            WHERE m.organization_id = o.id AND m.user_id = ${userId}) m ON true
-          WHERE m.membership_role IS NOT NULL OR o.owner_user_id = ${userId} OR ${userId} = ANY(o.owner_ids)
+          WITH reached AS (
+            SELECT organization_id AS id FROM organization_members WHERE user_id = ${userId}
+            UNION SELECT organization_id FROM organization_owners WHERE user_id = ${userId}
+            UNION SELECT id FROM organizations WHERE owner_user_id = ${userId}
+          )
+          SELECT o.*, m.role AS membership_role FROM (${select} WHERE o.id IN (SELECT id FROM reached)) o
+          LEFT JOIN organization_members m ON m.organization_id = o.id AND m.user_id = ${userId}
           ORDER BY o.id`
         return rows.map((row) => {
           const organization = fromRow(row)
