@@ -120,13 +120,17 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
       getUser: Effect.fn("CompaniesRepo.getUser")((companyId: string, userId: string) => getUser(companyId, userId), Effect.orDie),
       listUsers: Effect.fn("CompaniesRepo.listUsers")(function*(companyId, query) {
         const where = searchFilter(companyId, query.search)
-        const [rows, count] = yield* Effect.all([
-          sql<CompanyUserRow>`${viewSelect} WHERE ${where} ORDER BY cu.id
-            LIMIT ${query.limit} OFFSET ${query.offset}`,
-          sql<{ readonly count: unknown }>`
-            SELECT count(*) AS count FROM company_users cu JOIN users u ON u.id = cu.user_id WHERE ${where}`
-        ])
-        return { rows: rows.map(viewFromRow), total: toNumber(count[0].count) }
+        // One query for the page and the total; only a page past the end needs a separate count.
+        const rows = yield* sql<CompanyUserRow & { readonly total: unknown }>`
+          SELECT cu.*, u.email, u.display_name, u.photo, count(*) OVER () AS total
+          FROM company_users cu JOIN users u ON u.id = cu.user_id
+          WHERE ${where} ORDER BY cu.id LIMIT ${query.limit} OFFSET ${query.offset}`
+        if (rows.length > 0 || query.offset === 0) {
+          return { rows: rows.map(viewFromRow), total: toNumber(rows[0]?.total) }
+        }
+        const count = yield* sql<{ readonly count: unknown }>`
+          SELECT count(*) AS count FROM company_users cu JOIN users u ON u.id = cu.user_id WHERE ${where}`
+        return { rows: [], total: toNumber(count[0].count) }
       }, Effect.orDie),
       updateUser: Effect.fn("CompaniesRepo.updateUser")(function*(companyId, userId, change) {
         yield* sql`
