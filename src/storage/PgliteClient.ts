@@ -1,4 +1,4 @@
-import { PGlite } from "@electric-sql/pglite"
+import { parse, PGlite, protocol, type Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlConnection, SqlError } from "effect/sql"
@@ -25,10 +25,91 @@ const toSqlError = (cause: unknown, operation: string): SqlError.SqlError => {
   })
 }
 
+/** How many statements a session keeps prepared; the least recently used beyond it is closed. */
+const preparedStatementLimit = 256
+
+/** PostgreSQL's "cached plan must not change result type". */
+const isStalePlan = (error: unknown) =>
+  (error as { code?: unknown }).code === "0A000" && String((error as { routine?: unknown }).routine) === "RevalidateCachedQuery"
+
+const concat = (parts: ReadonlyArray<Uint8Array>) => {
+  const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    message.set(part, offset)
+    offset += part.length
+  }
+  return message
+}
+
+/**
+ * Statements run as named prepared statements: `db.query` parses, describes
+ * and plans every statement anew in six calls into the database, while a
+ * prepared one is bound and executed in a single call and PostgreSQL may
+ * reuse its plan. Keyed by SQL text; parameter types come from the first
+ * `Describe`, as `db.query` takes them.
+ */
+const makePreparedStatements = (db: PGlite) => {
+  const statements = new Map<string, { readonly name: string; readonly parameterTypes: ReadonlyArray<number> }>()
+  // Closes ride along with the next statement rather than taking a call of their own.
+  let closes: Array<Uint8Array> = []
+  let counter = 0
+  const prepare = async (sql: string) => {
+    const found = statements.get(sql)
+    if (found !== undefined) {
+      statements.delete(sql)
+      statements.set(sql, found)
+      return found
+    }
+    const name = `platform_${++counter}`
+    const described = await db.execProtocolStream(concat([
+      protocol.serialize.parse({ name, text: sql }),
+      protocol.serialize.describe({ type: "S", name }),
+      protocol.serialize.sync()
+    ]))
+    const statement = { name, parameterTypes: parse.parseDescribeStatementResults(described) }
+    statements.set(sql, statement)
+    if (statements.size > preparedStatementLimit) {
+      const [oldestSql, oldest] = statements.entries().next().value!
+      statements.delete(oldestSql)
+      closes.push(protocol.serialize.close({ type: "S", name: oldest.name }))
+    }
+    return statement
+  }
+  const run = async <Row>(sql: string, params: ReadonlyArray<unknown>, rowMode: "array" | "object"): Promise<Results<Row>> => {
+    const statement = await prepare(sql)
+    const values = params.map((param, i) => {
+      if (param === null || param === undefined) return null
+      const serialize = db.serializers[statement.parameterTypes[i]!]
+      return serialize ? serialize(param) : String(param)
+    })
+    const pending = closes
+    closes = []
+    try {
+      const messages = await db.execProtocolStream(concat([
+        ...pending,
+        protocol.serialize.bind({ statement: statement.name, values }),
+        protocol.serialize.describe({ type: "P" }),
+        protocol.serialize.execute({}),
+        protocol.serialize.sync()
+      ]))
+      return parse.parseResults(messages, db.parsers, { rowMode })[0] as Results<Row>
+    } catch (error) {
+      // A table changed since the statement was prepared and its columns with it: prepare it again, once.
+      if (!isStalePlan(error) || statements.get(sql) !== statement) throw error
+      statements.delete(sql)
+      closes.push(protocol.serialize.close({ type: "S", name: statement.name }))
+      return run(sql, params, rowMode)
+    }
+  }
+  return { run }
+}
+
 const makeConnection = (db: PGlite): SqlConnection.Connection => {
+  const prepared = makePreparedStatements(db)
   const query = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
-      try: () => db.query<Record<string, unknown>>(sql, params as Array<unknown>),
+      try: () => prepared.run<Record<string, unknown>>(sql, params, "object"),
       catch: (cause) => toSqlError(cause, "query")
     })
   const rows = (sql: string, params: ReadonlyArray<unknown>) =>
@@ -36,11 +117,16 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
   const values = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.map(
       Effect.tryPromise({
-        try: () => db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
+        try: () => prepared.run<Array<unknown>>(sql, params, "array"),
         catch: (cause) => toSqlError(cause, "query")
       }),
       (result) => result.rows
     )
+  const unprepared = (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.tryPromise({
+      try: () => db.query<Record<string, unknown>>(sql, params as Array<unknown>),
+      catch: (cause) => toSqlError(cause, "query")
+    })
   const transformed = (
     sql: string,
     params: ReadonlyArray<unknown>,
@@ -52,11 +138,15 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
     executeStream: (sql, params, transformRows) =>
       Stream.fromIterableEffect(transformed(sql, params, transformRows)),
     executeValues: values,
-    executeValuesUnprepared: values,
+    executeValuesUnprepared: (sql, params) =>
+      Effect.tryPromise({
+        try: () => db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
+        catch: (cause) => toSqlError(cause, "query")
+      }).pipe(Effect.map((result) => result.rows)),
     // Unprepared statements without parameters may hold several commands (migrations, scripts).
     executeUnprepared: (sql, params, transformRows) =>
       params.length > 0
-        ? transformed(sql, params, transformRows)
+        ? Effect.map(unprepared(sql, params), (result) => transformRows ? transformRows(result.rows) : result.rows)
         : Effect.tryPromise({
           try: () => db.exec(sql),
           catch: (cause) => toSqlError(cause, "exec")
