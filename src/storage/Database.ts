@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
@@ -129,11 +129,19 @@ export const memoryStorage = Layer.mergeAll(
   Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
 )
 
+/**
+ * The PostgreSQL client. Multiplexed: concurrent statements are pipelined on
+ * pooled connections, several in one socket write, which costs the server
+ * far less CPU per statement than a write and a wait each; transactions still
+ * hold a connection of their own.
+ */
+export const postgresClient = (url: Redacted.Redacted) => PgClient.layer({ url, multiplex: true })
+
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
   if (Option.isSome(config.databaseUrl)) {
-    return sqlStorage(PgClient.layer({ url: config.databaseUrl.value }), "postgres", false)
+    return sqlStorage(postgresClient(config.databaseUrl.value), "postgres", false)
   }
   const dataDir = config.dataDir
   const open = Effect.flatMap(lockDataDir(dataDir), () => Pglite.open(dataDir))

@@ -12,7 +12,7 @@ import type { CompanyRole } from "../../src/companies/CompaniesRepo.ts"
 import { makeServer } from "../../src/http/Server.ts"
 import type { OrgRole } from "../../src/organizations/OrganizationsRepo.ts"
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
-import { type Backend, memoryStorage, sqlStorage } from "../../src/storage/Database.ts"
+import { type Backend, memoryStorage, postgresClient, sqlStorage } from "../../src/storage/Database.ts"
 import type { MemoryStore } from "../../src/storage/MemoryStore.ts"
 import * as Pglite from "../../src/storage/PgliteClient.ts"
 
@@ -55,7 +55,7 @@ export const createPostgresDatabase = Effect.gen(function*() {
 
 /** Storage over an existing PostgreSQL database: several of these model several server processes. */
 export const postgresStorageAt = (url: string) =>
-  sqlStorage(PgClient.layer({ url: Redacted.make(url) }), "postgres", false)
+  sqlStorage(postgresClient(Redacted.make(url)), "postgres", false)
 
 export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
 
