@@ -1,4 +1,4 @@
-import { parse, PGlite, protocol, type Results } from "@electric-sql/pglite"
+import { type messages, parse, PGlite, protocol, type Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlConnection, SqlError } from "effect/sql"
@@ -50,7 +50,12 @@ const concat = (parts: ReadonlyArray<Uint8Array>) => {
  * `Describe`, as `db.query` takes them.
  */
 const makePreparedStatements = (db: PGlite) => {
-  const statements = new Map<string, { readonly name: string; readonly parameterTypes: ReadonlyArray<number> }>()
+  const statements = new Map<string, {
+    readonly name: string
+    readonly parameterTypes: ReadonlyArray<number>
+    /** The result's columns, described once rather than on every execution. */
+    readonly columns: ReadonlyArray<messages.BackendMessage>
+  }>()
   // Closes ride along with the next statement rather than taking a call of their own.
   let closes: Array<Uint8Array> = []
   let counter = 0
@@ -67,7 +72,11 @@ const makePreparedStatements = (db: PGlite) => {
       protocol.serialize.describe({ type: "S", name }),
       protocol.serialize.sync()
     ]))
-    const statement = { name, parameterTypes: parse.parseDescribeStatementResults(described) }
+    const statement = {
+      name,
+      parameterTypes: parse.parseDescribeStatementResults(described),
+      columns: described.filter((message) => message.name === "rowDescription")
+    }
     statements.set(sql, statement)
     if (statements.size > preparedStatementLimit) {
       const [oldestSql, oldest] = statements.entries().next().value!
@@ -89,11 +98,10 @@ const makePreparedStatements = (db: PGlite) => {
       const messages = await db.execProtocolStream(concat([
         ...pending,
         protocol.serialize.bind({ statement: statement.name, values }),
-        protocol.serialize.describe({ type: "P" }),
         protocol.serialize.execute({}),
         protocol.serialize.sync()
       ]))
-      return parse.parseResults(messages, db.parsers, { rowMode })[0] as Results<Row>
+      return parse.parseResults([...statement.columns, ...messages], db.parsers, { rowMode })[0] as Results<Row>
     } catch (error) {
       // A table changed since the statement was prepared and its columns with it: prepare it again, once.
       if (!isStalePlan(error) || statements.get(sql) !== statement) throw error
