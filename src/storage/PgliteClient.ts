@@ -29,8 +29,10 @@ const toSqlError = (cause: unknown, operation: string): SqlError.SqlError => {
 const preparedStatementLimit = 256
 
 /** PostgreSQL's "cached plan must not change result type". */
-const isStalePlan = (error: unknown) =>
-  (error as { code?: unknown }).code === "0A000" && String((error as { routine?: unknown }).routine) === "RevalidateCachedQuery"
+const isStalePlan = (error: unknown) => {
+  const { code, routine } = error as { code?: unknown; routine?: unknown }
+  return code === "0A000" && routine === "RevalidateCachedQuery"
+}
 
 const concat = (parts: ReadonlyArray<Uint8Array>) => {
   const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
@@ -85,7 +87,11 @@ const makePreparedStatements = (db: PGlite) => {
     }
     return statement
   }
-  const run = async <Row>(sql: string, params: ReadonlyArray<unknown>, rowMode: "array" | "object"): Promise<Results<Row>> => {
+  const run = async <Row>(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    rowMode: "array" | "object"
+  ): Promise<Results<Row>> => {
     const statement = await prepare(sql)
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null

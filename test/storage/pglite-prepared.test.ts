@@ -21,7 +21,10 @@ describe("PGlite prepared statements", () => {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const distinct = Array.from({ length: 300 }, (_, i) => i)
-        const first = yield* Effect.forEach(distinct, (i) => sql<{ readonly n: number }>`SELECT ${i}::int + ${i * 0} AS n, ${i} AS tag_${sql.literal(String(i))}`)
+        const first = yield* Effect.forEach(
+          distinct,
+          (i) => sql<{ readonly n: number }>`SELECT ${i}::int + ${0} AS n, ${i} AS tag_${sql.literal(String(i))}`
+        )
         expect(first.map((rows) => rows[0]!.n)).toEqual(distinct)
         const again = yield* sql<{ readonly n: number }>`SELECT ${7}::int + ${0} AS n, ${7} AS tag_${sql.literal("0")}`
         expect(again[0]!.n).toBe(7)
