@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Data, Effect, Layer, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
@@ -38,11 +38,20 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
   readonly set: (key: string, principal: Principal, validUntil: number, revision: number) => void
   /** Records an access change: every process re-resolves its principals. */
   readonly invalidate: Effect.Effect<void>
+  /**
+   * Well-formed credentials no key has: a key's secret is drawn at random when
+   * it is created, so one that is unknown now stays unknown, and remembering
+   * it spares the database a lookup per retry of a made-up or revoked key.
+   */
+  readonly isUnknown: (credential: string) => boolean
+  readonly rememberUnknown: (credential: string) => void
 }>()("auth/PrincipalCache") {
   static readonly ttlMs = 60_000
+  static readonly unknownLimit = 10_000
 
   static readonly layer = Layer.effect(PrincipalCache, Effect.gen(function*() {
     const entries = new Map<string, { principal: Principal; validUntil: number; revision: number }>()
+    const unknown = new Map<string, number>()
     const revisions = yield* AccessRevision
     return {
       get: (key) => {
@@ -53,12 +62,26 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
         return undefined
       },
       set: (key, principal, validUntil, revision) => void entries.set(key, { principal, validUntil, revision }),
-      invalidate: Effect.andThen(Effect.sync(() => entries.clear()), revisions.bump)
+      invalidate: Effect.andThen(Effect.sync(() => entries.clear()), revisions.bump),
+      isUnknown: (credential) => {
+        const until = unknown.get(credential)
+        if (until === undefined) return false
+        if (until > Date.now()) return true
+        unknown.delete(credential)
+        return false
+      },
+      rememberUnknown: (credential) => {
+        if (unknown.size >= PrincipalCache.unknownLimit) unknown.delete(unknown.keys().next().value!)
+        unknown.set(credential, Date.now() + PrincipalCache.ttlMs)
+      }
     }
   }))
 }
 
 const unauthorized = (error: string) => new Unauthorized({ error })
+
+/** No stored key has this credential's hash (answered as 401 "Invalid API key"). */
+class UnknownKey extends Data.TaggedError("UnknownKey") {}
 const companyNotFound = (companyId: string) => new NotFound({ error: `Company ${companyId} not found` })
 
 /** The credential and company id a request carries; headers only, never logged. */
@@ -112,7 +135,7 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
   let validUntil = Date.now() + PrincipalCache.ttlMs
   if (kind === "company") {
     const key = yield* keys.findCompanyKeyByHash(keyHash)
-    if (Option.isNone(key)) return yield* unauthorized("Invalid API key")
+    if (Option.isNone(key)) return yield* new UnknownKey()
     if (requestedCompanyId !== undefined && requestedCompanyId !== key.value.companyId) {
       return yield* companyNotFound(requestedCompanyId)
     }
@@ -120,7 +143,7 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     keyId = key.value.id
   } else {
     const key = yield* keys.findPersonalKeyByHash(keyHash)
-    if (Option.isNone(key)) return yield* unauthorized("Invalid API key")
+    if (Option.isNone(key)) return yield* new UnknownKey()
     const expiresAt = key.value.expiresAt?.getTime()
     if (expiresAt !== undefined && expiresAt <= Date.now()) return yield* unauthorized("API key expired")
     if (requestedCompanyId === undefined) {
@@ -161,10 +184,16 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   const revisions = yield* AccessRevision
   const context = yield* Effect.context<KeysRepo | CompaniesRepo | OrganizationsRepo>()
   const resolveAndCache = (cacheKey: string, credential: string, companyId: string | undefined, revision: number) =>
-    Effect.map(Effect.provideContext(resolvePrincipal(credential, companyId), context), (resolved) => {
-      cache.set(cacheKey, resolved.principal, resolved.validUntil, revision)
-      return resolved.principal
-    })
+    Effect.provideContext(resolvePrincipal(credential, companyId), context).pipe(
+      Effect.map((resolved) => {
+        cache.set(cacheKey, resolved.principal, resolved.validUntil, revision)
+        return resolved.principal
+      }),
+      Effect.catchTag("UnknownKey", () => {
+        cache.rememberUnknown(credential)
+        return Effect.fail(unauthorized("Invalid API key"))
+      })
+    )
   const authenticate = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -174,6 +203,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       let principal: Principal
       let taken: Taken
       if (cached === undefined) {
+        if (cache.isUnknown(credential)) return yield* unauthorized("Invalid API key")
         principal = yield* resolveAndCache(cacheKey, credential, companyId, yield* revisions.current)
         taken = yield* limiter.take(principal.credentialHash)
       } else {

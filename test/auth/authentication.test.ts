@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { vi } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
+import { memoryStorage } from "../../src/storage/Database.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
 import { addPerson, backends, client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
@@ -259,5 +260,39 @@ describe.each(sharedStores)("revocation across processes on %s", () => {
       expect((yield* elsewhere.me.get()).role).toBe("viewer")
       yield* admin.companyUsers.remove({ params: { companyId: tenant.companyId, userId: person.userId } })
       yield* failsWith(elsewhere.me.get(), "NotFound")
+    }))
+})
+
+/** Memory storage whose keys repository counts lookups by hash. */
+const lookups = { count: 0 }
+const countingStorage = Layer.effect(
+  KeysRepo,
+  KeysRepo.useSync((keys) => ({
+    ...keys,
+    findCompanyKeyByHash: (hash) => Effect.suspend(() => (lookups.count++, keys.findCompanyKeyByHash(hash))),
+    findPersonalKeyByHash: (hash) => Effect.suspend(() => (lookups.count++, keys.findPersonalKeyByHash(hash)))
+  }))
+).pipe(Layer.provideMerge(memoryStorage))
+
+it.layer(testServer(countingStorage))("unknown keys", (it) => {
+  it.effect("a well-formed key no one has is looked up once, then refused without a lookup", () =>
+    Effect.gen(function*() {
+      const madeUp = yield* client({ apiKey: generateKey("company").plaintext })
+      const before = lookups.count
+      for (let attempt = 0; attempt < 5; attempt++) yield* failsWith(madeUp.me.get(), "Unauthorized", /^Invalid API key$/)
+      expect(lookups.count - before).toBe(1)
+    }))
+
+  it.effect("a deleted key stays refused, and a new key still works at once", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const admin = yield* client({ apiKey: tenant.apiKey })
+      const { apiKey } = yield* admin.apiKeys.create({ payload: { companyId: tenant.companyId, name: "short-lived" } })
+      yield* admin.apiKeys.delete({ payload: { name: "short-lived" } })
+      const deleted = yield* client({ apiKey })
+      yield* failsWith(deleted.me.get(), "Unauthorized", /^Invalid API key$/)
+      yield* failsWith(deleted.me.get(), "Unauthorized", /^Invalid API key$/)
+      const { apiKey: fresh } = yield* admin.apiKeys.create({ payload: { companyId: tenant.companyId, name: "next" } })
+      expect((yield* (yield* client({ apiKey: fresh })).me.get()).companyId).toBe(tenant.companyId)
     }))
 })
