@@ -74,13 +74,19 @@ const addMember = Command.make("add-member", {
   Command.withDescription("Add a user to an organization with a role")
 )
 
-const setOwner = Command.make("set-owner", { json, org: Flag.String("org"), user: Flag.String("user") }, (flags) =>
-  Effect.flatMap(Admin.setOwner(flags.org, flags.user), (organization) => print(flags.json)(adminOrganization(organization))))
-  .pipe(Command.withDescription("Make a user the organization's owner user"))
+/** The two ownership commands differ only in the action: both name an organization and a user. */
+const ownershipCommand = (
+  name: string,
+  description: string,
+  change: typeof Admin.setOwner
+) =>
+  Command.make(name, { json, org: Flag.String("org"), user: Flag.String("user") }, (flags) =>
+    Effect.flatMap(change(flags.org, flags.user), (organization) => print(flags.json)(adminOrganization(organization))))
+    .pipe(Command.withDescription(description))
 
-const addOwner = Command.make("add-owner", { json, org: Flag.String("org"), user: Flag.String("user") }, (flags) =>
-  Effect.flatMap(Admin.addOwner(flags.org, flags.user), (organization) => print(flags.json)(adminOrganization(organization))))
-  .pipe(Command.withDescription("Add a user to the organization's owners list"))
+const setOwner = ownershipCommand("set-owner", "Make a user the organization's owner user", Admin.setOwner)
+
+const addOwner = ownershipCommand("add-owner", "Add a user to the organization's owners list", Admin.addOwner)
 
 const createCompany = Command.make("create-company", { json, org: Flag.String("org"), name: Flag.String("name") }, (flags) =>
   Effect.flatMap(

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { CompaniesRepo, type CompanyRole } from "../companies/CompaniesRepo.ts"
 import { issueCompanyKey, issuePersonalKey } from "../keys/Keys.ts"
 import { type NewOrganization, OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
-import { BadRequest, NotFound } from "../platform/Errors.ts"
+import { BadRequest, orNotFound } from "../platform/Errors.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
 /**
@@ -11,25 +11,12 @@ import { UsersRepo } from "../users/UsersRepo.ts"
  */
 
 const organization = (id: string) =>
-  Effect.flatMap(OrganizationsRepo.use((repo) => repo.get(id)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ error: `Organization ${id} not found` })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(OrganizationsRepo.use((repo) => repo.get(id)), orNotFound(`Organization ${id} not found`))
 
-const user = (id: string) =>
-  Effect.flatMap(UsersRepo.use((repo) => repo.get(id)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ error: `User ${id} not found` })),
-    onSome: Effect.succeed
-  }))
+const user = (id: string) => Effect.flatMap(UsersRepo.use((repo) => repo.get(id)), orNotFound(`User ${id} not found`))
 
 const company = (id: string) =>
-  Effect.flatMap(CompaniesRepo.use((repo) => repo.get(id)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ error: `Company ${id} not found` })),
-    onSome: Effect.succeed
-  }))
-
-const present = <A>(found: Option.Option<A>, missing: string) =>
-  Option.match(found, { onNone: () => Effect.fail(new NotFound({ error: missing })), onSome: Effect.succeed })
+  Effect.flatMap(CompaniesRepo.use((repo) => repo.get(id)), orNotFound(`Company ${id} not found`))
 
 export const createOrganization = (input: NewOrganization) => OrganizationsRepo.use((repo) => repo.create(input))
 
@@ -44,20 +31,20 @@ export const createUser = Effect.fn("Admin.createUser")(function*(input: { email
 export const addMember = Effect.fn("Admin.addMember")(function*(organizationId: string, userId: string, role: OrgRole) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  yield* present(yield* repo.addMember(organizationId, userId, role), `Organization ${organizationId} not found`)
+  yield* orNotFound(`Organization ${organizationId} not found`)(yield* repo.addMember(organizationId, userId, role))
   return { organizationId, userId, role }
 })
 
 export const setOwner = Effect.fn("Admin.setOwner")(function*(organizationId: string, userId: string) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  return yield* present(yield* repo.setOwner(organizationId, userId), `Organization ${organizationId} not found`)
+  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* repo.setOwner(organizationId, userId))
 })
 
 export const addOwner = Effect.fn("Admin.addOwner")(function*(organizationId: string, userId: string) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  return yield* present(yield* repo.addOwner(organizationId, userId), `Organization ${organizationId} not found`)
+  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* repo.addOwner(organizationId, userId))
 })
 
 export const createCompany = Effect.fn("Admin.createCompany")(function*(organizationId: string, name: string) {

@@ -1,6 +1,6 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Authorized } from "../auth/Policy.ts"
-import { NotFound } from "../platform/Errors.ts"
+import { orNotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -34,11 +34,7 @@ export const toEmployee = (record: EmployeeRecord): typeof Employee.Type => ({
   updatedDate: record.updatedAt
 })
 
-const present = <A>(kind: string, id: string) => (found: Option.Option<A>) =>
-  Option.match(found, {
-    onNone: () => Effect.fail(new NotFound({ error: `${kind} ${id} not found` })),
-    onSome: (value) => Effect.succeed(value)
-  })
+const present = (kind: string, id: string) => orNotFound(`${kind} ${id} not found`)
 
 export const createAgent = Effect.fn("Agents.create")(function*(input: typeof NewAgent.Type) {
   const { principal } = yield* Authorized("agents:write")
@@ -67,14 +63,14 @@ export const listAgents = Effect.fn("Agents.list")(function*(request: PageReques
 
 export const getAgent = Effect.fn("Agents.get")(function*(id: string) {
   const { principal } = yield* Authorized("agents:read")
-  return toAgent(yield* present<AgentRecord>("Agent", id)(yield* AgentsRepo.use((repo) => repo.get(principal.companyId, id))))
+  return toAgent(yield* present("Agent", id)(yield* AgentsRepo.use((repo) => repo.get(principal.companyId, id))))
 })
 
 export const updateAgent = Effect.fn("Agents.update")(function*(id: string, patch: typeof AgentPatch.Type) {
   const { principal } = yield* Authorized("agents:write")
   const now = yield* currentDate
   const updated = yield* AgentsRepo.use((repo) => repo.update(principal.companyId, id, patch, now))
-  return toAgent(yield* present<AgentRecord>("Agent", id)(updated))
+  return toAgent(yield* present("Agent", id)(updated))
 })
 
 export const createEmployee = Effect.fn("Employees.create")(function*(input: typeof NewEmployee.Type) {
@@ -104,5 +100,5 @@ export const listEmployees = Effect.fn("Employees.list")(function*(request: Page
 export const getEmployee = Effect.fn("Employees.get")(function*(id: string) {
   const { principal } = yield* Authorized("agents:read")
   const found = yield* EmployeesRepo.use((repo) => repo.get(principal.companyId, id))
-  return toEmployee(yield* present<EmployeeRecord>("Employee", id)(found))
+  return toEmployee(yield* present("Employee", id)(found))
 })

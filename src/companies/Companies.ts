@@ -3,7 +3,7 @@ import { PrincipalCache } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
-import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import { CompaniesRepo, type CompanyRole, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
@@ -71,10 +71,10 @@ export const addCompanyUser = Effect.fn("Companies.addCompanyUser")(function*(in
 })
 
 const targetUser = (companyId: string, userId: string) =>
-  Effect.flatMap(CompaniesRepo.use((repo) => repo.getUser(companyId, userId)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ error: `Company user ${userId} not found` })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    CompaniesRepo.use((repo) => repo.getUser(companyId, userId)),
+    orNotFound(`Company user ${userId} not found`)
+  )
 
 /** Refuses to leave the company without an owner. */
 const keepAnOwner = (target: CompanyUserView, losesOwnership: boolean) =>
@@ -121,10 +121,7 @@ export const createCompany = Effect.fn("Companies.createCompany")(function*(orga
   const { principal } = yield* Authorized("companies:create")
   const organization = yield* Effect.flatMap(
     OrganizationsRepo.use((repo) => repo.get(organizationId)),
-    Option.match({
-      onNone: () => Effect.fail(new NotFound({ error: `Organization ${organizationId} not found` })),
-      onSome: Effect.succeed
-    })
+    orNotFound(`Organization ${organizationId} not found`)
   )
   const companies = yield* CompaniesRepo
   const count = yield* companies.countInOrganization(organizationId)

@@ -1,7 +1,7 @@
 import { Effect, Option, type Schema } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { NotFound } from "../platform/Errors.ts"
+import { orNotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -35,10 +35,7 @@ const ownerIn = (companyId: string) =>
   })
 
 const found = (id: string) => (record: Option.Option<MemoryRecord>) =>
-  Option.match(record, {
-    onNone: () => Effect.fail(new NotFound({ error: `Memory ${id} not found` })),
-    onSome: (memory) => Effect.succeed(toMemory(memory))
-  })
+  Effect.map(orNotFound(`Memory ${id} not found`)(record), toMemory)
 
 export const create = Effect.fn("Memories.create")(function*(companyId: string, input: typeof NewMemory.Type) {
   const owner = yield* ownerIn(companyId)

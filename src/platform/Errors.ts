@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 /**
  * The API's error vocabulary and the one place where error tags meet HTTP
@@ -50,3 +50,7 @@ export const statusMessages: Record<number, string> = {
   429: "Too many requests",
   500: "Internal server error"
 }
+
+/** A lookup's value, or a 404 with `error` when there is none. */
+export const orNotFound = (error: string) => <A>(found: Option.Option<A>): Effect.Effect<A, NotFound> =>
+  Option.match(found, { onNone: () => Effect.fail(new NotFound({ error })), onSome: Effect.succeed })

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized, ownsOrManages } from "../auth/Policy.ts"
 import type { Principal } from "../auth/Principal.ts"
-import { Forbidden, NotFound } from "../platform/Errors.ts"
+import { Forbidden, NotFound, orNotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -94,10 +94,7 @@ export const update = Effect.fn("Projects.update")(function*(id: string, patch: 
   if (Object.values(change).every((value) => value === undefined)) return toProject(project)
   const now = yield* currentDate
   const updated = yield* ProjectsRepo.use((repo) => repo.update(principal.companyId, id, change, now))
-  return yield* Option.match(updated, {
-    onNone: () => Effect.fail(new NotFound({ error: `Project ${id} not found` })),
-    onSome: (record) => Effect.succeed(toProject(record))
-  })
+  return toProject(yield* orNotFound(`Project ${id} not found`)(updated))
 })
 
 export const remove = Effect.fn("Projects.remove")(function*(id: string) {

@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import { Context, Data, Effect, Layer, Option, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
@@ -28,9 +28,25 @@ export class Storage extends Context.Service<Storage, {
   readonly fresh: boolean
 }>()("storage/Storage") {}
 
-export class StorageStartError extends Error {
-  readonly _tag = "StorageStartError"
-}
+export class StorageStartError extends Data.TaggedError("StorageStartError")<{ readonly message: string }> {}
+
+/** One file-system step of start-up; a failure ends the start with its message. */
+const fsStep = <A>(step: () => A) =>
+  Effect.try({ try: step, catch: (error) => new StorageStartError({ message: String(error) }) })
+
+/** Creates the lock file holding this process's id; false when one exists already. */
+const createLock = (lockFile: string) =>
+  fsStep(() => {
+    try {
+      const fd = openSync(lockFile, "wx")
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      return true
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
+      throw error
+    }
+  })
 
 /**
  * Takes the data folder for this process alone: PGlite is a single-process
@@ -39,30 +55,20 @@ export class StorageStartError extends Error {
  */
 const lockDataDir = (dataDir: string) =>
   Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        mkdirSync(dataDir, { recursive: true })
-        const lockFile = join(dataDir, "platform-api.lock")
-        for (let attempt = 0; attempt < 2; attempt++) {
-          try {
-            const fd = openSync(lockFile, "wx")
-            writeSync(fd, String(process.pid))
-            closeSync(fd)
-            return lockFile
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-            const holder = Number(readFileSync(lockFile, "utf8"))
-            if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
-              throw new StorageStartError(
-                `Data folder ${dataDir} is in use by process ${holder}; stop it or choose another DATA_DIR`
-              )
-            }
-            rmSync(lockFile, { force: true })
-          }
+    Effect.gen(function*() {
+      const lockFile = join(dataDir, "platform-api.lock")
+      yield* fsStep(() => mkdirSync(dataDir, { recursive: true }))
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (yield* createLock(lockFile)) return lockFile
+        const holder = Number(yield* fsStep(() => readFileSync(lockFile, "utf8")))
+        if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
+          return yield* new StorageStartError({
+            message: `Data folder ${dataDir} is in use by process ${holder}; stop it or choose another DATA_DIR`
+          })
         }
-        throw new StorageStartError(`Could not lock data folder ${dataDir}`)
-      },
-      catch: (error) => error instanceof StorageStartError ? error : new StorageStartError(String(error))
+        yield* fsStep(() => rmSync(lockFile, { force: true }))
+      }
+      return yield* new StorageStartError({ message: `Could not lock data folder ${dataDir}` })
     }),
     (lockFile) => Effect.sync(() => rmSync(lockFile, { force: true }))
   )
