@@ -24,9 +24,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Layer, Option, Redacted } from "effect"
-import { makeServer } from "../src/http/Server.ts"
+import { makeServer } from "../src/app/Server.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
-import { memoryStorage } from "../src/storage/Database.ts"
+import { memoryStorage } from "../src/app/Storage.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)

@@ -5,7 +5,7 @@ import * as Admin from "./admin/Admin.ts"
 import { adminOrganization } from "./admin/Http.ts"
 import { AppConfig } from "./platform/AppConfig.ts"
 import { toCompanyUser } from "./platform/Schemas.ts"
-import { configuredStorage } from "./storage/Database.ts"
+import { configuredStorage } from "./app/Storage.ts"
 
 /**
  * The operator CLI: the admin API's operations, offline, against the

@@ -1,7 +1,7 @@
 import { Duration, Effect, Schedule } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { Api } from "./http/Api.ts"
+import { Api } from "./app/Api.ts"
 
 /**
  * The typed client for the Platform API, derived from the same Api the server

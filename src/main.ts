@@ -1,6 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer } from "effect"
-import { JsonLogger, ServerLive } from "./http/Server.ts"
+import { JsonLogger, ServerLive } from "./app/Server.ts"
 import { AppConfig } from "./platform/AppConfig.ts"
 
 /** A start-up failure is one clear line and a non-zero exit, not a stack trace. */

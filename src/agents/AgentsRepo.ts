@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 
 export type AgentStatus = "active" | "paused" | "archived"
@@ -42,6 +42,9 @@ export interface AgentsRepository {
     now: Date
   ) => Effect.Effect<Option.Option<AgentRecord>>
 }
+
+/** The memory backend's agents (see `MemoryStore`). */
+export const agentsTable = memoryTable("agents", (): Map<string, AgentRecord> => new Map())
 
 export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()("agents/AgentsRepo") {
   static readonly sql = Layer.effect(AgentsRepo, Effect.gen(function*() {
@@ -85,20 +88,20 @@ export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()(
     return {
       create: (agent) =>
         store.write((tables) => {
-          tables.agents.set(agent.id, agent)
+          tables(agentsTable).set(agent.id, agent)
           return agent
         }),
-      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables.agents.get(id), companyId))),
+      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables(agentsTable).get(id), companyId))),
       list: (companyId, window) =>
         store.read((tables) =>
           newestFirstPage(
-            [...tables.agents.values()].filter((a) => a.companyId === companyId),
+            [...tables(agentsTable).values()].filter((a) => a.companyId === companyId),
             window
           )
         ),
       update: (companyId, id, change, now) =>
         store.write((tables) => {
-          const agent = inCompany(tables.agents.get(id), companyId)
+          const agent = inCompany(tables(agentsTable).get(id), companyId)
           if (agent === undefined) return Option.none()
           const changed: AgentRecord = {
             ...agent,
@@ -109,7 +112,7 @@ export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()(
             status: change.status ?? agent.status,
             updatedAt: movedForward(agent.updatedAt, now)
           }
-          tables.agents.set(id, changed)
+          tables(agentsTable).set(id, changed)
           return Option.some(changed)
         })
     }

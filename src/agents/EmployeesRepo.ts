@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 
 /** An AI persona of a company: scheduled tasks run as one. */
@@ -25,6 +25,9 @@ export interface EmployeesRepository {
     window: Window
   ) => Effect.Effect<{ readonly rows: ReadonlyArray<EmployeeRecord>; readonly total: number }>
 }
+
+/** The memory backend's employees (see `MemoryStore`). */
+export const employeesTable = memoryTable("employees", (): Map<string, EmployeeRecord> => new Map())
 
 export class EmployeesRepo extends Context.Service<EmployeesRepo, EmployeesRepository>()("agents/EmployeesRepo") {
   static readonly sql = Layer.effect(EmployeesRepo, Effect.gen(function*() {
@@ -52,15 +55,15 @@ export class EmployeesRepo extends Context.Service<EmployeesRepo, EmployeesRepos
   static readonly memory = Layer.effect(EmployeesRepo, MemoryStore.useSync((store): EmployeesRepository => ({
     create: (employee) =>
       store.write((tables) => {
-        tables.employees.set(employee.id, employee)
+        tables(employeesTable).set(employee.id, employee)
         return employee
       }),
     get: (companyId, id) =>
-      store.read((tables) => Option.filter(Option.fromNullishOr(tables.employees.get(id)), (e) => e.companyId === companyId)),
+      store.read((tables) => Option.filter(Option.fromNullishOr(tables(employeesTable).get(id)), (e) => e.companyId === companyId)),
     list: (companyId, window) =>
       store.read((tables) =>
         newestFirstPage(
-          [...tables.employees.values()].filter((e) => e.companyId === companyId),
+          [...tables(employeesTable).values()].filter((e) => e.companyId === companyId),
           window
         )
       )

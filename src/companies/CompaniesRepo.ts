@@ -1,8 +1,9 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, type Tables } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { jsonParam, toNumber } from "../storage/Rows.ts"
+import { usersTable } from "../users/UsersRepo.ts"
 
 export type CompanyRole = "owner" | "admin" | "member" | "viewer"
 
@@ -70,6 +71,12 @@ export interface CompaniesRepository {
 
 /** LIKE pattern for a literal substring. */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** The memory backend's companies (see `MemoryStore`). */
+export const companiesTable = memoryTable("companies", (): Map<string, Company> => new Map())
+
+/** The memory backend's companyUsers (see `MemoryStore`). */
+export const companyUsersTable = memoryTable("companyUsers", (): Map<string, CompanyUserRecord> => new Map())
 
 export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepository>()("companies/CompaniesRepo") {
   static readonly sql = Layer.effect(CompaniesRepo, Effect.gen(function*() {
@@ -156,29 +163,29 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
 
   static readonly memory = Layer.effect(CompaniesRepo, MemoryStore.useSync((store): CompaniesRepository => {
     const view = (tables: Tables, record: CompanyUserRecord): CompanyUserView => {
-      const user = tables.users.get(record.userId)
+      const user = tables(usersTable).get(record.userId)
       return { ...record, email: user?.email ?? "", displayName: user?.displayName ?? "", photo: user?.photo ?? "" }
     }
     const findUser = (tables: Tables, companyId: string, userId: string) =>
-      [...tables.companyUsers.values()].find((record) => record.companyId === companyId && record.userId === userId)
+      [...tables(companyUsersTable).values()].find((record) => record.companyId === companyId && record.userId === userId)
     return {
       create: (input) =>
         store.write((tables) => {
           const company: Company = { id: newId("cmp"), ...input, createdAt: new Date() }
-          tables.companies.set(company.id, company)
+          tables(companiesTable).set(company.id, company)
           return company
         }),
-      get: (id) => store.read((tables) => Option.fromNullishOr(tables.companies.get(id))),
+      get: (id) => store.read((tables) => Option.fromNullishOr(tables(companiesTable).get(id))),
       listForUser: (userId) =>
         store.read((tables) =>
-          [...tables.companyUsers.values()]
+          [...tables(companyUsersTable).values()]
             .filter((record) => record.userId === userId)
-            .flatMap((record) => tables.companies.get(record.companyId) ?? [])
+            .flatMap((record) => tables(companiesTable).get(record.companyId) ?? [])
             .sort((a, b) => a.id.localeCompare(b.id))
         ),
       countInOrganization: (organizationId) =>
         store.read((tables) =>
-          [...tables.companies.values()].filter((company) => company.organizationId === organizationId).length
+          [...tables(companiesTable).values()].filter((company) => company.organizationId === organizationId).length
         ),
       addUser: (input) =>
         store.write((tables) => {
@@ -191,7 +198,7 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
             allowedFeatures: input.allowedFeatures ?? [],
             createdAt: new Date()
           }
-          tables.companyUsers.set(record.id, record)
+          tables(companyUsersTable).set(record.id, record)
           return Option.some(view(tables, record))
         }),
       getUser: (companyId, userId) =>
@@ -199,7 +206,7 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
       listUsers: (companyId, query) =>
         store.read((tables) => {
           const needle = query.search?.toLowerCase() ?? ""
-          const matching = [...tables.companyUsers.values()]
+          const matching = [...tables(companyUsersTable).values()]
             .filter((record) => record.companyId === companyId)
             .map((record) => view(tables, record))
             .filter((user) =>
@@ -216,17 +223,17 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
             role: change.role ?? record.role,
             allowedFeatures: change.allowedFeatures ?? record.allowedFeatures
           }
-          tables.companyUsers.set(record.id, changed)
+          tables(companyUsersTable).set(record.id, changed)
           return Option.some(view(tables, changed))
         }),
       removeUser: (companyId, userId) =>
         store.write((tables) => {
           const record = findUser(tables, companyId, userId)
-          return record !== undefined && tables.companyUsers.delete(record.id)
+          return record !== undefined && tables(companyUsersTable).delete(record.id)
         }),
       countOwners: (companyId) =>
         store.read((tables) =>
-          [...tables.companyUsers.values()].filter((record) => record.companyId === companyId && record.role === "owner")
+          [...tables(companyUsersTable).values()].filter((record) => record.companyId === companyId && record.role === "owner")
             .length
         )
     }

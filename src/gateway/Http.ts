@@ -1,7 +1,7 @@
 import { Effect, Layer, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../http/Api.ts"
+import { Api } from "../app/Api.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
 import { type LlmRequest, ModelCatalog } from "../llm/Llm.ts"
 import { fromChatRequest, toChatCompletion } from "../llm/openai/Translate.ts"

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../http/Api.ts"
+import { Api } from "../app/Api.ts"
 import { Storage } from "../storage/Database.ts"
 
 export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { requireCompany } from "../auth/Authentication.ts"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../http/Api.ts"
+import { Api } from "../app/Api.ts"
 import * as Keys from "./Keys.ts"
 import type { CompanyApiKey, PersonalAccessKey } from "./KeysRepo.ts"
 

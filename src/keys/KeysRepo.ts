@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, type Tables } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 
 export interface CompanyApiKey {
   readonly id: string
@@ -41,6 +41,12 @@ export interface KeysRepository {
   /** The deleted key, none when the user has no key of that id. */
   readonly deletePersonalKey: (userId: string, keyId: string) => Effect.Effect<Option.Option<PersonalAccessKey>>
 }
+
+/** The memory backend's companyKeys (see `MemoryStore`). */
+export const companyKeysTable = memoryTable("companyKeys", (): Map<string, CompanyApiKey> => new Map())
+
+/** The memory backend's personalKeys (see `MemoryStore`). */
+export const personalKeysTable = memoryTable("personalKeys", (): Map<string, PersonalAccessKey> => new Map())
 
 export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/KeysRepo") {
   static readonly sql = Layer.effect(KeysRepo, Effect.gen(function*() {
@@ -94,7 +100,7 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
 
   static readonly memory = Layer.effect(KeysRepo, MemoryStore.useSync((store): KeysRepository => {
     const companyKeys = (f: (key: CompanyApiKey) => boolean) =>
-      store.read((tables) => [...tables.companyKeys.values()].filter(f))
+      store.read((tables) => [...tables(companyKeysTable).values()].filter(f))
     const deleteWhere = <K extends { readonly id: string }>(
       table: (tables: Tables) => Map<string, K>,
       f: (key: K) => boolean
@@ -107,33 +113,33 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
     return {
       createCompanyKey: (input) =>
         store.write((tables) => {
-          const taken = [...tables.companyKeys.values()].some((key) =>
+          const taken = [...tables(companyKeysTable).values()].some((key) =>
             key.companyId === input.companyId && key.name === input.name
           )
           if (taken) return Option.none()
           const key: CompanyApiKey = { id: newId("key"), ...input, createdAt: new Date() }
-          tables.companyKeys.set(key.id, key)
+          tables(companyKeysTable).set(key.id, key)
           return Option.some(key)
         }),
       findCompanyKey: (companyId, name) =>
         Effect.map(companyKeys((key) => key.companyId === companyId && key.name === name), (keys) => Option.fromNullishOr(keys[0])),
       listCompanyKeys: (companyId) => companyKeys((key) => key.companyId === companyId),
       deleteCompanyKey: (companyId, name) =>
-        deleteWhere((tables) => tables.companyKeys, (key) => key.companyId === companyId && key.name === name),
+        deleteWhere((tables) => tables(companyKeysTable), (key) => key.companyId === companyId && key.name === name),
       findCompanyKeyByHash: (keyHash) =>
         Effect.map(companyKeys((key) => key.keyHash === keyHash), (keys) => Option.fromNullishOr(keys[0])),
       createPersonalKey: (input) =>
         store.write((tables) => {
           const key: PersonalAccessKey = { id: newId("pka"), ...input, createdAt: new Date() }
-          tables.personalKeys.set(key.id, key)
+          tables(personalKeysTable).set(key.id, key)
           return key
         }),
       findPersonalKeyByHash: (keyHash) =>
-        store.read((tables) => Option.fromNullishOr([...tables.personalKeys.values()].find((key) => key.keyHash === keyHash))),
+        store.read((tables) => Option.fromNullishOr([...tables(personalKeysTable).values()].find((key) => key.keyHash === keyHash))),
       listPersonalKeys: (userId) =>
-        store.read((tables) => [...tables.personalKeys.values()].filter((key) => key.userId === userId)),
+        store.read((tables) => [...tables(personalKeysTable).values()].filter((key) => key.userId === userId)),
       deletePersonalKey: (userId, keyId) =>
-        deleteWhere((tables) => tables.personalKeys, (key) => key.userId === userId && key.id === keyId)
+        deleteWhere((tables) => tables(personalKeysTable), (key) => key.userId === userId && key.id === keyId)
     }
   }))
 }

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
 import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 
@@ -54,6 +54,9 @@ export interface MemoriesRepository {
   /** The deleted memory; none when the owner has no such memory. */
   readonly remove: (owner: MemoryOwner, id: string) => Effect.Effect<Option.Option<MemoryRecord>>
 }
+
+/** The memory backend's memories (see `MemoryStore`). */
+export const memoriesTable = memoryTable("memories", (): Map<string, MemoryRecord> => new Map())
 
 export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesRepository>()("memories/MemoriesRepo") {
   static readonly sql = Layer.effect(MemoriesRepo, Effect.gen(function*() {
@@ -109,13 +112,13 @@ export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesReposito
     return {
       create: (memory) =>
         store.write((tables) => {
-          tables.memories.set(memory.id, memory)
+          tables(memoriesTable).set(memory.id, memory)
           return memory
         }),
       list: (owner, filter, window) =>
         store.read((tables) =>
           newestFirstPage(
-            [...tables.memories.values()]
+            [...tables(memoriesTable).values()]
               .filter((memory) =>
                 ownedBy(memory, owner) !== undefined &&
                 (filter.includeInactive || memory.isActive) &&
@@ -126,7 +129,7 @@ export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesReposito
         ),
       update: (owner, id, change, now) =>
         store.write((tables) => {
-          const memory = ownedBy(tables.memories.get(id), owner)
+          const memory = ownedBy(tables(memoriesTable).get(id), owner)
           if (memory === undefined) return Option.none()
           const changed: MemoryRecord = {
             ...memory,
@@ -136,14 +139,14 @@ export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesReposito
             metadata: change.metadata ?? memory.metadata,
             updatedAt: movedForward(memory.updatedAt, now)
           }
-          tables.memories.set(id, changed)
+          tables(memoriesTable).set(id, changed)
           return Option.some(changed)
         }),
       remove: (owner, id) =>
         store.write((tables) => {
-          const memory = ownedBy(tables.memories.get(id), owner)
+          const memory = ownedBy(tables(memoriesTable).get(id), owner)
           if (memory === undefined) return Option.none()
-          tables.memories.delete(id)
+          tables(memoriesTable).delete(id)
           return Option.some(memory)
         })
     }

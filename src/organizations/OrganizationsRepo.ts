@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, type Tables } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
 
 export type OrgRole = "owner" | "admin" | "member"
@@ -65,6 +65,20 @@ export const resolveRole = (
     : organization.ownerIds.includes(userId)
     ? "admin"
     : undefined)
+
+/** A membership of the memory backend. */
+interface MembershipRecord {
+  readonly organizationId: string
+  readonly userId: string
+  readonly role: OrgRole
+  readonly createdAt: Date
+}
+
+/** The memory backend's organizations (see `MemoryStore`). */
+export const organizationsTable = memoryTable("organizations", (): Map<string, OrganizationRecord> => new Map())
+
+/** The memory backend's members (see `MemoryStore`). */
+export const membersTable = memoryTable("members", (): Map<string, MembershipRecord> => new Map())
 
 export class OrganizationsRepo extends Context.Service<OrganizationsRepo, OrganizationsRepository>()(
   "organizations/OrganizationsRepo"
@@ -155,14 +169,14 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
   static readonly memory = Layer.effect(OrganizationsRepo, MemoryStore.useSync((store): OrganizationsRepository => {
     const change = (organizationId: string, f: (organization: OrganizationRecord, tables: Tables) => OrganizationRecord) =>
       store.write((tables) => {
-        const organization = tables.organizations.get(organizationId)
+        const organization = tables(organizationsTable).get(organizationId)
         if (organization === undefined) return Option.none()
         const changed = f(organization, tables)
-        tables.organizations.set(organizationId, changed)
+        tables(organizationsTable).set(organizationId, changed)
         return Option.some(changed)
       })
     const membershipRole = (tables: Tables, organizationId: string, userId: string) =>
-      tables.members.get(`${organizationId}:${userId}`)?.role
+      tables(membersTable).get(`${organizationId}:${userId}`)?.role
     return {
       create: (input) =>
         store.write((tables) => {
@@ -181,10 +195,10 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
             companyLimit: input.companyLimit ?? 1,
             createdAt: new Date()
           }
-          tables.organizations.set(organization.id, organization)
+          tables(organizationsTable).set(organization.id, organization)
           return organization
         }),
-      get: (id) => store.read((tables) => Option.fromNullishOr(tables.organizations.get(id))),
+      get: (id) => store.read((tables) => Option.fromNullishOr(tables(organizationsTable).get(id))),
       setOwner: (organizationId, userId) => change(organizationId, (organization) => ({ ...organization, ownerUserId: userId })),
       addOwner: (organizationId, userId) =>
         change(organizationId, (organization) => ({
@@ -197,22 +211,22 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
         Effect.map(
           change(organizationId, (organization, tables) => {
             const key = `${organizationId}:${userId}`
-            const existing = tables.members.get(key)
-            tables.members.set(key, { organizationId, userId, role, createdAt: existing?.createdAt ?? new Date() })
+            const existing = tables(membersTable).get(key)
+            tables(membersTable).set(key, { organizationId, userId, role, createdAt: existing?.createdAt ?? new Date() })
             return organization
           }),
           Option.asVoid
         ),
       listForUser: (userId) =>
         store.read((tables) =>
-          [...tables.organizations.values()].flatMap((organization) => {
+          [...tables(organizationsTable).values()].flatMap((organization) => {
             const role = resolveRole(membershipRole(tables, organization.id, userId), organization, userId)
             return role === undefined ? [] : [{ organization, role }]
           })
         ),
       roleOf: (organizationId, userId) =>
         store.read((tables) => {
-          const organization = tables.organizations.get(organizationId)
+          const organization = tables(organizationsTable).get(organizationId)
           return Option.fromNullishOr(
             organization && resolveRole(membershipRole(tables, organizationId, userId), organization, userId)
           )

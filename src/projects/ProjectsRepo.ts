@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
 import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 
@@ -47,6 +47,9 @@ export interface ProjectsRepository {
   ) => Effect.Effect<Option.Option<ProjectRecord>>
   readonly remove: (companyId: string, id: string) => Effect.Effect<boolean>
 }
+
+/** The memory backend's projects (see `MemoryStore`). */
+export const projectsTable = memoryTable("projects", (): Map<string, ProjectRecord> => new Map())
 
 export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepository>()("projects/ProjectsRepo") {
   static readonly sql = Layer.effect(ProjectsRepo, Effect.gen(function*() {
@@ -98,21 +101,21 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsReposito
     return {
       create: (project) =>
         store.write((tables) => {
-          tables.projects.set(project.id, project)
+          tables(projectsTable).set(project.id, project)
           return project
         }),
-      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables.projects.get(id), companyId))),
+      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables(projectsTable).get(id), companyId))),
       listVisible: (companyId, viewer, window) =>
         store.read((tables) =>
           newestFirstPage(
-            [...tables.projects.values()]
+            [...tables(projectsTable).values()]
               .filter((p) => p.companyId === companyId && (p.sharing === "Shared" || p.ownerUserId === viewer)),
             window
           )
         ),
       update: (companyId, id, change, now) =>
         store.write((tables) => {
-          const project = inCompany(tables.projects.get(id), companyId)
+          const project = inCompany(tables(projectsTable).get(id), companyId)
           if (project === undefined) return Option.none()
           const changed: ProjectRecord = {
             ...project,
@@ -123,11 +126,11 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsReposito
             settings: change.settings ?? project.settings,
             updatedAt: movedForward(project.updatedAt, now)
           }
-          tables.projects.set(id, changed)
+          tables(projectsTable).set(id, changed)
           return Option.some(changed)
         }),
       remove: (companyId, id) =>
-        store.write((tables) => inCompany(tables.projects.get(id), companyId) !== undefined && tables.projects.delete(id))
+        store.write((tables) => inCompany(tables(projectsTable).get(id), companyId) !== undefined && tables(projectsTable).delete(id))
     }
   }))
 }

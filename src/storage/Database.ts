@@ -3,17 +3,7 @@ import { Context, Data, Effect, Layer, Option, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { AgentsRepo } from "../agents/AgentsRepo.ts"
-import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
-import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
-import { KeysRepo } from "../keys/KeysRepo.ts"
-import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
-import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
-import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { TasksRepo } from "../tasks/TasksRepo.ts"
-import { UsageRepo } from "../usage/UsageRepo.ts"
-import { UsersRepo } from "../users/UsersRepo.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { latestMigration, migrate } from "./Migrations.ts"
 import * as Pglite from "./PgliteClient.ts"
@@ -90,50 +80,27 @@ const isEmptyDataDir = (dataDir: string) => {
   }
 }
 
-const repositoriesSql = Layer.mergeAll(
-  UsersRepo.sql,
-  OrganizationsRepo.sql,
-  CompaniesRepo.sql,
-  KeysRepo.sql,
-  UsageRepo.sql,
-  ProjectsRepo.sql,
-  MemoriesRepo.sql,
-  AgentsRepo.sql,
-  EmployeesRepo.sql,
-  TasksRepo.sql
-)
-
-const repositoriesMemory = Layer.mergeAll(
-  UsersRepo.memory,
-  OrganizationsRepo.memory,
-  CompaniesRepo.memory,
-  KeysRepo.memory,
-  UsageRepo.memory,
-  ProjectsRepo.memory,
-  MemoriesRepo.memory,
-  AgentsRepo.memory,
-  EmployeesRepo.memory,
-  TasksRepo.memory
-).pipe(Layer.provideMerge(MemoryStore.layer))
-
 const migrated = (backend: Backend, fresh: boolean) =>
   Layer.effect(
     Storage,
     Effect.map(migrate, (migrationVersion) => ({ backend, migrationVersion, fresh }))
   )
 
-/** SQL repositories and `Storage` over a given `SqlClient` layer; migrations run before anything is served. */
-export const sqlStorage = <E>(
-  client: Layer.Layer<SqlClient.SqlClient, E>,
-  backend: Backend,
-  fresh: boolean
-) =>
-  Layer.mergeAll(repositoriesSql, migrated(backend, fresh)).pipe(Layer.provideMerge(client))
+/**
+ * Storage over SQL, given the repositories' `sql` layers (the composition
+ * root, `src/app/Storage.ts`, names them): the repositories and `Storage` over
+ * a `SqlClient` layer; migrations run before anything is served.
+ */
+export const sqlStorageOf = <R, RE>(repositories: Layer.Layer<R, RE, SqlClient.SqlClient>) =>
+<E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend, fresh: boolean) =>
+  Layer.mergeAll(repositories, migrated(backend, fresh)).pipe(Layer.provideMerge(client))
 
-export const memoryStorage = Layer.mergeAll(
-  repositoriesMemory,
-  Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
-)
+/** Memory storage, given the repositories' `memory` layers: they share one `MemoryStore`. */
+export const memoryStorageOf = <R, RE>(repositories: Layer.Layer<R, RE, MemoryStore>) =>
+  Layer.mergeAll(
+    repositories.pipe(Layer.provideMerge(MemoryStore.layer)),
+    Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
+  )
 
 /**
  * The PostgreSQL client. Multiplexed: concurrent statements are pipelined on
@@ -143,16 +110,16 @@ export const memoryStorage = Layer.mergeAll(
  */
 export const postgresClient = (url: Redacted.Redacted) => PgClient.layer({ url, multiplex: true })
 
-/** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
-export const configuredStorage = Layer.unwrap(Effect.gen(function*() {
+/** The configured database: PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
+export const configuredDatabase = Effect.gen(function*() {
   const config = yield* AppConfig
   if (Option.isSome(config.databaseUrl)) {
-    return sqlStorage(postgresClient(config.databaseUrl.value), "postgres", false)
+    return { client: postgresClient(config.databaseUrl.value), backend: "postgres" as Backend, fresh: false }
   }
   const dataDir = config.dataDir
   const open = Effect.flatMap(lockDataDir(dataDir), () => Pglite.open(dataDir))
-  return sqlStorage(Pglite.layerFrom(open), "pglite", isEmptyDataDir(dataDir))
-}))
+  return { client: Pglite.layerFrom(open), backend: "pglite" as Backend, fresh: isEmptyDataDir(dataDir) }
+})
 
 
 /**

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../http/Api.ts"
+import { Api } from "../app/Api.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Tasks from "./Tasks.ts"
 

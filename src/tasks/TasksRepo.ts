@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, type Tables } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { jsonParam, toNumber } from "../storage/Rows.ts"
 import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
 import type { RecurringConfig, ScheduleSpec, ScheduleType } from "./Occurrences.ts"
@@ -221,6 +221,21 @@ export const emptyDay: DayIncrement = {
   outputTokens: 0,
   stoppedReason: null
 }
+
+/** The memory backend's scheduledTasks (see `MemoryStore`). */
+export const scheduledTasksTable = memoryTable("scheduledTasks", (): Map<string, StoredTask> => new Map())
+
+/** The memory backend's taskExecutions (see `MemoryStore`). */
+export const taskExecutionsTable = memoryTable("taskExecutions", (): Map<string, StoredExecution> => new Map())
+
+/** The memory backend's taskEvaluations (see `MemoryStore`). */
+export const taskEvaluationsTable = memoryTable("taskEvaluations", (): Map<string, StoredEvaluation> => new Map())
+
+/** The memory backend's taskDailyLogs (see `MemoryStore`). */
+export const taskDailyLogsTable = memoryTable("taskDailyLogs", (): Map<string, StoredDailyLog> => new Map())
+
+/** The memory backend's taskNotes (see `MemoryStore`). */
+export const taskNotesTable = memoryTable("taskNotes", (): Map<string, StoredNote> => new Map())
 
 export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("tasks/TasksRepo") {
   static readonly sql = Layer.effect(TasksRepo, Effect.gen(function*() {
@@ -453,7 +468,7 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
 
   static readonly memory = Layer.effect(TasksRepo, MemoryStore.useSync((store): TasksRepository => {
     const liveTask = (tables: Tables, companyId: string | undefined, id: string) => {
-      const task = tables.scheduledTasks.get(id)
+      const task = tables(scheduledTasksTable).get(id)
       return task !== undefined && task.deletedAt === null && (companyId === undefined || task.companyId === companyId)
         ? task
         : undefined
@@ -482,7 +497,7 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
     return {
       create: (task) =>
         store.write((tables) => {
-          tables.scheduledTasks.set(task.id, { ...task, leaseToken: null, leaseExpiresAt: null, deletedAt: null })
+          tables(scheduledTasksTable).set(task.id, { ...task, leaseToken: null, leaseExpiresAt: null, deletedAt: null })
           return task
         }),
       get: (companyId, id) =>
@@ -490,7 +505,7 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
       list: (companyId, window) =>
         store.read((tables) =>
           newestFirstPage(
-            [...tables.scheduledTasks.values()]
+            [...tables(scheduledTasksTable).values()]
               .filter((task) => task.companyId === companyId && task.deletedAt === null)
               .map(recordOf),
             window
@@ -502,19 +517,19 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
           if (task === undefined) return Option.none()
           const defined = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined))
           const changed: StoredTask = { ...task, ...defined, updatedAt: movedForward(task.updatedAt, now) }
-          tables.scheduledTasks.set(id, changed)
+          tables(scheduledTasksTable).set(id, changed)
           return Option.some(recordOf(changed))
         }),
       remove: (companyId, id, now) =>
         store.write((tables) => {
           const task = liveTask(tables, companyId, id)
           if (task === undefined) return false
-          tables.scheduledTasks.set(id, { ...task, deletedAt: now, pendingExecutionId: null })
+          tables(scheduledTasksTable).set(id, { ...task, deletedAt: now, pendingExecutionId: null })
           return true
         }),
       isLeased: (id, now) =>
         store.read((tables) => {
-          const task = tables.scheduledTasks.get(id)
+          const task = tables(scheduledTasksTable).get(id)
           return task !== undefined && !leaseFree(task, now)
         }),
       reset: (companyId, id, now) =>
@@ -528,27 +543,27 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
             pendingExecutionId: null,
             updatedAt: movedForward(task.updatedAt, now)
           }
-          tables.scheduledTasks.set(id, reset)
-          softDelete(tables.taskExecutions, id, now)
-          softDelete(tables.taskEvaluations, id, now)
-          softDelete(tables.taskDailyLogs, id, now)
-          softDelete(tables.taskNotes, id, now)
+          tables(scheduledTasksTable).set(id, reset)
+          softDelete(tables(taskExecutionsTable), id, now)
+          softDelete(tables(taskEvaluationsTable), id, now)
+          softDelete(tables(taskDailyLogsTable), id, now)
+          softDelete(tables(taskNotesTable), id, now)
           return Option.some(recordOf(reset))
         }),
       requestRun: (companyId, id, execution) =>
         store.write((tables) => {
           const task = liveTask(tables, companyId, id)
           if (task === undefined) return Option.none()
-          const pending = task.pendingExecutionId === null ? undefined : tables.taskExecutions.get(task.pendingExecutionId)
+          const pending = task.pendingExecutionId === null ? undefined : tables(taskExecutionsTable).get(task.pendingExecutionId)
           if (pending !== undefined) return Option.some(withoutDeletion(pending))
-          tables.taskExecutions.set(execution.id, { ...execution, deletedAt: null })
-          tables.scheduledTasks.set(id, { ...task, pendingExecutionId: execution.id })
+          tables(taskExecutionsTable).set(execution.id, { ...execution, deletedAt: null })
+          tables(scheduledTasksTable).set(id, { ...task, pendingExecutionId: execution.id })
           return Option.some(execution)
         }),
       listExecutions: (taskId, window) =>
         store.read((tables) => {
-          const page = newestFirstPage(liveRows(tables.taskExecutions.values(), taskId), window)
-          const evaluations = liveRows(tables.taskEvaluations.values(), taskId)
+          const page = newestFirstPage(liveRows(tables(taskExecutionsTable).values(), taskId), window)
+          const evaluations = liveRows(tables(taskEvaluationsTable).values(), taskId)
           return {
             rows: page.rows.map((execution) => {
               const evaluation = evaluations.find((e) => e.executionId === execution.id)
@@ -562,50 +577,50 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
         }),
       addNote: (note) =>
         store.write((tables) => {
-          tables.taskNotes.set(note.id, { ...note, deletedAt: null })
+          tables(taskNotesTable).set(note.id, { ...note, deletedAt: null })
           return note
         }),
       listNotes: (taskId, window) =>
         store.read((tables) => {
-          const page = newestFirstPage(liveRows(tables.taskNotes.values(), taskId), window)
+          const page = newestFirstPage(liveRows(tables(taskNotesTable).values(), taskId), window)
           return { rows: page.rows.map(withoutDeletion), total: page.total }
         }),
 
       claimDue: (now, expiresAt, limit) =>
         store.write((tables) => {
           const token = newId("lease")
-          const due = [...tables.scheduledTasks.values()]
+          const due = [...tables(scheduledTasksTable).values()]
             .filter((task) => isDue(task, now) && leaseFree(task, now))
             .sort((a, b) => (a.nextRunAt?.getTime() ?? 0) - (b.nextRunAt?.getTime() ?? 0))
             .slice(0, limit)
           return due.map((task) => {
-            tables.scheduledTasks.set(task.id, { ...task, leaseToken: token, leaseExpiresAt: expiresAt })
+            tables(scheduledTasksTable).set(task.id, { ...task, leaseToken: token, leaseExpiresAt: expiresAt })
             return { task: recordOf(task), token }
           })
         }),
       renewLease: (id, token, expiresAt) =>
         store.write((tables) => {
-          const task = tables.scheduledTasks.get(id)
+          const task = tables(scheduledTasksTable).get(id)
           if (task === undefined || task.leaseToken !== token || task.deletedAt !== null) return false
-          tables.scheduledTasks.set(id, { ...task, leaseExpiresAt: expiresAt })
+          tables(scheduledTasksTable).set(id, { ...task, leaseExpiresAt: expiresAt })
           return true
         }),
       startExecution: (execution) =>
         store.write((tables) => {
           const previous = execution.trigger === "manual"
-            ? tables.taskExecutions.get(execution.id)
-            : liveRows(tables.taskExecutions.values(), execution.taskId).find((row) =>
+            ? tables(taskExecutionsTable).get(execution.id)
+            : liveRows(tables(taskExecutionsTable).values(), execution.taskId).find((row) =>
               row.trigger !== "manual" && row.scheduledFor.getTime() === execution.scheduledFor.getTime()
             )
           const started: StoredExecution = previous === undefined
             ? { ...execution, deletedAt: null }
             : { ...previous, status: "running", attempts: previous.attempts + 1, startedAt: execution.startedAt }
-          tables.taskExecutions.set(started.id, started)
+          tables(taskExecutionsTable).set(started.id, started)
           return withoutDeletion(started)
         }),
       pendingInputs: (taskId) =>
         store.read((tables) =>
-          liveRows(tables.taskNotes.values(), taskId)
+          liveRows(tables(taskNotesTable).values(), taskId)
             .filter((note) => note.kind === "input" && note.processedAt === null)
             .sort((a, b) => a.id.localeCompare(b.id))
             .map(withoutDeletion)
@@ -614,7 +629,7 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
         store.read((tables) =>
           Option.map(
             Option.fromNullishOr(
-              [...tables.taskDailyLogs.values()].find((log) =>
+              [...tables(taskDailyLogsTable).values()].find((log) =>
                 log.taskId === taskId && log.day === day && log.deletedAt === null
               )
             ),
@@ -623,7 +638,7 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
         ),
       lastRunCredits: (taskId) =>
         store.read((tables) =>
-          liveRows(tables.taskExecutions.values(), taskId)
+          liveRows(tables(taskExecutionsTable).values(), taskId)
             .filter((execution) => execution.status === "succeeded")
             .sort((a, b) => (b.finishedAt?.getTime() ?? 0) - (a.finishedAt?.getTime() ?? 0))[0]?.credits ?? 0
         ),
@@ -631,25 +646,25 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
       atomically: (effect) => Effect.uninterruptible(effect),
       lockClaimed: (id, token) =>
         store.read((tables) => {
-          const task = tables.scheduledTasks.get(id)
+          const task = tables(scheduledTasksTable).get(id)
           return task !== undefined && task.leaseToken === token && task.deletedAt === null
             ? Option.some(recordOf(task))
             : Option.none()
         }),
       finishExecution: (id, result) =>
         store.write((tables) => {
-          const execution = tables.taskExecutions.get(id)
-          if (execution !== undefined) tables.taskExecutions.set(id, { ...execution, ...result })
+          const execution = tables(taskExecutionsTable).get(id)
+          if (execution !== undefined) tables(taskExecutionsTable).set(id, { ...execution, ...result })
         }),
       addEvaluation: (evaluation) =>
-        store.write((tables) => void tables.taskEvaluations.set(evaluation.id, { ...evaluation, deletedAt: null })),
+        store.write((tables) => void tables(taskEvaluationsTable).set(evaluation.id, { ...evaluation, deletedAt: null })),
       recordDay: (taskId, day, increment, now) =>
         store.write((tables) => {
-          const key = [...tables.taskDailyLogs.entries()].find(([, log]) =>
+          const key = [...tables(taskDailyLogsTable).entries()].find(([, log]) =>
             log.taskId === taskId && log.day === day && log.deletedAt === null
           )?.[0]
-          const log = key === undefined ? undefined : tables.taskDailyLogs.get(key)
-          tables.taskDailyLogs.set(key ?? newId("day"), {
+          const log = key === undefined ? undefined : tables(taskDailyLogsTable).get(key)
+          tables(taskDailyLogsTable).set(key ?? newId("day"), {
             taskId,
             day,
             runs: (log?.runs ?? 0) + increment.runs,
@@ -666,15 +681,15 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
       consumeInputs: (noteIds, executionId, now) =>
         store.write((tables) => {
           for (const id of noteIds) {
-            const note = tables.taskNotes.get(id)
-            if (note !== undefined) tables.taskNotes.set(id, { ...note, processedAt: now, executionId })
+            const note = tables(taskNotesTable).get(id)
+            if (note !== undefined) tables(taskNotesTable).set(id, { ...note, processedAt: now, executionId })
           }
         }),
       advance: (id, advance, now) =>
         store.write((tables) => {
-          const task = tables.scheduledTasks.get(id)
+          const task = tables(scheduledTasksTable).get(id)
           if (task === undefined) return
-          tables.scheduledTasks.set(id, {
+          tables(scheduledTasksTable).set(id, {
             ...task,
             runCount: task.runCount + (advance.ran ? 1 : 0),
             lastRunAt: advance.ran ? now : task.lastRunAt,

@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
+import { organizationsTable } from "../organizations/OrganizationsRepo.ts"
 
 export interface UsageEvent {
   readonly id: string
@@ -86,6 +87,9 @@ export interface UsageRepository {
 
 const byCreditsThenName = (key: "model" | "feature") => (a: UsageRow, b: UsageRow) =>
   b.credits - a.credits || a[key].localeCompare(b[key])
+
+/** The memory backend's usage (see `MemoryStore`). */
+export const usageTable = memoryTable("usage", (): Array<UsageEvent> => [])
 
 export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("usage/UsageRepo") {
   static readonly sql = Layer.effect(UsageRepo, Effect.gen(function*() {
@@ -212,25 +216,25 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
     return {
       charge: (pool, amount, event, mode) =>
         store.write((tables) => {
-          const organization = tables.organizations.get(event.organizationId)
+          const organization = tables(organizationsTable).get(event.organizationId)
           if (organization === undefined) return undefined
           const [limit, usage] = pool === "credits"
             ? [organization.creditLimit, organization.creditUsage]
             : [organization.dataCreditLimit, organization.dataCreditUsage]
           if (mode === "exact" && usage + amount > limit) return undefined
           const credits = mode === "exact" ? amount : Math.min(amount, Math.max(limit - usage, 0))
-          tables.organizations.set(
+          tables(organizationsTable).set(
             organization.id,
             pool === "credits"
               ? { ...organization, creditUsage: usage + credits }
               : { ...organization, dataCreditUsage: usage + credits }
           )
-          tables.usage.push({ ...event, credits, id: newId("use"), createdAt: new Date() })
+          tables(usageTable).push({ ...event, credits, id: newId("use"), createdAt: new Date() })
           return credits
         }),
       summary: (organizationId, filter, window) =>
         store.read((tables) => {
-          const events = matching(tables.usage, organizationId, filter)
+          const events = matching(tables(usageTable), organizationId, filter)
           const sum = (f: (event: UsageEvent) => number) => events.reduce((total, event) => total + f(event), 0)
           return {
             totals: {
@@ -246,7 +250,7 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
         }),
       history: (organizationId, filter, window) =>
         store.read((tables) => {
-          const events = matching(tables.usage, organizationId, filter).toReversed()
+          const events = matching(tables(usageTable), organizationId, filter).toReversed()
           return { events: events.slice(window.offset, window.offset + window.limit), total: events.length }
         })
     }

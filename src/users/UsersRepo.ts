@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 
 export interface User {
   readonly id: string
@@ -23,6 +23,9 @@ export interface UsersRepository {
   readonly get: (id: string) => Effect.Effect<Option.Option<User>>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
 }
+
+/** The memory backend's users (see `MemoryStore`). */
+export const usersTable = memoryTable("users", (): Map<string, User> => new Map())
 
 export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("users/UsersRepo") {
   static readonly sql = Layer.effect(UsersRepo, Effect.gen(function*() {
@@ -54,7 +57,7 @@ export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("us
   static readonly memory = Layer.effect(UsersRepo, MemoryStore.useSync((store): UsersRepository => ({
     create: (input) =>
       store.write((tables) => {
-        const taken = [...tables.users.values()].some((user) => user.email.toLowerCase() === input.email.toLowerCase())
+        const taken = [...tables(usersTable).values()].some((user) => user.email.toLowerCase() === input.email.toLowerCase())
         if (taken) return Option.none()
         const user: User = {
           id: newId("usr"),
@@ -63,13 +66,13 @@ export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("us
           photo: "",
           createdAt: new Date()
         }
-        tables.users.set(user.id, user)
+        tables(usersTable).set(user.id, user)
         return Option.some(user)
       }),
-    get: (id) => store.read((tables) => Option.fromNullishOr(tables.users.get(id))),
+    get: (id) => store.read((tables) => Option.fromNullishOr(tables(usersTable).get(id))),
     findByEmail: (email) =>
       store.read((tables) =>
-        Option.fromNullishOr([...tables.users.values()].find((user) => user.email.toLowerCase() === email.toLowerCase()))
+        Option.fromNullishOr([...tables(usersTable).values()].find((user) => user.email.toLowerCase() === email.toLowerCase()))
       )
   })))
 }

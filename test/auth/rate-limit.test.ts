@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
 import { client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"

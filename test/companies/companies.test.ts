@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
 import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
 import { adminKey, client, organizationDefaults, testServer } from "../support/TestServer.ts"

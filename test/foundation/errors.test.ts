@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { internalDetail, storageWithDefects } from "../support/Faults.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"

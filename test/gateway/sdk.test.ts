@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Option, Schedule } from "effect"
 import OpenAI from "openai"
 import { Credits } from "../../src/usage/Credits.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
 

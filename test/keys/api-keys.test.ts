@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith, masked } from "../support/Assertions.ts"
 import { expectErrorResponse, postJson, send } from "../support/Http.ts"
 import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"

@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { addPerson, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
 
 /** The organizations a person's personal key lists, as [organization id, role] pairs. */

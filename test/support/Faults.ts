@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { UsersRepo } from "../../src/users/UsersRepo.ts"
 
 /** What a provoked defect carries, which must never reach a client. */

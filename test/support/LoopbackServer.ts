@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import OpenAI from "openai"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
-import { makeServer } from "../../src/http/Server.ts"
+import { makeServer } from "../../src/app/Server.ts"
 import type { AppSettings } from "../../src/platform/AppConfig.ts"
 import { seedTenant, testConfig } from "./TestServer.ts"
 

@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import type { NewScheduledTask } from "../../src/tasks/Api.ts"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { TasksRepo } from "../../src/tasks/TasksRepo.ts"

@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { memoryStorage } from "../../src/storage/Database.ts"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { Credits, type Usage } from "../../src/usage/Credits.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"

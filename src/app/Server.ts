@@ -19,10 +19,11 @@ import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { configuredStorage, Storage } from "../storage/Database.ts"
+import { Storage } from "../storage/Database.ts"
+import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
-import { ErrorResponsesLive, MaxBodySizeLive } from "./ErrorResponses.ts"
+import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(

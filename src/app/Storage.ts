@@ -1,0 +1,51 @@
+import { Effect, Layer } from "effect"
+import { AgentsRepo } from "../agents/AgentsRepo.ts"
+import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { KeysRepo } from "../keys/KeysRepo.ts"
+import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
+import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
+import { TasksRepo } from "../tasks/TasksRepo.ts"
+import { UsageRepo } from "../usage/UsageRepo.ts"
+import { UsersRepo } from "../users/UsersRepo.ts"
+
+/** Every area's repositories, on each storage backend. A new area adds its repository here. */
+
+const repositoriesSql = Layer.mergeAll(
+  UsersRepo.sql,
+  OrganizationsRepo.sql,
+  CompaniesRepo.sql,
+  KeysRepo.sql,
+  UsageRepo.sql,
+  ProjectsRepo.sql,
+  MemoriesRepo.sql,
+  AgentsRepo.sql,
+  EmployeesRepo.sql,
+  TasksRepo.sql
+)
+
+const repositoriesMemory = Layer.mergeAll(
+  UsersRepo.memory,
+  OrganizationsRepo.memory,
+  CompaniesRepo.memory,
+  KeysRepo.memory,
+  UsageRepo.memory,
+  ProjectsRepo.memory,
+  MemoriesRepo.memory,
+  AgentsRepo.memory,
+  EmployeesRepo.memory,
+  TasksRepo.memory
+)
+
+/** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
+export const sqlStorage = sqlStorageOf(repositoriesSql)
+
+/** The repositories over the memory backend, for fast tests. */
+export const memoryStorage = memoryStorageOf(repositoriesMemory)
+
+/** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
+export const configuredStorage = Layer.unwrap(
+  Effect.map(configuredDatabase, ({ backend, client, fresh }) => sqlStorage(client, backend, fresh))
+)
