@@ -13,20 +13,22 @@ import { nextRequestId } from "./ErrorResponses.ts"
  * idle keep-alive); open connections are capped.
  */
 
-/** What the parser's error codes mean to a client. */
-const parserErrorMessage = (code: string | undefined): string => {
-  switch (code) {
+/** A failure of Node's HTTP parser: `code` names it (`HPE_HEADER_OVERFLOW`…), `reason` explains it. */
+interface ParserError extends Error {
+  readonly code?: string
+  readonly reason?: string
+}
+
+/** What a parser failure means to a client. */
+const parserErrorMessage = (error: ParserError): string => {
+  switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
       return "Request headers or URL too large"
     case "ERR_HTTP_REQUEST_TIMEOUT":
     case "HPE_HEADERS_TIMEOUT":
-      return "Request timed out: the client sent it too slowly"
-    case "HPE_INVALID_CHUNK_SIZE":
-      return "Malformed request: invalid chunk size"
-    case "HPE_UNEXPECTED_CONTENT_LENGTH":
-      return "Malformed request: Content-Length and Transfer-Encoding together"
+      return "Request timed out: it arrived too slowly"
     default:
-      return "Malformed request"
+      return typeof error.reason === "string" && error.reason !== "" ? `Malformed request: ${error.reason}` : "Malformed request"
   }
 }
 
@@ -36,12 +38,12 @@ interface ServedSocket extends Duplex {
 }
 
 /** Answers a request Node's parser refused, as Node itself would, but with our error contract. */
-const answerClientError = (error: Error & { readonly code?: string }, socket: ServedSocket) => {
+const answerClientError = (error: ParserError, socket: ServedSocket) => {
   if (!socket.writable || socket._httpMessage?.headersSent === true || error.code === "ECONNRESET") {
     socket.destroy()
     return
   }
-  const body = JSON.stringify({ error: parserErrorMessage(error.code) })
+  const body = JSON.stringify({ error: parserErrorMessage(error) })
   socket.end([
     "HTTP/1.1 400 Bad Request",
     "Content-Type: application/json",
