@@ -84,6 +84,9 @@ const unauthorized = (error: string) => new Unauthorized({ error })
 class UnknownKey extends Data.TaggedError("UnknownKey") {}
 const companyNotFound = (companyId: string) => new NotFound({ error: `Company ${companyId} not found` })
 
+/** A company key acts as the user who created it: it stops working when that user leaves the company. */
+const creatorGone = unauthorized("This API key's creator no longer belongs to its company: create a new key")
+
 /** The credential and company id a request carries; headers only, never logged. */
 const bearerPrefix = /^bearer\s+/i
 
@@ -129,9 +132,7 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
   const organizations = yield* OrganizationsRepo
   let companyId: string
   let keyId: string
-  let userId: string | null = null
-  let role: Principal["role"] = "admin"
-  let allowedFeatures: ReadonlyArray<string> = []
+  let userId: string
   let validUntil = Date.now() + PrincipalCache.ttlMs
   if (kind === "company") {
     const key = yield* keys.findCompanyKeyByHash(keyHash)
@@ -139,8 +140,10 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     if (requestedCompanyId !== undefined && requestedCompanyId !== key.value.companyId) {
       return yield* companyNotFound(requestedCompanyId)
     }
+    if (key.value.createdByUserId === null) return yield* creatorGone
     companyId = key.value.companyId
     keyId = key.value.id
+    userId = key.value.createdByUserId
   } else {
     const key = yield* keys.findPersonalKeyByHash(keyHash)
     if (Option.isNone(key)) return yield* new UnknownKey()
@@ -149,15 +152,14 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     if (requestedCompanyId === undefined) {
       return yield* unauthorized("A personal access key needs the company id: send X-Company-ID or the companyId query")
     }
-    const membership = yield* companies.getUser(requestedCompanyId, key.value.userId)
-    if (Option.isNone(membership)) return yield* companyNotFound(requestedCompanyId)
     companyId = requestedCompanyId
     keyId = key.value.id
     userId = key.value.userId
-    role = membership.value.role
-    allowedFeatures = membership.value.allowedFeatures
     if (expiresAt !== undefined) validUntil = Math.min(validUntil, expiresAt)
   }
+  // The acting user's current role: a company key has its creator's powers, and none once they left the company.
+  const membership = yield* companies.getUser(companyId, userId)
+  if (Option.isNone(membership)) return yield* (kind === "company" ? creatorGone : companyNotFound(companyId))
   const company = yield* companies.get(companyId)
   if (Option.isNone(company)) return yield* companyNotFound(companyId)
   const organization = yield* organizations.get(company.value.organizationId)
@@ -171,9 +173,8 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     organizationId: organization.value.id,
     plan: organization.value.subscriptionType,
     userId,
-    role,
-    allowedFeatures,
-    companyNamedByRequest: requestedCompanyId !== undefined
+    role: membership.value.role,
+    allowedFeatures: membership.value.allowedFeatures
   }
   return { principal, validUntil }
 })
@@ -237,14 +238,16 @@ export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.lay
 
 /**
  * A company id the client sent in a body, path or query must be the
- * principal's: another company answers 404 (existence is not revealed), and
- * one that contradicts an explicitly named company answers 400.
+ * principal's: another company than a company key's answers 404 (existence is
+ * not revealed); one that contradicts the company a personal key's request
+ * named answers 400.
  */
 export const requireCompany = (companyId: string | undefined) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     if (companyId === undefined || companyId === principal.companyId) return principal
-    if (principal.companyNamedByRequest) {
+    // A personal key's request always names its company (header or query).
+    if (principal.keyKind === "personal") {
       return yield* new BadRequest({ error: `Conflicting company ids: ${companyId} differs from ${principal.companyId}` })
     }
     return yield* companyNotFound(companyId)

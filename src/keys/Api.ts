@@ -19,7 +19,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys").add(
     error: errors
   }),
   HttpApiEndpoint.post("create", "/api_keys", {
-    payload: Schema.Struct({ companyId: NonEmpty, name: KeyName }),
+    payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
     success: ApiKeyResponse.pipe(HttpApiSchema.status(201)),
     error: errors
   }),

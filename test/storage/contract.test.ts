@@ -288,10 +288,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
     describe("Keys", () => {
       const companyKey = (companyId: string, name: string) => {
         const generated = generateKey("company")
-        return Effect.map(
-          KeysRepo.use((keys) => keys.createCompanyKey({ companyId, name, keyHash: generated.hash, masked: generated.masked })),
-          (created) => ({ created, generated })
-        )
+        return Effect.gen(function*() {
+          const creator = yield* newUser()
+          const created = yield* KeysRepo.use((keys) =>
+            keys.createCompanyKey({ companyId, createdByUserId: creator.id, name, keyHash: generated.hash, masked: generated.masked })
+          )
+          return { created, generated, creator }
+        })
       }
 
       it.effect("company keys: one name per company, found by name and by hash, listed in creation order", () =>
@@ -302,7 +305,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           const other = yield* newCompany(organization.id)
           const first = yield* companyKey(company.id, "default")
           const key = Option.getOrThrow(first.created)
-          expect(key).toMatchObject({ companyId: company.id, name: "default", keyHash: first.generated.hash, masked: first.generated.masked })
+          expect(key).toMatchObject({
+            companyId: company.id,
+            createdByUserId: first.creator.id,
+            name: "default",
+            keyHash: first.generated.hash,
+            masked: first.generated.masked
+          })
           expect((yield* companyKey(company.id, "default")).created).toEqual(Option.none())
           expect(Option.isSome((yield* companyKey(other.id, "default")).created)).toBe(true)
           const second = Option.getOrThrow((yield* companyKey(company.id, "ci")).created)
