@@ -1,8 +1,7 @@
 import { Effect, Option, Sink, Stream } from "effect"
 import { CurrentPrincipal, type Principal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { unknownModelMessage } from "../llm/Catalog.ts"
-import { Llm, type LlmError, type LlmRequest, type LlmStreamEvent, ModelCatalog, type TokenUsage } from "../llm/Llm.ts"
+import { Llm, type LlmError, type LlmRequest, type LlmStreamEvent, type TokenUsage } from "../llm/Llm.ts"
 import { tokenCounter } from "../llm/Tokenizer.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
 import { Credits, creditsForTokens, type Payer } from "../usage/Credits.ts"
@@ -47,14 +46,6 @@ const fundedPayer = Effect.gen(function*() {
   yield* Credits.use((credits) => credits.ensureAvailable(payer))
   return payer
 })
-
-/** Fails with 400 naming the model when the catalog cannot serve it. */
-export const requireKnownModel = (model: string) =>
-  ModelCatalog.use((catalog) =>
-    catalog.resolve(model) === undefined
-      ? Effect.fail(new BadRequest({ error: unknownModelMessage(model) }))
-      : Effect.void
-  )
 
 /**
  * One non-streaming call, billed before the answer is returned. The answer

@@ -100,7 +100,8 @@ describe("scheduler", () => {
         inputTokens: 1_500,
         outputTokens: 500,
         companyId: tenant.companyId,
-        userId: null
+        // The task was made with the company key: it runs for the key's creator.
+        userId: tenant.userId
       })
 
       yield* at("2026-05-05T08:10:00Z")
@@ -288,14 +289,14 @@ describe("scheduler", () => {
         prompt: "FAIL please",
         scheduleType: "recurring",
         recurringConfig: { intervalMinutes: 5 },
-        contextSettings: { model: "special-model", maxTokens: 64 }
+        contextSettings: { model: "local-fastest", maxTokens: 64 }
       })
       yield* at("2026-05-04T09:05:00Z")
       expect(yield* runDue).toBe(1)
       const [execution] = yield* executions(created.id)
       expect(execution).toMatchObject({
         status: "failed",
-        model: "special-model",
+        model: "local-fastest",
         error: "Model call failed: upstream unavailable",
         credits: 0,
         output: null
@@ -306,7 +307,7 @@ describe("scheduler", () => {
       expect(after.runCount).toBe(1)
       expect(after.nextRunAt).toEqual(new Date("2026-05-04T09:10:00Z"))
       const [request] = (yield* LlmCalls.use((calls) => calls.requests)).slice(-1)
-      expect(request).toMatchObject({ model: "special-model", maxTokens: 64 })
+      expect(request).toMatchObject({ model: "local-fastest", maxTokens: 64 })
     })))
 
   it.effect("a crashed worker's occurrence is retried once its lease expires, and billed once", () =>
