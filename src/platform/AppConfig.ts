@@ -23,6 +23,11 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
+  /** The SerpApi-compatible job-search provider (docs/jobs.md); no key: job search answers 403. */
+  readonly serpapiBaseUrl: string
+  readonly serpapiApiKey: Option.Option<Redacted.Redacted>
+  readonly serpapiTimeoutMs: number
+  readonly serpapiMaxRetries: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
@@ -48,7 +53,11 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
-    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3))
+    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+    serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
+    serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
+    serpapiTimeoutMs: Config.Int("SERPAPI_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
+    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.fromEnv))
@@ -75,5 +84,9 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
-  llmMaxRetries: 3
+  llmMaxRetries: 3,
+  serpapiBaseUrl: "https://serpapi.com",
+  serpapiApiKey: Option.none(),
+  serpapiTimeoutMs: 30_000,
+  serpapiMaxRetries: 3
 }
