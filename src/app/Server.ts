@@ -102,9 +102,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(storage)
   )
 
-/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
+/** The server process: the service, then its background workers (scheduled tasks, credit holds) over its services. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  SchedulerLive.pipe(Layer.provideMerge(makeServer(
+  Layer.mergeAll(SchedulerLive, Credits.worker).pipe(Layer.provideMerge(makeServer(
     NodeHttpServer.layer(createServer, {
       host: config.host,
       port: config.port,

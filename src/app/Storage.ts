@@ -8,6 +8,7 @@ import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { TasksRepo } from "../tasks/TasksRepo.ts"
+import { CreditsRepo } from "../usage/CreditsRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -19,6 +20,7 @@ const repositoriesSql = Layer.mergeAll(
   CompaniesRepo.sql,
   KeysRepo.sql,
   UsageRepo.sql,
+  CreditsRepo.sql,
   ProjectsRepo.sql,
   MemoriesRepo.sql,
   AgentsRepo.sql,
@@ -32,6 +34,7 @@ const repositoriesMemory = Layer.mergeAll(
   CompaniesRepo.memory,
   KeysRepo.memory,
   UsageRepo.memory,
+  CreditsRepo.memory,
   ProjectsRepo.memory,
   MemoriesRepo.memory,
   AgentsRepo.memory,

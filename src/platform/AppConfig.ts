@@ -23,6 +23,8 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
+  /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
+  readonly creditHoldTtlMs: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
@@ -48,6 +50,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
+    creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3))
   })
 
@@ -75,5 +78,6 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
+  creditHoldTtlMs: 120_000,
   llmMaxRetries: 3
 }
