@@ -100,7 +100,7 @@ const meter = (payer: Payer, request: LlmRequest) => {
   const bill = (credits: Credits["Service"]) =>
     Effect.gen(function*() {
       if (model === undefined) return
-      const spent = usage ?? (yield* Effect.map(tokenCounter, (counter) => counter.estimate(request, generated)))
+      const spent = usage ?? (yield* Effect.flatMap(tokenCounter, (counter) => counter.estimate(request, generated)))
       yield* credits.settle(payer, usageOf(model, spent))
     })
   return { observe, bill }
