@@ -1,4 +1,5 @@
-import { Option, Schema } from "effect"
+import { Option } from "effect"
+import type { ModelEntry } from "../platform/AppConfig.ts"
 import type { CatalogModel, ProviderName, Tier } from "./Llm.ts"
 
 /**
@@ -9,19 +10,6 @@ import type { CatalogModel, ProviderName, Tier } from "./Llm.ts"
  */
 
 export const tiers: ReadonlyArray<Tier> = ["highest", "balanced", "fastest"]
-
-/** One `LLM_MODELS` entry. */
-export const ModelEntry = Schema.Struct({
-  id: Schema.String.check(Schema.isMinLength(1)),
-  provider: Schema.Literals(["openai", "anthropic", "local"]),
-  upstream: Schema.optional(Schema.String.check(Schema.isMinLength(1))),
-  tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"])),
-  inputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
-  outputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
-  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
-})
-
-export type ModelEntry = typeof ModelEntry.Type
 
 /** What the catalog is built from (the `LLM_*`, `OPENAI_*` and `ANTHROPIC_*` settings). */
 export interface CatalogSettings {

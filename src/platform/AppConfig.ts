@@ -1,5 +1,17 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { ModelEntry } from "../llm/Catalog.ts"
+
+/** One `LLM_MODELS` entry: a model of the catalog (src/llm/Catalog.ts). */
+export const ModelEntry = Schema.Struct({
+  id: Schema.String.check(Schema.isMinLength(1)),
+  provider: Schema.Literals(["openai", "anthropic", "local"]),
+  upstream: Schema.optional(Schema.String.check(Schema.isMinLength(1))),
+  tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"])),
+  inputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
+  outputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
+  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+})
+
+export type ModelEntry = typeof ModelEntry.Type
 
 /** Every setting the service reads from its environment; README's table lists the same. */
 export interface AppSettings {

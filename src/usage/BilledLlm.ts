@@ -43,7 +43,7 @@ export const quote = (feature: string, request: LlmRequest) =>
     const model = (yield* ModelCatalog).resolve(request.model)
     if (model === undefined) return yield* invalidRequest(unknownModelMessage(request.model))
     const price = priceOf(model)
-    const inputTokens = (yield* tokenCounter).request(request)
+    const inputTokens = yield* (yield* tokenCounter).request(request)
     const outputTokens = (request.maxTokens ?? price.maxOutputTokens) * (request.n ?? 1)
     const result: Quote = {
       estimate: { feature, model: model.id, credits: creditsFor(price, { inputTokens, outputTokens }) },
@@ -108,11 +108,16 @@ export const stream = (payer: Payer, feature: string, request: LlmRequest) =>
             usage = event.usage
         }
       }
-      const report = Effect.suspend(() =>
-        model === undefined
-          ? Effect.void
-          : hold.report(billing.spent(usage ?? { inputTokens: billing.inputTokens, outputTokens: counter.text(generated) }, model))
-      )
+      const report = Effect.suspend(() => {
+        if (model === undefined) return Effect.void
+        const answeredBy = model
+        return Effect.flatMap(
+          usage === undefined
+            ? Effect.map(counter.text(generated), (outputTokens) => ({ inputTokens: billing.inputTokens, outputTokens }))
+            : Effect.succeed(usage),
+          (spent) => hold.report(billing.spent(spent, answeredBy))
+        )
+      })
       return llm.stream(request).pipe(
         Stream.tap((event) => Effect.sync(() => observe(event))),
         Stream.onExit(() => report)
