@@ -1,8 +1,6 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Logger, References } from "effect"
+import { Console, Effect, Layer, Logger, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
 import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
@@ -25,6 +23,8 @@ import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
+import { nodeServer } from "../http/NodeServer.ts"
+import { StrictQueryLive } from "../http/StrictInput.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
@@ -44,7 +44,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     EmployeesLive,
     ScheduledTasksLive
   ]),
-  Layer.provide(AuthenticationLive),
+  Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)
 )
@@ -107,11 +107,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 /** The server process: the service, then its background workers (scheduled tasks, credit holds) over its services. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   Layer.mergeAll(SchedulerLive, Credits.worker).pipe(Layer.provideMerge(makeServer(
-    NodeHttpServer.layer(createServer, {
-      host: config.host,
-      port: config.port,
-      gracefulShutdownTimeout: Duration.millis(config.shutdownTimeoutMs)
-    }),
+    nodeServer(config, { host: config.host, port: config.port }),
     configuredStorage,
     { logAddress: true }
   )))

@@ -24,6 +24,14 @@ export interface AppSettings {
   readonly rateLimitPerMinute: number
   readonly maxBodyBytes: number
   readonly shutdownTimeoutMs: number
+  /** A client must have sent a request's headers within this time of starting it. */
+  readonly headersTimeoutMs: number
+  /** ... and the whole request, body included. */
+  readonly requestTimeoutMs: number
+  /** An idle keep-alive connection is closed after this time. */
+  readonly keepAliveTimeoutMs: number
+  /** Open connections beyond this are closed as they arrive. */
+  readonly maxConnections: number
   readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
   /** The model catalog (docs/gateway.md); none: each configured provider's defaults, or the local models. */
   readonly llmModels: Option.Option<ReadonlyArray<ModelEntry>>
@@ -39,6 +47,10 @@ export interface AppSettings {
   readonly creditHoldTtlMs: number
 }
 
+/** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
+const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
   static readonly fromEnv = Config.all({
     host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -53,6 +65,10 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
     maxBodyBytes: Config.Int("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
     shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+    headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 20_000),
+    requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 60_000),
+    keepAliveTimeoutMs: positiveInt("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000),
+    maxConnections: positiveInt("HTTP_MAX_CONNECTIONS", 1_000),
     logLevel: Config.Literals(["Trace", "Debug", "Info", "Warn", "Error"], "LOG_LEVEL").pipe(
       Config.withDefault("Info" as const)
     ),
@@ -83,6 +99,10 @@ export const defaults: AppSettings = {
   rateLimitPerMinute: 600,
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 10_000,
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
   logLevel: "Info",
   llmModels: Option.none(),
   openaiBaseUrl: Option.none(),
