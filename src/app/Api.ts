@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { StrictQuery, strictBodies } from "../http/StrictInput.ts"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
@@ -48,4 +49,7 @@ export class Api extends HttpApi.make("platform")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")
   .annotate(OpenApi.Transform, areaOperationIds)
+  .annotate(HttpApi.PayloadParseOptions, strictBodies)
+  // Last: an API middleware covers only the groups added before it.
+  .middleware(StrictQuery)
 {}

@@ -1,8 +1,8 @@
 import { Context, Effect, Option } from "effect"
-import type { CompanyRole } from "../companies/CompaniesRepo.ts"
-import { OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
 import { Forbidden, NotFound } from "../platform/Errors.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import { PrincipalLookup } from "./PrincipalLookup.ts"
+import type { CompanyRole, OrgRole } from "./Roles.ts"
 
 /**
  * Who may do what: one declarative table (documented in docs/authorization.md).
@@ -110,7 +110,7 @@ export const authorize = <P extends CompanyPermission>(permission: P) =>
 export const authorizeInOrganization = <P extends OrganizationPermission>(permission: P, organizationId: string) =>
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | OrganizationsRepo> =>
+): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | PrincipalLookup> =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
@@ -118,7 +118,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
       if (principal.organizationId !== organizationId) return yield* notFound
       return yield* new Forbidden({ error: `A company API key cannot ${organizationPermissions[permission].description}; use a personal access key of an organization owner or admin` })
     }
-    const role = yield* OrganizationsRepo.use((repo) => repo.roleOf(organizationId, principal.userId!))
+    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId!))
     if (Option.isNone(role)) return yield* notFound
     const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
     if (!allowed.includes(role.value)) {
