@@ -1,11 +1,11 @@
 import { Effect, Option, Sink, Stream } from "effect"
-import { CurrentPrincipal, type Principal } from "../auth/Principal.ts"
+import { CurrentPrincipal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { unknownModelMessage } from "../llm/Catalog.ts"
 import { LlmError, type LlmRequest, ModelCatalog } from "../llm/Llm.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
-import type { Payer } from "../usage/Credits.ts"
+import { payerOf } from "../usage/Credits.ts"
 
 /**
  * The gateway's model calls, billed through `BilledLlm`: the worst-case
@@ -14,12 +14,6 @@ import type { Payer } from "../usage/Credits.ts"
  * token counts the provider reported — for a stream, when it ends, however
  * it ends.
  */
-
-const payerOf = (principal: Principal): Payer => ({
-  organizationId: principal.organizationId,
-  companyId: principal.companyId,
-  userId: principal.userId
-})
 
 /** A model failure as the API's error: the client's fault 400, provider load 429, provider failure 500. */
 export const toApiError = (error: LlmError) => {

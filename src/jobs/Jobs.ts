@@ -5,11 +5,12 @@ import { BadRequest, Forbidden, InternalError, RateLimited } from "../platform/E
 import type { OutboundError } from "../platform/Outbound.ts"
 import type { JobSearchQuery } from "./Api.ts"
 import { JobProvider } from "./JobProvider.ts"
+import { Credits, payerOf } from "../usage/Credits.ts"
 
 /**
  * Job listing search: the query forwarded to the provider under its own
  * parameter names, its payload answered as is, 1 data credit per successful
- * call (docs/jobs.md).
+ * call — held before the provider is asked, released when it fails (docs/jobs.md).
  */
 
 /** Our query parameters under the provider's names; the spec's defaults filled in. */
@@ -41,10 +42,18 @@ const toApiError = (error: OutboundError) => {
 
 export const notConfigured = () => new Forbidden({ error: "Job search is not configured" })
 
+/** What one successful search costs: 1 data credit, held before the provider is asked. */
+const searchCost = { feature: "jobs", credits: 1, pool: "data" } as const
+
 export const search = Effect.fn("Jobs.search")(function*(query: typeof JobSearchQuery.Type) {
   yield* Authorized("jobs:search")
-  yield* requireCompany(query.companyId)
+  const principal = yield* requireCompany(query.companyId)
   const provider = yield* JobProvider
   if (!provider.configured) return yield* notConfigured()
-  return yield* Effect.mapError(provider.search(providerParameters(query)), toApiError)
+  const credits = yield* Credits
+  return yield* credits.withHold(payerOf(principal), searchCost, (hold) =>
+    provider.search(providerParameters(query)).pipe(
+      Effect.tap(() => hold.report({ credits: searchCost.credits })),
+      Effect.mapError(toApiError)
+    ))
 })

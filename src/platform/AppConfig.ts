@@ -87,7 +87,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
     serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
     serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
-    serpapiTimeoutMs: Config.Int("SERPAPI_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
+    serpapiTimeoutMs: positiveInt("SERPAPI_TIMEOUT_MS", 30_000),
     serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3))
   })
 

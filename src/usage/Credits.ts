@@ -1,4 +1,5 @@
 import { Cause, Context, Duration, Effect, Layer, Stream } from "effect"
+import type { Principal } from "../auth/Principal.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
@@ -12,6 +13,13 @@ export interface Payer {
   readonly companyId: string | null
   readonly userId: string | null
 }
+
+/** The principal's organization pays, for its company and user. */
+export const payerOf = (principal: Principal): Payer => ({
+  organizationId: principal.organizationId,
+  companyId: principal.companyId,
+  userId: principal.userId
+})
 
 /** What a call may cost at most, held before it starts. */
 export interface Estimate {
@@ -46,7 +54,9 @@ export interface Hold {
   readonly report: (spent: Spent) => Effect.Effect<void>
 }
 
-export const insufficientCredits = () => new Forbidden({ error: "Insufficient credits" })
+/** The refusal of a hold the pool cannot cover: "Insufficient credits", or "Insufficient data credits". */
+export const insufficientCredits = (pool: CreditPool = "credits") =>
+  new Forbidden({ error: pool === "data" ? "Insufficient data credits" : "Insufficient credits" })
 
 const keyOf = (held: Hold): HoldKey => ({ id: held.id, organizationId: held.payer.organizationId, pool: held.pool })
 
@@ -119,7 +129,7 @@ export class Credits extends Context.Service<Credits, {
         amount: credits,
         expiresAt: expiryFrom(yield* currentDate)
       })
-      if (!held) return yield* insufficientCredits()
+      if (!held) return yield* insufficientCredits(pool)
       const state: OpenHold = {
         hold: {
           id,

@@ -30,13 +30,10 @@ const leaveDataCredits = (tenant: Tenant, left: number) =>
   Effect.gen(function*() {
     const organization = yield* organizationOf(tenant)
     const spend = organization.dataCreditLimit - organization.dataCreditUsage - left
-    yield* Credits.use((credits) =>
-      credits.charge(
-        { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId },
-        { feature: "setup", credits: spend },
-        "data"
-      )
-    )
+    const credits = yield* Credits
+    const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }
+    const hold = yield* credits.hold(payer, { feature: "setup", credits: spend, pool: "data" })
+    yield* credits.settle(hold, { credits: spend })
   })
 
 describe.each(backends)("job search on $name", ({ storage }) => {
