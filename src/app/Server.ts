@@ -8,6 +8,8 @@ import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
+import { PrincipalLookupLive } from "../keys/Principals.ts"
+import { WebLive } from "../jobs/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
@@ -41,7 +43,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     MemoriesLive,
     AgentsLive,
     EmployeesLive,
-    ScheduledTasksLive
+    ScheduledTasksLive,
+    WebLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
@@ -96,15 +99,16 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(http),
     Layer.provideMerge(MaxBodySizeLive),
     Layer.provide(FirstRunBootstrap),
+    Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage)
   )
 
-/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
+/** The server process: the service, then its background workers (scheduled tasks, credit holds) over its services. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  SchedulerLive.pipe(Layer.provideMerge(makeServer(
+  Layer.mergeAll(SchedulerLive, Credits.worker).pipe(Layer.provideMerge(makeServer(
     nodeServer(config, { host: config.host, port: config.port }),
     configuredStorage,
     { logAddress: true }
