@@ -51,6 +51,8 @@ export const PersonalKeySummary = Schema.Struct({
 export const CompanyKeySummary = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
+  /** The user the key acts as; it stops working when that user leaves the company. */
+  createdByUserId: Schema.NullOr(Schema.String),
   name: Schema.String,
   maskedKey: Schema.String,
   createdDate: IsoDate
