@@ -24,6 +24,7 @@ import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
+import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
@@ -46,7 +47,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
-  Layer.provide(ErrorResponsesLive)
+  Layer.provide(ErrorResponsesLive),
+  Layer.provide(ShutdownReport.counting)
 )
 
 /**
@@ -101,12 +103,16 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Credits.layer),
-    Layer.provideMerge(storage)
+    Layer.provideMerge(storage),
+    Layer.provideMerge(ShutdownReport.layer)
   )
 
-/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
+/**
+ * The server process: the service, then the scheduled-task worker over its
+ * storage and `Llm`; stopping begins with the last (`ShutdownReport.begins`).
+ */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  SchedulerLive.pipe(Layer.provideMerge(makeServer(
+  ShutdownReport.begins.pipe(Layer.provideMerge(SchedulerLive), Layer.provideMerge(makeServer(
     NodeHttpServer.layer(createServer, {
       host: config.host,
       port: config.port,
