@@ -1,9 +1,10 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Logger, References } from "effect"
+import { Console, Duration, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { createServer } from "node:http"
-import * as Admin from "../admin/Admin.ts"
+import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
@@ -52,17 +53,16 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
 )
 
 /**
- * On the first start of an empty embedded database, creates a default
- * organization, company and owner and prints their keys, once.
+ * On the first start of an embedded database without any organization,
+ * creates a default organization, company and owner and prints their keys,
+ * once (`firstRun`: committed only after the keys were printed).
  */
 export const FirstRunBootstrap = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const storage = yield* Storage
-  if (!config.bootstrap || storage.backend !== "pglite" || !storage.fresh) return
-  const created = yield* Effect.orDie(
-    Admin.bootstrap({ organization: "Default organization", company: "Default company", email: "owner@localhost" })
-  )
-  yield* Console.log([
+  const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+  if (!config.bootstrap || storage.backend !== "pglite" || Option.isNone(sql)) return
+  yield* firstRun((created) => Console.log([
     "",
     "First start: created a default organization, company and owner (owner@localhost).",
     `  company id:             ${created.companyId}`,
@@ -71,7 +71,7 @@ export const FirstRunBootstrap = Layer.effectDiscard(Effect.gen(function*() {
     "These keys are shown only now and are not stored in readable form: copy them.",
     `Try: curl -H "X-API-Key: ${created.apiKey}" http://${config.host}:${config.port}/api/v0/me`,
     ""
-  ].join("\n"))
+  ].join("\n"))).pipe(Effect.provideService(SqlClient.SqlClient, sql.value), Effect.orDie)
 }))
 
 export const JsonLogger = Layer.unwrap(AppConfig.useSync((config) =>

@@ -1,8 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { lockDataDir } from "./DataDirLock.ts"
 import { MemoryStore } from "./MemoryStore.ts"
@@ -15,22 +13,12 @@ export type Backend = "postgres" | "pglite" | "memory"
 export class Storage extends Context.Service<Storage, {
   readonly backend: Backend
   readonly migrationVersion: number
-  /** True when this start created the database (an empty embedded data folder). */
-  readonly fresh: boolean
 }>()("storage/Storage") {}
 
-const isEmptyDataDir = (dataDir: string) => {
-  try {
-    return readFileSync(join(dataDir, "PG_VERSION"), "utf8").length === 0
-  } catch {
-    return true
-  }
-}
-
-const migrated = (backend: Backend, fresh: boolean) =>
+const migrated = (backend: Backend) =>
   Layer.effect(
     Storage,
-    Effect.map(migrate, (migrationVersion) => ({ backend, migrationVersion, fresh }))
+    Effect.map(migrate, (migrationVersion) => ({ backend, migrationVersion }))
   )
 
 /**
@@ -39,14 +27,14 @@ const migrated = (backend: Backend, fresh: boolean) =>
  * a `SqlClient` layer; migrations run before anything is served.
  */
 export const sqlStorageOf = <R, RE>(repositories: Layer.Layer<R, RE, SqlClient.SqlClient>) =>
-<E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend, fresh: boolean) =>
-  Layer.mergeAll(repositories, migrated(backend, fresh)).pipe(Layer.provideMerge(client))
+<E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
+  Layer.mergeAll(repositories, migrated(backend)).pipe(Layer.provideMerge(client))
 
 /** Memory storage, given the repositories' `memory` layers: they share one `MemoryStore`. */
 export const memoryStorageOf = <R, RE>(repositories: Layer.Layer<R, RE, MemoryStore>) =>
   Layer.mergeAll(
     repositories.pipe(Layer.provideMerge(MemoryStore.layer)),
-    Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration(), fresh: true })
+    Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration() })
   )
 
 /**
@@ -61,11 +49,11 @@ export const postgresClient = (url: Redacted.Redacted) => PgClient.layer({ url, 
 export const configuredDatabase = Effect.gen(function*() {
   const config = yield* AppConfig
   if (Option.isSome(config.databaseUrl)) {
-    return { client: postgresClient(config.databaseUrl.value), backend: "postgres" as Backend, fresh: false }
+    return { client: postgresClient(config.databaseUrl.value), backend: "postgres" as Backend }
   }
   const dataDir = config.dataDir
   const open = Effect.flatMap(lockDataDir(dataDir), () => Pglite.open(dataDir))
-  return { client: Pglite.layerFrom(open), backend: "pglite" as Backend, fresh: isEmptyDataDir(dataDir) }
+  return { client: Pglite.layerFrom(open), backend: "pglite" as Backend }
 })
 
 
