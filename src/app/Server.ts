@@ -1,9 +1,7 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Logger, Option, References } from "effect"
+import { Console, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
 import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
@@ -12,6 +10,7 @@ import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
+import { WebLive } from "../jobs/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
@@ -27,6 +26,8 @@ import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
+import { nodeServer } from "../http/NodeServer.ts"
+import { StrictQueryLive } from "../http/StrictInput.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
@@ -44,9 +45,10 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     MemoriesLive,
     AgentsLive,
     EmployeesLive,
-    ScheduledTasksLive
+    ScheduledTasksLive,
+    WebLive
   ]),
-  Layer.provide(AuthenticationLive),
+  Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(ShutdownReport.counting)
@@ -108,17 +110,16 @@ export const makeServer = <HA, HE, SA, SE, SR>(
   )
 
 /**
- * The server process: the service, then the scheduled-task worker over its
- * storage and `Llm`; stopping begins with the last (`ShutdownReport.begins`).
+ * The server process: the service, then its background workers (scheduled
+ * tasks, credit holds) over its services; stopping begins with the last
+ * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  ShutdownReport.begins.pipe(Layer.provideMerge(SchedulerLive), Layer.provideMerge(makeServer(
-    NodeHttpServer.layer(createServer, {
-      host: config.host,
-      port: config.port,
-      gracefulShutdownTimeout: Duration.millis(config.shutdownTimeoutMs)
-    }),
-    configuredStorage,
-    { logAddress: true }
+  ShutdownReport.begins.pipe(
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, Credits.worker)),
+    Layer.provideMerge(makeServer(
+      nodeServer(config, { host: config.host, port: config.port }),
+      configuredStorage,
+      { logAddress: true }
+    ))
   )))
-))

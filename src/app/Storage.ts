@@ -9,6 +9,7 @@ import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
+import { CreditsRepo } from "../usage/CreditsRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -20,6 +21,7 @@ const repositoriesSql = Layer.mergeAll(
   CompaniesRepo.sql,
   KeysRepo.sql,
   UsageRepo.sql,
+  CreditsRepo.sql,
   ProjectsRepo.sql,
   MemoriesRepo.sql,
   AgentsRepo.sql,
@@ -33,6 +35,7 @@ const repositoriesMemory = Layer.mergeAll(
   CompaniesRepo.memory,
   KeysRepo.memory,
   UsageRepo.memory,
+  CreditsRepo.memory,
   ProjectsRepo.memory,
   MemoriesRepo.memory,
   AgentsRepo.memory,

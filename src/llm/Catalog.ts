@@ -106,6 +106,35 @@ export const resolveModel = (models: ReadonlyArray<CatalogModel>, model: string)
   return models[0]
 }
 
+/** What a model costs, in credits per million tokens, and the most output tokens one call may produce. */
+export interface ModelPrice {
+  readonly inputCreditsPerMillion: number
+  readonly outputCreditsPerMillion: number
+  readonly maxOutputTokens: number
+}
+
+/**
+ * Prices of models that set none in `LLM_MODELS`, per tier (about one credit
+ * per US$0.001 of the list prices of each tier's default models); the local
+ * demo models cost one credit per thousand tokens either way.
+ */
+export const defaultPrices: Record<Tier | "local", ModelPrice> = {
+  highest: { inputCreditsPerMillion: 15_000, outputCreditsPerMillion: 75_000, maxOutputTokens: 32_000 },
+  balanced: { inputCreditsPerMillion: 3_000, outputCreditsPerMillion: 15_000, maxOutputTokens: 64_000 },
+  fastest: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 5_000, maxOutputTokens: 64_000 },
+  local: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 1_000, maxOutputTokens: 4_096 }
+}
+
+/** The model's price: its own `LLM_MODELS` fields, else its provider's or tier's default (untiered: `balanced`). */
+export const priceOf = (model: CatalogModel): ModelPrice => {
+  const defaults = defaultPrices[model.provider === "local" ? "local" : model.tier ?? "balanced"]
+  return {
+    inputCreditsPerMillion: model.inputCreditsPerMillion ?? defaults.inputCreditsPerMillion,
+    outputCreditsPerMillion: model.outputCreditsPerMillion ?? defaults.outputCreditsPerMillion,
+    maxOutputTokens: model.maxOutputTokens ?? defaults.maxOutputTokens
+  }
+}
+
 /** Why a model id cannot be served. */
 export const unknownModelMessage = (model: string) =>
   `Unknown model "${model}": GET /api/v0/models lists the available models`

@@ -2,9 +2,12 @@ import { Schema } from "effect"
 
 /** Schemas shared by several areas. */
 
-/** A required, non-blank string of reasonable size. */
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
+
+/** A required, non-blank single-line string of reasonable size: names, titles, ids. No control characters. */
 export const NonEmpty = Schema.String.check(
   Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty"),
+  Schema.makeFilter((s: string) => !controlCharacter.test(s) || "must not contain control characters"),
   Schema.isMaxLength(500)
 )
 
