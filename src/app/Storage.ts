@@ -51,5 +51,5 @@ export const memoryStorage = memoryStorageOf(repositoriesMemory)
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(
-  Effect.map(configuredDatabase, ({ backend, client, fresh }) => sqlStorage(client, backend, fresh))
+  Effect.map(configuredDatabase, ({ backend, client }) => sqlStorage(client, backend))
 )

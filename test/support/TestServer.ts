@@ -56,7 +56,7 @@ export const createPostgresDatabase = Effect.gen(function*() {
 
 /** Storage over an existing PostgreSQL database: several of these model several server processes. */
 export const postgresStorageAt = (url: string) =>
-  sqlStorage(postgresClient(Redacted.make(url)), "postgres", false)
+  sqlStorage(postgresClient(Redacted.make(url)), "postgres")
 
 export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
 
@@ -69,8 +69,7 @@ export const pgliteStorage = sqlStorage(
     Effect.promise(() => PGlite.create({ loadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) })),
     (db) => Effect.promise(() => db.close())
   )),
-  "pglite",
-  true
+  "pglite"
 )
 
 /** What every storage backend provides: the repositories and `Storage`. */
