@@ -47,8 +47,8 @@ const repositoriesMemory = Layer.mergeAll(
 const creditsRepo = (backend: Backend) => (backend === "postgres" ? CreditsRepo.sql : CreditsRepo.local)
 
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
-export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend, fresh: boolean) =>
-  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend, fresh)
+export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
+  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)
 
 /** The repositories over the memory backend, for fast tests. */
 export const memoryStorage = memoryStorageOf(repositoriesMemory)
