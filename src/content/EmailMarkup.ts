@@ -1,0 +1,183 @@
+import { Parser } from "htmlparser2"
+
+/**
+ * Reads an e-mail body, plain text or HTML, into what the content tools
+ * analyse: the visible text and, separately, the markup's links, images and
+ * styling. HTML goes through htmlparser2's streaming tokenizer (linear in
+ * the input, no tree, no recursion), so huge or deeply nested markup costs
+ * time in proportion to its length and memory in proportion to its depth.
+ */
+
+export interface Link {
+  readonly href: string
+  /** The link's visible text, whitespace collapsed. */
+  readonly text: string
+}
+
+export interface Image {
+  readonly src: string
+  /** `undefined` when the `alt` attribute is missing (an empty `alt` is a deliberate decorative image). */
+  readonly alt: string | undefined
+}
+
+export interface EmailMarkup {
+  readonly isHtml: boolean
+  /** What a reader sees: text outside scripts, styles, the head and hidden elements; blocks on their own lines. */
+  readonly text: string
+  /** Source ranges `[start, end)` of the visible text, in document order (the whole content for plain text). */
+  readonly textRanges: ReadonlyArray<readonly [number, number]>
+  readonly links: ReadonlyArray<Link>
+  readonly images: ReadonlyArray<Image>
+  /** `<font>` elements. */
+  readonly fontTags: number
+  /** Distinct text colours set in `style` or `<font color>`. */
+  readonly colours: ReadonlySet<string>
+  /** Elements setting a font size of 24px / 18pt / `<font size>` 5 or more. */
+  readonly largeFonts: number
+  /** Characters of text hidden from the reader (display:none, visibility:hidden, zero font size or opacity). */
+  readonly hiddenCharacters: number
+  readonly elements: number
+}
+
+/** A cheap, linear sniff: does the content use common HTML elements? */
+const htmlElement = /<\/?(?:html|head|body|div|p|br|a|table|tbody|span|img|h[1-6]|ul|ol|li|strong|b|i|em|u|font|td|tr|center|section|style|meta|!doctype)[\s/>]/i
+
+export const looksLikeHtml = (content: string): boolean => htmlElement.test(content)
+
+const invisibleElements = new Set(["script", "style", "head", "title", "noscript", "template", "xml"])
+const blockElements = new Set([
+  "address", "article", "aside", "blockquote", "br", "center", "dd", "div", "dl", "dt", "footer", "form", "h1", "h2", "h3",
+  "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul"
+])
+
+const declarations = (style: string): Array<readonly [string, string]> =>
+  style.split(";").flatMap((declaration) => {
+    const colon = declaration.indexOf(":")
+    return colon < 0 ? [] : [[declaration.slice(0, colon).trim().toLowerCase(), declaration.slice(colon + 1).trim().toLowerCase()] as const]
+  })
+
+const isLargeFontSize = (value: string): boolean => {
+  const size = /^(\d+(?:\.\d+)?)(px|pt|em|rem)?/.exec(value)
+  if (size === null) return /^(?:x+-large|larger)/.test(value)
+  const amount = Number(size[1])
+  switch (size[2]) {
+    case "pt":
+      return amount >= 18
+    case "em":
+    case "rem":
+      return amount >= 1.5
+    default:
+      return amount >= 24
+  }
+}
+
+const isHiddenStyle = (property: string, value: string): boolean =>
+  (property === "display" && value.startsWith("none")) ||
+  (property === "visibility" && value.startsWith("hidden")) ||
+  (property === "font-size" && /^0(?:\.0*)?(?:px|pt|em|rem|%)?\b/.test(value)) ||
+  (property === "opacity" && /^0(?:\.0*)?$/.test(value))
+
+interface OpenElement {
+  readonly name: string
+  readonly nonRendered: boolean
+  readonly hidden: boolean
+  readonly link: LinkInProgress | undefined
+}
+
+interface LinkInProgress {
+  readonly href: string
+  readonly parts: Array<string>
+}
+
+const collapse = (text: string) => text.replace(/[ \t\f\v\r\u00a0]+/g, " ").replace(/ ?\n[\s]*/g, "\n").trim()
+
+const plainText = (content: string): EmailMarkup => ({
+  isHtml: false,
+  text: content,
+  textRanges: [[0, content.length]],
+  links: (content.match(/\bhttps?:\/\/[^\s<>"')\]]+/gi) ?? []).map((href) => ({ href, text: href })),
+  images: [],
+  fontTags: 0,
+  colours: new Set(),
+  largeFonts: 0,
+  hiddenCharacters: 0,
+  elements: 0
+})
+
+export const readEmail = (content: string): EmailMarkup => {
+  if (!looksLikeHtml(content)) return plainText(content)
+  const text: Array<string> = []
+  const textRanges: Array<[number, number]> = []
+  const links: Array<LinkInProgress> = []
+  const openLinks: Array<LinkInProgress> = []
+  const images: Array<Image> = []
+  const colours = new Set<string>()
+  const open: Array<OpenElement> = []
+  let nonRenderedDepth = 0
+  let hiddenDepth = 0
+  let fontTags = 0
+  let largeFonts = 0
+  let hiddenCharacters = 0
+  let elements = 0
+  const parser: Parser = new Parser({
+    onopentag(name, attributes) {
+      elements += 1
+      const nonRendered = invisibleElements.has(name)
+      let hidden = "hidden" in attributes
+      for (const [property, value] of declarations(attributes.style ?? "")) {
+        if (property === "color") colours.add(value.replace(/\s+/g, ""))
+        if (property === "font-size" && isLargeFontSize(value)) largeFonts += 1
+        if (isHiddenStyle(property, value)) hidden = true
+      }
+      if (name === "font") {
+        fontTags += 1
+        if (attributes.color !== undefined) colours.add(attributes.color.toLowerCase())
+        if (Number(attributes.size ?? "0") >= 5 || attributes.size?.startsWith("+") === true) largeFonts += 1
+      }
+      if (name === "img") images.push({ src: attributes.src ?? "", alt: attributes.alt })
+      if (blockElements.has(name)) text.push("\n")
+      let link: LinkInProgress | undefined
+      if (name === "a" && attributes.href !== undefined) {
+        link = { href: attributes.href.trim(), parts: [] }
+        links.push(link)
+        openLinks.push(link)
+      }
+      if (nonRendered) nonRenderedDepth += 1
+      if (hidden) hiddenDepth += 1
+      open.push({ name, nonRendered, hidden, link })
+    },
+    onclosetag() {
+      const element = open.pop()
+      if (element === undefined) return
+      if (element.nonRendered) nonRenderedDepth -= 1
+      if (element.hidden) hiddenDepth -= 1
+      if (element.link !== undefined) openLinks.pop()
+      if (blockElements.has(element.name)) text.push("\n")
+    },
+    ontext(data) {
+      if (nonRenderedDepth > 0) return
+      if (hiddenDepth > 0) {
+        hiddenCharacters += data.trim().length
+        return
+      }
+      text.push(data)
+      openLinks[openLinks.length - 1]?.parts.push(data)
+      const range = textRanges[textRanges.length - 1]
+      if (range !== undefined && range[1] === parser.startIndex) range[1] = parser.endIndex + 1
+      else textRanges.push([parser.startIndex, parser.endIndex + 1])
+    }
+  }, { decodeEntities: true })
+  parser.end(content)
+  return {
+    isHtml: true,
+    text: collapse(text.join("")),
+    textRanges,
+    links: links.map((link) => ({ href: link.href, text: collapse(link.parts.join("")) })),
+    images,
+    fontTags,
+    colours,
+    largeFonts,
+    hiddenCharacters,
+    elements
+  }
+}

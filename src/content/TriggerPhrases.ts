@@ -1,0 +1,71 @@
+import phraseData from "./data/spam-phrases.json" with { type: "json" }
+import { type Chunk, chunksOf, join, phraseMatcher, withCaseOf } from "./Words.ts"
+
+/**
+ * The curated spam trigger phrase list (`data/spam-phrases.json`): categories
+ * with a severity, each phrase with the neutral wording the rewriter uses.
+ */
+
+export type Severity = "high" | "medium" | "low"
+
+export interface TriggerPhrase {
+  readonly phrase: string
+  readonly category: string
+  readonly severity: Severity
+  /** Neutral wording; empty: the phrase is dropped. */
+  readonly replacement: string
+}
+
+const severities: ReadonlyArray<Severity> = ["high", "medium", "low"]
+const asSeverity = (value: string): Severity => severities.find((severity) => severity === value) ?? "medium"
+
+export const triggerPhrases: ReadonlyArray<TriggerPhrase> = Object.entries(phraseData.categories).flatMap((
+  [category, { severity, phrases }]
+) =>
+  Object.entries(phrases).map(([phrase, replacement]) => ({
+    phrase,
+    category,
+    severity: asSeverity(severity),
+    replacement
+  }))
+)
+
+const matcher = phraseMatcher(triggerPhrases, (entry) => entry.phrase)
+
+/** The distinct trigger phrases in the text, in order of first appearance. */
+export const findTriggerPhrases = (text: string): ReadonlyArray<TriggerPhrase> => [
+  ...new Set(matcher.find(chunksOf(text)).map((match) => match.entry))
+]
+
+/**
+ * Puts each trigger phrase's neutral wording in its place (capitalisation
+ * kept), or drops it with its punctuation and the space after it; merge
+ * fields, spintax, URLs and addresses are left alone.
+ */
+export const replaceTriggerPhrases = (text: string): string => {
+  const chunks = chunksOf(text)
+  const output: Array<Chunk> = []
+  let position = 0
+  for (const match of matcher.find(chunks)) {
+    output.push(...chunks.slice(position, match.start))
+    const first = chunks[match.start]!
+    const last = chunks[match.end - 1]!
+    const replacement = withCaseOf(first.core, match.entry.replacement)
+    position = match.end
+    if (replacement.length > 0) {
+      output.push({ prefix: first.prefix, core: replacement, suffix: last.suffix, space: last.space, isProtected: false })
+      continue
+    }
+    // Dropped: a sentence end it carried moves to the word before; a capital it carried moves to the word after.
+    const previous = output[output.length - 1]
+    if (/[.!?]/.test(last.suffix) && previous !== undefined && previous.suffix.length === 0) {
+      output[output.length - 1] = { ...previous, suffix: "." }
+    }
+    const next = chunks[position]
+    if (next !== undefined && !next.isProtected && withCaseOf(first.core, "x") === "X") {
+      chunks[position] = { ...next, core: withCaseOf("X", next.core) }
+    }
+  }
+  output.push(...chunks.slice(position))
+  return join(output)
+}
