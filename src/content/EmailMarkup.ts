@@ -12,12 +12,16 @@ export interface Link {
   readonly href: string
   /** The link's visible text, whitespace collapsed. */
   readonly text: string
+  /** Source range `[start, end)` from the link's first to its last piece of visible text (empty when it has none). */
+  readonly textRange: readonly [number, number]
 }
 
 export interface Image {
   readonly src: string
   /** `undefined` when the `alt` attribute is missing (an empty `alt` is a deliberate decorative image). */
   readonly alt: string | undefined
+  /** Source offset just after the tag name (`<img|`), where an attribute can be inserted. */
+  readonly attributesAt: number
 }
 
 export interface EmailMarkup {
@@ -36,6 +40,8 @@ export interface EmailMarkup {
   readonly largeFonts: number
   /** Characters of text hidden from the reader (display:none, visibility:hidden, zero font size or opacity). */
   readonly hiddenCharacters: number
+  /** Source ranges `[start, end)` of that hidden text. */
+  readonly hiddenRanges: ReadonlyArray<readonly [number, number]>
   readonly elements: number
 }
 
@@ -87,6 +93,7 @@ interface OpenElement {
 interface LinkInProgress {
   readonly href: string
   readonly parts: Array<string>
+  textRange: [number, number] | undefined
 }
 
 const collapse = (text: string) => text.replace(/[ \t\f\v\r\u00a0]+/g, " ").replace(/ ?\n[\s]*/g, "\n").trim()
@@ -95,19 +102,32 @@ const plainText = (content: string): EmailMarkup => ({
   isHtml: false,
   text: content,
   textRanges: [[0, content.length]],
-  links: (content.match(/\bhttps?:\/\/[^\s<>"')\]]+/gi) ?? []).map((href) => ({ href, text: href })),
+  links: [...content.matchAll(/\bhttps?:\/\/[^\s<>"')\]]+/gi)].map((match) => ({
+    href: match[0],
+    text: match[0],
+    textRange: [match.index, match.index + match[0].length] as const
+  })),
   images: [],
   fontTags: 0,
   colours: new Set(),
   largeFonts: 0,
   hiddenCharacters: 0,
+  hiddenRanges: [],
   elements: 0
 })
+
+/** Adds `[start, end)` to the ranges, merging it into the last range when they touch (entities split text events). */
+const extendRanges = (ranges: Array<[number, number]>, start: number, end: number) => {
+  const last = ranges[ranges.length - 1]
+  if (last !== undefined && last[1] === start) last[1] = end
+  else ranges.push([start, end])
+}
 
 export const readEmail = (content: string): EmailMarkup => {
   if (!looksLikeHtml(content)) return plainText(content)
   const text: Array<string> = []
   const textRanges: Array<[number, number]> = []
+  const hiddenRanges: Array<[number, number]> = []
   const links: Array<LinkInProgress> = []
   const openLinks: Array<LinkInProgress> = []
   const images: Array<Image> = []
@@ -134,11 +154,11 @@ export const readEmail = (content: string): EmailMarkup => {
         if (attributes.color !== undefined) colours.add(attributes.color.toLowerCase())
         if (Number(attributes.size ?? "0") >= 5 || attributes.size?.startsWith("+") === true) largeFonts += 1
       }
-      if (name === "img") images.push({ src: attributes.src ?? "", alt: attributes.alt })
+      if (name === "img") images.push({ src: attributes.src ?? "", alt: attributes.alt, attributesAt: parser.startIndex + 4 })
       if (blockElements.has(name)) text.push("\n")
       let link: LinkInProgress | undefined
       if (name === "a" && attributes.href !== undefined) {
-        link = { href: attributes.href.trim(), parts: [] }
+        link = { href: attributes.href.trim(), parts: [], textRange: undefined }
         links.push(link)
         openLinks.push(link)
       }
@@ -156,15 +176,16 @@ export const readEmail = (content: string): EmailMarkup => {
     },
     ontext(data) {
       if (nonRenderedDepth > 0) return
-      if (hiddenDepth > 0) {
-        hiddenCharacters += data.trim().length
-        return
+      if (hiddenDepth > 0) hiddenCharacters += data.trim().length
+      else {
+        text.push(data)
+        const link = openLinks[openLinks.length - 1]
+        if (link !== undefined) {
+          link.parts.push(data)
+          link.textRange = [link.textRange?.[0] ?? parser.startIndex, parser.endIndex + 1]
+        }
       }
-      text.push(data)
-      openLinks[openLinks.length - 1]?.parts.push(data)
-      const range = textRanges[textRanges.length - 1]
-      if (range !== undefined && range[1] === parser.startIndex) range[1] = parser.endIndex + 1
-      else textRanges.push([parser.startIndex, parser.endIndex + 1])
+      extendRanges(hiddenDepth > 0 ? hiddenRanges : textRanges, parser.startIndex, parser.endIndex + 1)
     }
   }, { decodeEntities: true })
   parser.end(content)
@@ -172,12 +193,31 @@ export const readEmail = (content: string): EmailMarkup => {
     isHtml: true,
     text: collapse(text.join("")),
     textRanges,
-    links: links.map((link) => ({ href: link.href, text: collapse(link.parts.join("")) })),
+    links: links.map((link) => ({ href: link.href, text: collapse(link.parts.join("")), textRange: link.textRange ?? [0, 0] })),
     images,
     fontTags,
     colours,
     largeFonts,
     hiddenCharacters,
+    hiddenRanges,
     elements
   }
+}
+
+/** A URL's host, lowercased and without `www.`; `undefined` when it does not parse. */
+export const hostOf = (url: string): string | undefined =>
+  URL.canParse(url) ? new URL(url).hostname.toLowerCase().replace(/^www\./, "") : undefined
+
+/** The host an anchor text names when it reads like a URL or a domain ("www.x.com", "https://x.com/y", "x.com"). */
+export const namedHost = (text: string): string | undefined => {
+  const candidate = text.trim()
+  if (candidate.length > 200 || /\s/.test(candidate) || !/\.[a-z]{2,}(?:[/:?#]|$)/i.test(candidate)) return undefined
+  return hostOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(candidate) ? candidate : `http://${candidate}`)
+}
+
+/** Anchor text naming a site other than the one the link leads to: the host shown, and the real one. */
+export const mismatchedHosts = (link: Link): { readonly shown: string; readonly real: string } | undefined => {
+  const real = hostOf(link.href)
+  const shown = namedHost(link.text)
+  return real === undefined || shown === undefined || shown === real || real.endsWith(`.${shown}`) ? undefined : { shown, real }
 }

@@ -50,7 +50,8 @@ export const replaceTriggerPhrases = (text: string): string => {
     output.push(...chunks.slice(position, match.start))
     const first = chunks[match.start]!
     const last = chunks[match.end - 1]!
-    const replacement = withCaseOf(first.core, match.entry.replacement)
+    // A shouted phrase is replaced in sentence case, not in capitals.
+    const replacement = withCaseOf(first.core.charAt(0) + first.core.slice(1).toLowerCase(), match.entry.replacement)
     position = match.end
     if (replacement.length > 0) {
       output.push({ prefix: first.prefix, core: replacement, suffix: last.suffix, space: last.space, isProtected: false })

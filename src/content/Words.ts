@@ -129,20 +129,20 @@ export const withCaseOf = (original: string, replacement: string): string => {
   return first !== first.toLowerCase() ? replacement.charAt(0).toUpperCase() + replacement.slice(1) : replacement
 }
 
-/**
- * Applies `rewrite` to the visible text ranges of `content` only (markup,
- * attributes and anything outside the ranges stay byte for byte).
- */
-export const rewriteRanges = (
-  content: string,
-  ranges: ReadonlyArray<readonly [number, number]>,
-  rewrite: (text: string) => string
-): string => {
+export interface Edit {
+  readonly start: number
+  readonly end: number
+  readonly text: string
+}
+
+/** Applies non-overlapping edits to `content` in one pass; everything between them stays byte for byte. */
+export const applyEdits = (content: string, edits: ReadonlyArray<Edit>): string => {
   const parts: Array<string> = []
   let position = 0
-  for (const [start, end] of ranges) {
-    parts.push(content.slice(position, start), rewrite(content.slice(start, end)))
-    position = end
+  for (const edit of [...edits].sort((a, b) => a.start - b.start || a.end - b.end)) {
+    if (edit.start < position) continue
+    parts.push(content.slice(position, edit.start), edit.text)
+    position = edit.end
   }
   parts.push(content.slice(position))
   return parts.join("")
