@@ -14,6 +14,7 @@ import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
+import { ContentLive } from "../content/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
@@ -41,7 +42,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     MemoriesLive,
     AgentsLive,
     EmployeesLive,
-    ScheduledTasksLive
+    ScheduledTasksLive,
+    ContentLive
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
