@@ -4,6 +4,7 @@ import { Authorized } from "../auth/Policy.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import type { SpamAnalysis, SpamCheckRequest, SpintaxRequest, SpintaxResult } from "./Api.ts"
 import { askContentModel, decodeModelJson } from "./ContentModel.ts"
+import { maxHtmlDepth, readEmail } from "./EmailMarkup.ts"
 import { parse } from "./Spintax.ts"
 import { type Converted, convert, maxAlternatives, type Variation, variantsOf } from "./SpintaxConverter.ts"
 import { analyse } from "./SpamRules.ts"
@@ -45,9 +46,18 @@ const improve = (input: typeof SpamCheckRequest.Type, analysis: ReturnType<typeo
     return rules
   })
 
+/** 400 when HTML nests deeper than the reader follows (hostile markup; see `maxHtmlDepth`). */
+const requireReadable = (content: string) => {
+  const stoppedAt = readEmail(content).tooDeepAt
+  return stoppedAt === undefined
+    ? Effect.void
+    : Effect.fail(new BadRequest({ error: `content: HTML elements nest deeper than ${maxHtmlDepth} levels (at character ${stoppedAt + 1})` }))
+}
+
 export const spamCheck = Effect.fn("Content.spamCheck")(function*(input: typeof SpamCheckRequest.Type) {
   yield* Authorized("content:use")
   yield* requireCompany(input.companyId)
+  yield* requireReadable(input.content)
   const analysis = analyse(input.content, input.subject)
   if (analysis.overallScore >= improveBelow) return analysis satisfies typeof SpamAnalysis.Type
   const improved = yield* improve(input, analysis)
@@ -112,6 +122,7 @@ const explanationOf = (body: Converted, subject: Converted | undefined, modelUse
 export const spintax = Effect.fn("Content.spintax")(function*(input: typeof SpintaxRequest.Type) {
   yield* Authorized("content:use")
   yield* requireCompany(input.companyId)
+  yield* requireReadable(input.content)
   yield* requireWellFormed("content", input.content)
   if (input.subject !== undefined) yield* requireWellFormed("subject", input.subject)
   const answer = yield* askContentModel(proposeSystem, `Subject: ${input.subject ?? ""}\n\n${input.content}`, 2_000)

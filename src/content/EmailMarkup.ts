@@ -43,7 +43,16 @@ export interface EmailMarkup {
   /** Source ranges `[start, end)` of that hidden text. */
   readonly hiddenRanges: ReadonlyArray<readonly [number, number]>
   readonly elements: number
+  /** Where reading stopped because elements nested deeper than `maxHtmlDepth`; `undefined` when it read everything. */
+  readonly tooDeepAt: number | undefined
 }
+
+/**
+ * htmlparser2 keeps its open elements in an array it shifts at the front, so
+ * its cost grows with input × depth: reading stops beyond this depth (real
+ * e-mails nest a few dozen levels) and the tools answer 400.
+ */
+export const maxHtmlDepth = 256
 
 /** A cheap, linear sniff: does the content use common HTML elements? */
 const htmlElement = /<\/?(?:html|head|body|div|p|br|a|table|tbody|span|img|h[1-6]|ul|ol|li|strong|b|i|em|u|font|td|tr|center|section|style|meta|!doctype)[\s/>]/i
@@ -113,7 +122,8 @@ const plainText = (content: string): EmailMarkup => ({
   largeFonts: 0,
   hiddenCharacters: 0,
   hiddenRanges: [],
-  elements: 0
+  elements: 0,
+  tooDeepAt: undefined
 })
 
 /** Adds `[start, end)` to the ranges, merging it into the last range when they touch (entities split text events). */
@@ -139,9 +149,14 @@ export const readEmail = (content: string): EmailMarkup => {
   let largeFonts = 0
   let hiddenCharacters = 0
   let elements = 0
+  let tooDeepAt: number | undefined
   const parser: Parser = new Parser({
     onopentag(name, attributes) {
       elements += 1
+      if (open.length >= maxHtmlDepth && tooDeepAt === undefined) {
+        tooDeepAt = parser.startIndex
+        parser.pause()
+      }
       const nonRendered = invisibleElements.has(name)
       let hidden = "hidden" in attributes
       for (const [property, value] of declarations(attributes.style ?? "")) {
@@ -188,7 +203,8 @@ export const readEmail = (content: string): EmailMarkup => {
       extendRanges(hiddenDepth > 0 ? hiddenRanges : textRanges, parser.startIndex, parser.endIndex + 1)
     }
   }, { decodeEntities: true })
-  parser.end(content)
+  parser.write(content)
+  if (tooDeepAt === undefined) parser.end()
   return {
     isHtml: true,
     text: collapse(text.join("")),
@@ -200,7 +216,8 @@ export const readEmail = (content: string): EmailMarkup => {
     largeFonts,
     hiddenCharacters,
     hiddenRanges,
-    elements
+    elements,
+    tooDeepAt
   }
 }
 

@@ -41,7 +41,7 @@ const unshout = (chunks: ReadonlyArray<Chunk>): Array<Chunk> => {
 /** "!!!" and "?!" become one mark; a lone "!" becomes "."; emoji go. */
 const calm = (chunks: ReadonlyArray<Chunk>): Array<Chunk> =>
   chunks.map((chunk) =>
-    chunk.isProtected ? chunk : {
+    chunk.isProtected ? { ...chunk, suffix: chunk.suffix.replace(/(?<=\}\})[!?]+$/, (marks) => (marks.includes("?") ? "?" : ".")) } : {
       ...chunk,
       prefix: chunk.prefix.replace(/\p{Extended_Pictographic}\uFE0F?/gu, ""),
       core: chunk.core.replace(/\p{Extended_Pictographic}\uFE0F?/gu, ""),

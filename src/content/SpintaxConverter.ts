@@ -91,7 +91,7 @@ const convertText = (text: string, options: ConvertOptions, applied: Array<Varia
   const output: Array<Chunk> = []
   let position = 0
   for (const match of matches) {
-    output.push(...chunks.slice(position, match.start))
+    for (let i = position; i < match.start; i++) output.push(chunks[i]!)
     const first = chunks[match.start]!
     const last = chunks[match.end - 1]!
     const original = join(chunks.slice(match.start, match.end).map((chunk, i, all) => ({
@@ -111,7 +111,7 @@ const convertText = (text: string, options: ConvertOptions, applied: Array<Varia
     applied.push(match.entry)
     position = match.end
   }
-  output.push(...chunks.slice(position))
+  for (let i = position; i < chunks.length; i++) output.push(chunks[i]!)
   return join(output)
 }
 

@@ -47,7 +47,7 @@ export const replaceTriggerPhrases = (text: string): string => {
   const output: Array<Chunk> = []
   let position = 0
   for (const match of matcher.find(chunks)) {
-    output.push(...chunks.slice(position, match.start))
+    for (let i = position; i < match.start; i++) output.push(chunks[i]!)
     const first = chunks[match.start]!
     const last = chunks[match.end - 1]!
     // A shouted phrase is replaced in sentence case, not in capitals.
@@ -67,6 +67,6 @@ export const replaceTriggerPhrases = (text: string): string => {
       chunks[position] = { ...next, core: withCaseOf("X", next.core) }
     }
   }
-  output.push(...chunks.slice(position))
+  for (let i = position; i < chunks.length; i++) output.push(chunks[i]!)
   return join(output)
 }
