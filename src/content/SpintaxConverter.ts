@@ -28,15 +28,17 @@ export const maxAlternatives = 3
 /** The pronoun "I" is written in capitals wherever a phrase puts it. */
 const capitalI = (phrase: string) => phrase.replace(/\bi\b/g, "I")
 
+/** Each phrase of each set, with the others as alternatives; a phrase heading its set comes before its other uses. */
 const curated: ReadonlyArray<Variation> = Object.entries(emailPhrases.sets).flatMap(([kind, sets]) =>
   sets.flatMap((set) =>
     set.map((phrase, i) => ({
       phrase,
       kind,
+      heads: i === 0,
       alternatives: set.filter((_, j) => j !== i).slice(0, maxAlternatives).map(capitalI)
     }))
   )
-)
+).sort((a, b) => Number(b.heads) - Number(a.heads)).map(({ heads: _, ...variation }) => variation)
 
 const synonyms: ReadonlyArray<Variation> = Object.entries(synonymTable).map(([word, alternatives]) => ({
   phrase: word,
