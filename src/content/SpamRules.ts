@@ -2,8 +2,8 @@ import { Result } from "effect"
 import shortenerHosts from "./data/url-shorteners.json" with { type: "json" }
 import { type EmailMarkup, hostOf, mismatchedHosts, readEmail } from "./EmailMarkup.ts"
 import { countVariants, mergeFieldNames, parse, type Template } from "./Spintax.ts"
-import { findTriggerPhrases, type Severity, type TriggerPhrase } from "./TriggerPhrases.ts"
-import { chunksOf } from "./Words.ts"
+import { findTriggerPhrases, findTriggerPhrasesIn, type Severity, type TriggerPhrase } from "./TriggerPhrases.ts"
+import { type Chunk, chunksOf } from "./Words.ts"
 
 /**
  * The deterministic spam analysis: eight metrics, each scored 0–100 from
@@ -120,11 +120,11 @@ const readingsOf = (text: string): Readings => {
   return { sample: sample.join(""), everyOption: every.join(""), template: parsed.success, syntaxError: undefined }
 }
 
-const wordsIn = (text: string) => chunksOf(text).filter((chunk) => /[\p{L}\p{N}]/u.test(chunk.core)).length
+const wordsIn = (chunks: ReadonlyArray<Chunk>) => chunks.filter((chunk) => /[\p{L}\p{N}]/u.test(chunk.core)).length
 const lettersIn = (text: string) => text.match(/\p{L}/gu)?.length ?? 0
 const capitalsIn = (text: string) => text.match(/\p{Lu}/gu)?.length ?? 0
-const shoutedWords = (text: string) =>
-  chunksOf(text).filter((chunk) => !chunk.isProtected && chunk.core.length >= 4 && /^[\p{Lu}\p{N}'-]+$/u.test(chunk.core) && /\p{Lu}{4}/u.test(chunk.core))
+const shoutedWords = (chunks: ReadonlyArray<Chunk>) =>
+  chunks.filter((chunk) => !chunk.isProtected && chunk.core.length >= 4 && /^[\p{Lu}\p{N}'-]+$/u.test(chunk.core) && /\p{Lu}{4}/u.test(chunk.core))
     .map((chunk) => chunk.core)
 const emojiIn = (text: string) => text.match(/\p{Extended_Pictographic}/gu)?.length ?? 0
 
@@ -138,7 +138,7 @@ const subjectMetric = (subject: string | undefined): WeighedMetric => {
   const letters = lettersIn(text)
   if (letters >= 8 && capitalsIn(text) / letters > 0.5) metric.penalise(30, "Subject mostly in capitals", "Write the subject in sentence case.")
   else {
-    const shouted = shoutedWords(text)
+    const shouted = shoutedWords(chunksOf(text))
     if (shouted.length > 0) metric.penalise(Math.min(30, 10 * shouted.length), `Words in capitals: ${shouted.join(", ")}`, "Write the subject in sentence case.")
   }
   const exclamations = text.split("!").length - 1
@@ -174,15 +174,15 @@ const triggerMetric = (body: ReadonlyArray<TriggerPhrase>, subject: ReadonlyArra
   )
 }
 
-const formattingMetric = (markup: EmailMarkup, text: string): WeighedMetric => {
+const formattingMetric = (markup: EmailMarkup, text: string, chunks: ReadonlyArray<Chunk>): WeighedMetric => {
   const metric = scorer("Formatting")
   const letters = lettersIn(text)
   const capitalShare = letters === 0 ? 0 : capitalsIn(text) / letters
   if (letters >= 20 && capitalShare > 0.3) metric.penalise(30, `${Math.round(capitalShare * 100)}% of letters are capitals`, "Write in sentence case.")
   else if (letters >= 20 && capitalShare > 0.15) metric.penalise(15, `${Math.round(capitalShare * 100)}% of letters are capitals`, "Write in sentence case.")
-  const shouted = shoutedWords(text)
+  const shouted = shoutedWords(chunks)
   if (shouted.length >= 3) metric.penalise(shouted.length >= 6 ? 20 : 10, `${plural(shouted.length, "word")} in capitals`, "Do not shout words in capitals.")
-  const words = Math.max(1, wordsIn(text))
+  const words = Math.max(1, wordsIn(chunks))
   const exclamations = text.split("!").length - 1
   const perHundred = (exclamations * 100) / words
   if (perHundred > 5) metric.penalise(20, `${plural(exclamations, "exclamation mark")} in ${plural(words, "word")}`, "Use exclamation marks sparingly.")
@@ -335,13 +335,14 @@ const summaryOf = (overall: number, verdict: Verdict, metrics: ReadonlyArray<Met
 export const analyse = (content: string, subject: string | undefined): SpamAnalysis => {
   const markup = readEmail(content)
   const readings = readingsOf(markup.text)
-  const words = wordsIn(readings.sample)
+  const chunks = chunksOf(readings.sample)
+  const words = wordsIn(chunks)
   const subjectPhrases = subject === undefined ? [] : findTriggerPhrases(readingsOf(subject).everyOption)
-  const bodyPhrases = findTriggerPhrases(readings.everyOption)
+  const bodyPhrases = findTriggerPhrasesIn(readings.everyOption === readings.sample ? chunks : chunksOf(readings.everyOption))
   const metrics = [
     subjectMetric(subject),
     triggerMetric(bodyPhrases, subjectPhrases),
-    formattingMetric(markup, readings.sample),
+    formattingMetric(markup, readings.sample, chunks),
     linksMetric(markup, words),
     imagesMetric(markup, words),
     complianceMetric(markup, content),

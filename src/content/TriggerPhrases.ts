@@ -32,10 +32,12 @@ export const triggerPhrases: ReadonlyArray<TriggerPhrase> = Object.entries(phras
 
 const matcher = phraseMatcher(triggerPhrases, (entry) => entry.phrase)
 
-/** The distinct trigger phrases in the text, in order of first appearance. */
-export const findTriggerPhrases = (text: string): ReadonlyArray<TriggerPhrase> => [
-  ...new Set(matcher.find(chunksOf(text)).map((match) => match.entry))
+/** The distinct trigger phrases in chunked text, in order of first appearance. */
+export const findTriggerPhrasesIn = (chunks: ReadonlyArray<Chunk>): ReadonlyArray<TriggerPhrase> => [
+  ...new Set(matcher.find(chunks).map((match) => match.entry))
 ]
+
+export const findTriggerPhrases = (text: string): ReadonlyArray<TriggerPhrase> => findTriggerPhrasesIn(chunksOf(text))
 
 /**
  * Puts each trigger phrase's neutral wording in its place (capitalisation
