@@ -63,25 +63,20 @@ const endpointsOf = (tenant: Tenant): ReadonlyArray<Endpoint> => {
       path: `/api/v0/company_users/${tenant.companyId}`,
       headers: personalKey
     },
-    // A typical ~2 KB HTML cold e-mail through the content tools (CPU-bound, no storage).
-    {
-      name: "spam_check",
-      kind: "content",
-      label: "POST /api/v0/content/spam-check (2 KB HTML)",
-      path: "/api/v0/content/spam-check",
-      headers: { "x-api-key": tenant.apiKey },
-      body: { content: typicalHtmlEmail, subject: "Interview reviews for {{company}}" }
-    },
-    {
-      name: "spintax",
-      kind: "content",
-      label: "POST /api/v0/content/spintax (2 KB HTML)",
-      path: "/api/v0/content/spintax",
-      headers: { "x-api-key": tenant.apiKey },
-      body: { content: typicalHtmlEmail, subject: "Interview reviews for {{company}}" }
-    }
+    contentEndpoint("spam_check", "spam-check", tenant),
+    contentEndpoint("spintax", "spintax", tenant)
   ]
 }
+
+/** A content tool on a typical ~2 KB HTML cold e-mail (CPU-bound, no storage). */
+const contentEndpoint = (name: string, tool: string, tenant: Tenant): Endpoint => ({
+  name,
+  kind: "content",
+  label: `POST /api/v0/content/${tool} (2 KB HTML)`,
+  path: `/api/v0/content/${tool}`,
+  headers: { "x-api-key": tenant.apiKey },
+  body: { content: typicalHtmlEmail, subject: "Interview reviews for {{company}}" }
+})
 
 /** Minimum throughput as a share of the baseline's, by kind of endpoint and backend. */
 const minimumRatio = (kind: Kind, backend: Backend): number | undefined =>
