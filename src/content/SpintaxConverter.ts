@@ -102,7 +102,7 @@ const convertText = (text: string, options: ConvertOptions, applied: Array<Varia
       suffix: i === all.length - 1 ? "" : chunk.suffix,
       space: i === all.length - 1 ? "" : chunk.space
     })))
-    const options = [original, ...match.entry.alternatives.map((alternative) => withCaseOf(first.core, alternative))]
+    const options = [original, ...match.entry.alternatives.map((alternative) => withCaseOf(original, alternative))]
     output.push({
       prefix: first.prefix,
       core: `{{RANDOM | ${options.join(" | ")}}}`,
