@@ -4,7 +4,9 @@ import { memoryStorage } from "../../src/app/Storage.ts"
 import { analyse } from "../../src/content/SpamRules.ts"
 import { unsubscribeLine } from "../../src/content/SpamRewrite.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
-import { spammyHtmlEmail, spammySubject } from "../support/Emails.ts"
+import { Credits } from "../../src/usage/Credits.ts"
+import { failsWith } from "../support/Assertions.ts"
+import { spammyHtmlEmail, spammySubject, typicalHtmlEmail } from "../support/Emails.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
 import { client, seedTenant, testServer } from "../support/TestServer.ts"
 
@@ -92,5 +94,18 @@ it.layer(server)("content tools with a model", (it) => {
       expect(result.content).toContain("{{RANDOM | Thanks | Thank you | Many thanks}}!")
       expect(result.explanation).toContain("proposed by a model")
       expect(yield* contentEvents(tenant.organizationId)).toHaveLength(1)
+    }))
+
+  it.effect("out of credits: 403 before the model is asked, for both tools", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const api = yield* client({ apiKey: tenant.apiKey })
+      const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }
+      yield* Credits.use((credits) => credits.charge(payer, { feature: "test", credits: 100_000 }))
+      const asked = yield* Upstream.useSync((stub) => stub.requests.length)
+      yield* failsWith(api.content.spamCheck({ payload: { content: spammyHtmlEmail } }), "Forbidden", "Insufficient credits")
+      yield* failsWith(api.content.spintax({ payload: { content: "Hello there" } }), "Forbidden", "Insufficient credits")
+      expect(yield* Upstream.useSync((stub) => stub.requests.length)).toBe(asked)
+      expect((yield* api.content.spamCheck({ payload: { content: typicalHtmlEmail } })).improvedContent).toBeUndefined()
     }))
 })
