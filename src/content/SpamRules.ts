@@ -121,8 +121,18 @@ const readingsOf = (text: string): Readings => {
 }
 
 const wordsIn = (chunks: ReadonlyArray<Chunk>) => chunks.filter((chunk) => /[\p{L}\p{N}]/u.test(chunk.core)).length
-const lettersIn = (text: string) => text.match(/\p{L}/gu)?.length ?? 0
-const capitalsIn = (text: string) => text.match(/\p{Lu}/gu)?.length ?? 0
+/** Counts the characters of a class, deciding ASCII by code (the hot path) and the rest by Unicode property. */
+const counter = (ascii: (code: number) => boolean, unicode: RegExp) => (text: string) => {
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 128 ? ascii(code) : unicode.test(text[i]!)) count += 1
+  }
+  return count
+}
+const isAsciiCapital = (code: number) => code >= 65 && code <= 90
+const lettersIn = counter((code) => isAsciiCapital(code) || (code >= 97 && code <= 122), /\p{L}/u)
+const capitalsIn = counter(isAsciiCapital, /\p{Lu}/u)
 const shoutedWords = (chunks: ReadonlyArray<Chunk>) =>
   chunks.filter((chunk) => !chunk.isProtected && chunk.core.length >= 4 && /^[\p{Lu}\p{N}'-]+$/u.test(chunk.core) && /\p{Lu}{4}/u.test(chunk.core))
     .map((chunk) => chunk.core)
@@ -256,9 +266,10 @@ const postalCodes = [/\bp\.?\s?o\.?\s?box\s+\d+/i, /\b[A-Z]{2}\s+\d{5}(?:-\d{4})
 /** Lines longer than this are no address and are skipped, which keeps the address patterns cheap. */
 const maxAddressLine = 300
 
+/** Every address pattern needs a digit, so lines without one are skipped cheaply. */
 const hasPostalAddress = (text: string) =>
   text.split("\n").some((line) =>
-    line.length <= maxAddressLine &&
+    line.length <= maxAddressLine && /\d/.test(line) &&
     (streetAddress.test(line) || streetFirst.test(line) || postalCodes.some((pattern) => pattern.test(line)))
   )
 

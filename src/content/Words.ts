@@ -101,27 +101,31 @@ export const phraseMatcher = <A>(entries: ReadonlyArray<A>, phraseOf: (entry: A)
     byFirstWord.set(words[0]!, candidates)
   }
   for (const candidates of byFirstWord.values()) candidates.sort((a, b) => b.words.length - a.words.length)
-  const longest = Math.max(0, ...[...byFirstWord.values()].map((candidates) => candidates[0]!.words.length))
 
-  const matchesAt = (chunks: ReadonlyArray<Chunk>, start: number, words: ReadonlyArray<string>) => {
+  /** `lowered[i]` is chunk i's lowercased core, `undefined` for a protected chunk. */
+  const matchesAt = (
+    chunks: ReadonlyArray<Chunk>,
+    lowered: ReadonlyArray<string | undefined>,
+    start: number,
+    words: ReadonlyArray<string>
+  ) => {
     if (start + words.length > chunks.length) return false
     for (let k = 0; k < words.length; k++) {
-      const chunk = chunks[start + k]!
-      if (chunk.isProtected || chunk.core.toLowerCase() !== words[k]) return false
-      if (k < words.length - 1 && (chunk.suffix.length > 0 || chunks[start + k + 1]!.prefix.length > 0)) return false
+      if (lowered[start + k] !== words[k]) return false
+      if (k < words.length - 1 && (chunks[start + k]!.suffix.length > 0 || chunks[start + k + 1]!.prefix.length > 0)) return false
     }
     return true
   }
 
   return {
-    longest,
     find: (chunks: ReadonlyArray<Chunk>): Array<PhraseMatch<A>> => {
+      const lowered = chunks.map((chunk) => (chunk.isProtected ? undefined : chunk.core.toLowerCase()))
       const found: Array<PhraseMatch<A>> = []
       let i = 0
       while (i < chunks.length) {
-        const chunk = chunks[i]!
-        const candidates = chunk.isProtected ? undefined : byFirstWord.get(chunk.core.toLowerCase())
-        const match = candidates?.find((candidate) => matchesAt(chunks, i, candidate.words))
+        const word = lowered[i]
+        const candidates = word === undefined ? undefined : byFirstWord.get(word)
+        const match = candidates?.find((candidate) => matchesAt(chunks, lowered, i, candidate.words))
         if (match === undefined) {
           i += 1
         } else {
