@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
+import { HttpClientRequest } from "effect/http"
 import { maxContentBytes } from "../../src/content/Api.ts"
 import { maxHtmlDepth, readEmail } from "../../src/content/EmailMarkup.ts"
 import { expand, format, mergeFieldNames, parse, seededRandom, type Template } from "../../src/content/Spintax.ts"
@@ -99,6 +100,19 @@ for (const backend of backends) {
         ]
         for (const [endpoint, body, message] of cases) {
           expectErrorResponse(yield* send(postJson(`/api/v0/content/${endpoint}`, body, tenant.apiKey)), 400, message)
+        }
+      }))
+
+    it.effect("both endpoints are in the OpenAPI document with summaries and descriptions", () =>
+      Effect.gen(function*() {
+        const document = (yield* send(HttpClientRequest.get("/api/v0/openapi.json"))).body as {
+          readonly paths: Record<string, Record<string, { operationId: string; summary?: string; description?: string }>>
+        }
+        for (const [path, operationId] of [["/api/v0/content/spam-check", "content_spamCheck"], ["/api/v0/content/spintax", "content_spintax"]]) {
+          const operation = document.paths[path]!.post!
+          expect(operation.operationId).toBe(operationId)
+          expect(operation.summary).toMatch(/\w/)
+          expect(operation.description).toContain("content:use")
         }
       }))
 
