@@ -1,5 +1,5 @@
 import phraseData from "./data/spam-phrases.json" with { type: "json" }
-import { type Chunk, chunksOf, join, phraseMatcher, withCaseOf } from "./Words.ts"
+import { type Chunk, chunksOf, join, phraseMatcher } from "./Words.ts"
 
 /**
  * The curated spam trigger phrase list (`data/spam-phrases.json`): categories
@@ -39,10 +39,14 @@ export const findTriggerPhrasesIn = (chunks: ReadonlyArray<Chunk>): ReadonlyArra
 
 export const findTriggerPhrases = (text: string): ReadonlyArray<TriggerPhrase> => findTriggerPhrasesIn(chunksOf(text))
 
+const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
+const endsSentence = (chunk: Chunk | undefined) => chunk === undefined || /[.!?:]["')\]]*$/.test(chunk.suffix) || chunk.space.includes("\n")
+
 /**
- * Puts each trigger phrase's neutral wording in its place (capitalisation
- * kept), or drops it with its punctuation and the space after it; merge
- * fields, spintax, URLs and addresses are left alone.
+ * Puts each trigger phrase's neutral wording in its place, or drops it with
+ * its punctuation and the space after it. Wording starts with a capital where
+ * a sentence starts, in lower case elsewhere (never shouted). Merge fields,
+ * spintax, URLs and addresses are left alone.
  */
 export const replaceTriggerPhrases = (text: string): string => {
   const chunks = chunksOf(text)
@@ -52,22 +56,20 @@ export const replaceTriggerPhrases = (text: string): string => {
     for (let i = position; i < match.start; i++) output.push(chunks[i]!)
     const first = chunks[match.start]!
     const last = chunks[match.end - 1]!
-    // A shouted phrase is replaced in sentence case, not in capitals.
-    const replacement = withCaseOf(first.core.charAt(0) + first.core.slice(1).toLowerCase(), match.entry.replacement)
+    const startsSentence = endsSentence(output[output.length - 1])
     position = match.end
-    if (replacement.length > 0) {
-      output.push({ prefix: first.prefix, core: replacement, suffix: last.suffix, space: last.space, isProtected: false })
+    if (match.entry.replacement.length > 0) {
+      const core = startsSentence ? capitalised(match.entry.replacement) : match.entry.replacement
+      output.push({ prefix: first.prefix, core, suffix: last.suffix, space: last.space, isProtected: false })
       continue
     }
-    // Dropped: a sentence end it carried moves to the word before; a capital it carried moves to the word after.
+    // Dropped: a sentence end it carried moves to the word before; a sentence start moves to the word after.
     const previous = output[output.length - 1]
-    if (/[.!?]/.test(last.suffix) && previous !== undefined && previous.suffix.length === 0) {
-      output[output.length - 1] = { ...previous, suffix: "." }
+    if (/[.!?]/.test(last.suffix) && previous !== undefined && !endsSentence(previous)) {
+      output[output.length - 1] = { ...previous, suffix: previous.suffix.replace(/[,;]$/, "") + "." }
     }
     const next = chunks[position]
-    if (next !== undefined && !next.isProtected && withCaseOf(first.core, "x") === "X") {
-      chunks[position] = { ...next, core: withCaseOf("X", next.core) }
-    }
+    if (next !== undefined && !next.isProtected && startsSentence) chunks[position] = { ...next, core: capitalised(next.core) }
   }
   for (let i = position; i < chunks.length; i++) output.push(chunks[i]!)
   return join(output)
