@@ -93,6 +93,7 @@ for (const backend of backends) {
           ["spam-check", { content: "é".repeat(maxContentBytes / 2 + 1) }, /content.*at most 500 KB/],
           ["spam-check", { content: "hi", subject: 5 }, /subject/],
           ["spam-check", { content: "<div>".repeat(maxHtmlDepth + 1) }, /nest deeper than 256 levels/],
+          ["spam-check", { content: "hi", tone: "calm" }, /tone/],
           ["spintax", { subject: "x" }, /content/],
           ["spintax", { content: "hi", aggressive: "yes" }, /aggressive/],
           ["spintax", { content: "Hello\n{{RANDOM | a | b" }, /Malformed spintax in content: Unclosed "\{\{RANDOM" at line 2, column 1/],

@@ -4,8 +4,8 @@ import { memoryStorage } from "../../src/app/Storage.ts"
 import { analyse } from "../../src/content/SpamRules.ts"
 import { unsubscribeLine } from "../../src/content/SpamRewrite.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
-import { Credits } from "../../src/usage/Credits.ts"
 import { failsWith } from "../support/Assertions.ts"
+import { spend } from "../support/Billing.ts"
 import { spammyHtmlEmail, spammySubject, typicalHtmlEmail } from "../support/Emails.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
 import { client, seedTenant, testServer } from "../support/TestServer.ts"
@@ -101,7 +101,7 @@ it.layer(server)("content tools with a model", (it) => {
       const tenant = yield* seedTenant()
       const api = yield* client({ apiKey: tenant.apiKey })
       const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }
-      yield* Credits.use((credits) => credits.charge(payer, { feature: "test", credits: 100_000 }))
+      yield* spend(payer, { feature: "test", credits: 100_000 })
       const asked = yield* Upstream.useSync((stub) => stub.requests.length)
       yield* failsWith(api.content.spamCheck({ payload: { content: spammyHtmlEmail } }), "Forbidden", "Insufficient credits")
       yield* failsWith(api.content.spintax({ payload: { content: "Hello there" } }), "Forbidden", "Insufficient credits")

@@ -13,6 +13,8 @@ import type { AddressInfo } from "node:net"
  *   most 500) so that a client can leave mid-stream; `[fail-400]` answers 400;
  *   `[flaky]` answers 503 to every other attempt.
  * Usage is always reported as 21 prompt (3 cached) and 7 completion tokens.
+ * `delayMs` makes every answer (a stream's first byte) wait, so that many
+ * calls are in flight at once.
  */
 
 export interface RecordedRequest {
@@ -69,6 +71,8 @@ const created = 1_700_000_000
 export interface StubOptions {
   /** `false` keeps no request (for benchmarks, whose millions of requests would only cost memory). */
   readonly record?: boolean
+  /** Waits this long before answering. */
+  readonly delayMs?: number
   /** A text answer for a request (its last user message's text), in place of the default rules when defined. */
   readonly answer?: (lastUserText: string) => string | undefined
 }
@@ -158,6 +162,7 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
       attempts.set(lastText, attempt)
       if (attempt % 2 === 1) return json(response, 503, { error: { message: "Overloaded, try again" } })
     }
+    if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
     const answer = options.answer?.(lastText)
     const reply = answer === undefined ? replyTo(body) : { text: answer }
     if (body.stream === true) return stream(request, response, body, reply, lastText.includes("[slow]"))
