@@ -4,6 +4,7 @@ import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
+import { DocumentsApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
@@ -44,6 +45,7 @@ export class Api extends HttpApi.make("platform")
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
   .add(CanvasesApi)
+  .add(DocumentsApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -8,6 +8,7 @@ import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
@@ -43,7 +44,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
-    CanvasesLive
+    CanvasesLive,
+    DocumentsLive
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),

@@ -23,6 +23,40 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
+  /** Document conversion limits and workers (docs/documents.md). */
+  readonly documents: DocumentSettings
+}
+
+export interface DocumentSettings {
+  readonly maxFiles: number
+  readonly maxFileBytes: number
+  readonly maxTotalBytes: number
+  /** What one docx/xlsx/pptx may unpack to, and its most zip entries. */
+  readonly maxUnzippedBytes: number
+  readonly maxZipEntries: number
+  readonly maxPdfPages: number
+  /** Per file: a conversion running longer is stopped (its worker thread terminated). */
+  readonly timeoutMs: number
+  readonly workers: number
+  /** Heap limit of each conversion worker thread. */
+  readonly workerMemoryMb: number
+  /** With `generateSummary`, documents above this many tokens get a summary. */
+  readonly summaryMinTokens: number
+}
+
+const mebibytes = (count: number) => count * 1024 * 1024
+
+export const documentDefaults: DocumentSettings = {
+  maxFiles: 10,
+  maxFileBytes: mebibytes(10),
+  maxTotalBytes: mebibytes(25),
+  maxUnzippedBytes: mebibytes(100),
+  maxZipEntries: 2_000,
+  maxPdfPages: 1_000,
+  timeoutMs: 30_000,
+  workers: 2,
+  workerMemoryMb: 512,
+  summaryMinTokens: 2_000
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
@@ -48,7 +82,23 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
-    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3))
+    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+    documents: Config.all({
+      maxFiles: Config.Int("DOCUMENT_MAX_FILES").pipe(Config.withDefault(documentDefaults.maxFiles)),
+      maxFileBytes: Config.Int("DOCUMENT_MAX_FILE_BYTES").pipe(Config.withDefault(documentDefaults.maxFileBytes)),
+      maxTotalBytes: Config.Int("DOCUMENT_MAX_TOTAL_BYTES").pipe(Config.withDefault(documentDefaults.maxTotalBytes)),
+      maxUnzippedBytes: Config.Int("DOCUMENT_MAX_UNZIPPED_BYTES").pipe(
+        Config.withDefault(documentDefaults.maxUnzippedBytes)
+      ),
+      maxZipEntries: Config.Int("DOCUMENT_MAX_ZIP_ENTRIES").pipe(Config.withDefault(documentDefaults.maxZipEntries)),
+      maxPdfPages: Config.Int("DOCUMENT_MAX_PDF_PAGES").pipe(Config.withDefault(documentDefaults.maxPdfPages)),
+      timeoutMs: Config.Int("DOCUMENT_TIMEOUT_MS").pipe(Config.withDefault(documentDefaults.timeoutMs)),
+      workers: Config.Int("DOCUMENT_WORKERS").pipe(Config.withDefault(documentDefaults.workers)),
+      workerMemoryMb: Config.Int("DOCUMENT_WORKER_MEMORY_MB").pipe(Config.withDefault(documentDefaults.workerMemoryMb)),
+      summaryMinTokens: Config.Int("DOCUMENT_SUMMARY_MIN_TOKENS").pipe(
+        Config.withDefault(documentDefaults.summaryMinTokens)
+      )
+    })
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.fromEnv))
@@ -75,5 +125,6 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
-  llmMaxRetries: 3
+  llmMaxRetries: 3,
+  documents: documentDefaults
 }
