@@ -1,14 +1,16 @@
 import { Effect } from "effect"
 import { parse as parseCsv } from "csv-parse/sync"
-import ExcelJS from "exceljs"
-import { XMLParser } from "fast-xml-parser"
 import { zipSync } from "fflate"
-import mammoth from "mammoth"
-import { getDocumentProxy } from "unpdf"
 import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
 import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
 import { unzipBounded, type ZipLimits } from "./SafeZip.ts"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
+
+/**
+ * Parsers load on first use: a fresh worker thread starts fast, and pays
+ * only for the formats it meets.
+ */
+const load = <A>(module: () => Promise<A>) => Effect.promise(module)
 
 /** What one conversion may use, beyond the worker's own memory and time limits. */
 export interface ConversionLimits extends ZipLimits {
@@ -62,7 +64,7 @@ const pdfFailure = (cause: unknown) =>
 /** A PDF's text, page by page; a file past `maxPdfPages` is refused before any page is read. */
 const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({
+    Effect.flatMap(load(() => import("unpdf")), ({ getDocumentProxy }) => Effect.tryPromise({
       // No fonts, no network: text extraction needs neither (the bytes are given, no URL).
       try: () =>
         getDocumentProxy(new Uint8Array(bytes), {
@@ -71,7 +73,7 @@ const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
           verbosity: 0
         }),
       catch: pdfFailure
-    }),
+    })),
     (pdf) =>
       Effect.gen(function*() {
         if (pdf.numPages > limits.maxPdfPages) {
@@ -100,7 +102,7 @@ const checkedZip = (entries: ReadonlyMap<string, Buffer>) =>
 
 const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, limits: ConversionLimits) =>
   Effect.flatMap(
-    Effect.tryPromise({
+    Effect.flatMap(load(() => import("mammoth")), ({ default: mammoth }) => Effect.tryPromise({
       // Linked (external) files are never opened; images are dropped (turndown keeps their alt text).
       try: () =>
         mammoth.convertToHtml({ buffer: checkedZip(entries) }, {
@@ -108,16 +110,16 @@ const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, limits: Conversion
           convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: "" }))
         }),
       catch: unconvertible("a Word document")
-    }),
+    })),
     (result) => htmlToMarkdown(result.value, limits.maxHtmlDepth)
   )
 
 const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
   Effect.map(
-    Effect.tryPromise({
+    Effect.flatMap(load(() => import("exceljs")), ({ default: ExcelJS }) => Effect.tryPromise({
       try: () => new ExcelJS.Workbook().xlsx.load(checkedZip(entries) as never),
       catch: unconvertible("an Excel workbook")
-    }),
+    })),
     (workbook) =>
       workbook.worksheets.map((sheet) => {
         const rows: Array<Array<string>> = []
@@ -131,8 +133,6 @@ const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
         return `## ${sheet.name}\n\n${markdownTable(rows)}`.trim()
       }).join("\n\n")
   )
-
-const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
 
 type XmlNode = Record<string, unknown>
 
@@ -170,7 +170,9 @@ const slideParagraphs = (tree: ReadonlyArray<XmlNode>): Array<string> => {
 const slideNumber = (name: string) => Number(/slide(\d+)\.xml$/.exec(name)?.[1] ?? 0)
 
 const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
-  Effect.try({
+  Effect.flatMap(load(() => import("fast-xml-parser")), ({ XMLParser }) => {
+    const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
+    return Effect.try({
     try: () =>
       [...entries.keys()]
         .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
@@ -181,6 +183,7 @@ const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
         })
         .join("\n\n"),
     catch: unconvertible("a PowerPoint presentation")
+  })
   })
 
 const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>

@@ -89,7 +89,22 @@ const checkSizes = (files: ReadonlyArray<Multipart.PersistedFile>, settings: Doc
     }
   })
 
-export const convert = Effect.fn("Documents.convert")(function*(input: {
+/**
+ * The uploaded files are removed as soon as the conversion ends, however it
+ * ends, before the answer goes out; the request's temporary folder follows
+ * when the request's scope closes.
+ */
+const removingUploads = (files: ReadonlyArray<Multipart.PersistedFile>) =>
+  Effect.ensuring(FileSystem.FileSystem.use((fs) =>
+    Effect.forEach(files, (file) => Effect.ignore(fs.remove(file.path, { force: true })), { discard: true })))
+
+export const convert = (input: {
+  readonly files: ReadonlyArray<Multipart.PersistedFile>
+  readonly companyId?: string | undefined
+  readonly generateSummary: boolean
+}) => removingUploads(input.files)(convertUploads(input))
+
+const convertUploads = Effect.fn("Documents.convert")(function*(input: {
   readonly files: ReadonlyArray<Multipart.PersistedFile>
   readonly companyId?: string | undefined
   readonly generateSummary: boolean
@@ -105,14 +120,17 @@ export const convert = Effect.fn("Documents.convert")(function*(input: {
     maxPdfPages: settings.maxPdfPages,
     maxHtmlDepth
   }
-  const documents = yield* Effect.forEach(input.files, (file) =>
-    Effect.flatMap(
-      pool.convert({ path: file.path, hints: { name: file.name, declaredType: file.contentType }, limits }),
-      (reply): Effect.Effect<typeof ConvertedDocument.Type, BadRequest> =>
-        reply.ok
-          ? Effect.succeed({ name: file.name, content: reply.content, tokens: reply.tokens, type: reply.type })
-          : Effect.fail(refused(file.name, reply.reason))
-    ), { concurrency: "unbounded" })
+  // Every file is converted to the end (no worker is abandoned mid-file); the first failure in the order sent answers.
+  const replies = yield* Effect.forEach(input.files, (file) =>
+    pool.convert({ path: file.path, hints: { name: file.name, declaredType: file.contentType }, limits }), {
+    concurrency: "unbounded"
+  })
+  const documents: Array<typeof ConvertedDocument.Type> = []
+  for (const [index, reply] of replies.entries()) {
+    const name = input.files[index].name
+    if (!reply.ok) return yield* refused(name, reply.reason)
+    documents.push({ name, content: reply.content, tokens: reply.tokens, type: reply.type })
+  }
   if (!input.generateSummary) return { documents }
   const payer = payerOf(principal)
   return {

@@ -25,10 +25,16 @@ export const UploadLimitsLive = Layer.effect(UploadLimits, AppConfig.useSync(({ 
   return (httpEffect) =>
     httpEffect.pipe(
       Effect.provideService(Multipart.MaxParts, settings.maxFiles + fieldParts),
-      // Per-file sizes are checked after the upload, to name the file; the parser stops a body past the total.
+      // Sizes are checked once a file is in, to name it; the parser only stops bodies well past the limits
+      // (a file past the total, a body past the total plus one more file).
       Effect.provideService(Multipart.MaxFileSize, ByteSize.bytes(settings.maxTotalBytes)),
       Effect.provideService(Multipart.MaxFieldSize, ByteSize.kibibytes(64)),
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.maxTotalBytes + 64 * 1024)),
+      // Every part with a file name is a file, JSON ones included (by default `application/json` parts are fields).
+      Effect.provideService(Multipart.FieldMimeTypes, []),
+      Effect.provideService(
+        HttpIncomingMessage.MaxBodySize,
+        ByteSize.bytes(settings.maxTotalBytes + settings.maxFileBytes + 64 * 1024)
+      ),
       Effect.catchDefect((defect) =>
         Multipart.isMultipartError(defect)
           ? Effect.fail(new BadRequest({ error: messages[defect.reason._tag] }))
