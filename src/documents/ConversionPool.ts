@@ -21,7 +21,8 @@ export class ConversionPool extends Context.Service<ConversionPool, {
 
     const spawn = () => {
       const worker = new Worker(workerFile, {
-        resourceLimits: { maxOldGenerationSizeMb: settings.workerMemoryMb, maxYoungGenerationSizeMb: 32 }
+        // A roomy young generation: the parsers allocate many short-lived objects, and scavenges dominate otherwise.
+        resourceLimits: { maxOldGenerationSizeMb: settings.workerMemoryMb, maxYoungGenerationSizeMb: 128 }
       })
       worker.unref()
       return worker

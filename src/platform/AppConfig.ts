@@ -55,7 +55,7 @@ export const documentDefaults: DocumentSettings = {
   maxPdfPages: 1_000,
   timeoutMs: 30_000,
   workers: 2,
-  workerMemoryMb: 512,
+  workerMemoryMb: 1_024,
   summaryMinTokens: 2_000
 }
 
