@@ -1,7 +1,8 @@
 import { Effect, Option } from "effect"
-import { CompaniesRepo, type CompanyRole } from "../companies/CompaniesRepo.ts"
+import type { CompanyRole, OrgRole } from "../auth/Roles.ts"
+import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { issueCompanyKey, issuePersonalKey } from "../keys/Keys.ts"
-import { type NewOrganization, OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
+import { type NewOrganization, OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, orNotFound } from "../platform/Errors.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
 import { CreatedKey } from "../keys/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../platform/Errors.ts"
-import { CompanyRole, CompanyUser, Count, Email, FutureDate, Int32Count, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
+import { CompanyUser } from "../companies/Api.ts"
+import { CompanyRole, Count, Email, FutureDate, Int32Count, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
 
 /** Bearer `ADMIN_API_KEY`; without that setting every admin route answers 404. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("AdminAuth", {

@@ -1,8 +1,6 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Logger, References } from "effect"
+import { Console, Effect, Layer, Logger, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
 import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
@@ -12,6 +10,8 @@ import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
+import { PrincipalLookupLive } from "../keys/Principals.ts"
+import { WebLive } from "../jobs/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
@@ -26,6 +26,8 @@ import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
+import { nodeServer } from "../http/NodeServer.ts"
+import { StrictQueryLive } from "../http/StrictInput.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
@@ -44,10 +46,11 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
+    WebLive,
     CanvasesLive,
     DocumentsLive
   ]),
-  Layer.provide(AuthenticationLive),
+  Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive)
 )
@@ -100,20 +103,17 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(http),
     Layer.provideMerge(MaxBodySizeLive),
     Layer.provide(FirstRunBootstrap),
+    Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage)
   )
 
-/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
+/** The server process: the service, then its background workers (scheduled tasks, credit holds) over its services. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  SchedulerLive.pipe(Layer.provideMerge(makeServer(
-    NodeHttpServer.layer(createServer, {
-      host: config.host,
-      port: config.port,
-      gracefulShutdownTimeout: Duration.millis(config.shutdownTimeoutMs)
-    }),
+  Layer.mergeAll(SchedulerLive, Credits.worker).pipe(Layer.provideMerge(makeServer(
+    nodeServer(config, { host: config.host, port: config.port }),
     configuredStorage,
     { logAddress: true }
   )))

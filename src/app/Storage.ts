@@ -8,7 +8,9 @@ import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
-import { TasksRepo } from "../tasks/TasksRepo.ts"
+import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
+import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
+import { CreditsRepo } from "../usage/CreditsRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -20,11 +22,12 @@ const repositoriesSql = Layer.mergeAll(
   CompaniesRepo.sql,
   KeysRepo.sql,
   UsageRepo.sql,
+  CreditsRepo.sql,
   ProjectsRepo.sql,
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  TasksRepo.sql,
+  tasksRepoSql,
   CanvasesRepo.sql
 )
 
@@ -34,11 +37,12 @@ const repositoriesMemory = Layer.mergeAll(
   CompaniesRepo.memory,
   KeysRepo.memory,
   UsageRepo.memory,
+  CreditsRepo.memory,
   ProjectsRepo.memory,
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  TasksRepo.memory,
+  tasksRepoMemory,
   CanvasesRepo.memory
 )
 

@@ -1,8 +1,8 @@
 import { Context, Effect, Option } from "effect"
-import type { CompanyRole } from "../companies/CompaniesRepo.ts"
-import { OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
 import { Forbidden, NotFound } from "../platform/Errors.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import { PrincipalLookup } from "./PrincipalLookup.ts"
+import type { CompanyRole, OrgRole } from "./Roles.ts"
 
 /**
  * Who may do what: one declarative table (documented in docs/authorization.md).
@@ -44,6 +44,7 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
+  "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
   "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" }
@@ -112,7 +113,7 @@ export const authorize = <P extends CompanyPermission>(permission: P) =>
 export const authorizeInOrganization = <P extends OrganizationPermission>(permission: P, organizationId: string) =>
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | OrganizationsRepo> =>
+): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | PrincipalLookup> =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
@@ -120,7 +121,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
       if (principal.organizationId !== organizationId) return yield* notFound
       return yield* new Forbidden({ error: `A company API key cannot ${organizationPermissions[permission].description}; use a personal access key of an organization owner or admin` })
     }
-    const role = yield* OrganizationsRepo.use((repo) => repo.roleOf(organizationId, principal.userId!))
+    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId!))
     if (Option.isNone(role)) return yield* notFound
     const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
     if (!allowed.includes(role.value)) {

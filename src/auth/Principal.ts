@@ -1,5 +1,5 @@
 import { Context, Schema } from "effect"
-import type { CompanyRole } from "../companies/CompaniesRepo.ts"
+import type { CompanyRole } from "./Roles.ts"
 
 /** Who a request stands for, resolved once by the authentication middleware. */
 export interface Principal {

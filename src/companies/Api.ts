@@ -3,7 +3,33 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageNumber, PageQuery, PageSize } from "../platform/Pagination.ts"
-import { CompanyRole, CompanyUser, Email, IsoDate, NonEmpty } from "../platform/Schemas.ts"
+import { CompanyRole, Email, IsoDate, NonEmpty } from "../platform/Schemas.ts"
+import type { CompanyUserView } from "./CompaniesRepo.ts"
+
+/** The spec's Company user. */
+export const CompanyUser = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  uid: Schema.String,
+  email: Schema.String,
+  role: CompanyRole,
+  displayName: Schema.String,
+  photo: Schema.String,
+  allowedFeatures: Schema.Array(Schema.String),
+  createdDate: Schema.String
+}).annotate({ identifier: "CompanyUser" })
+
+export const toCompanyUser = (view: CompanyUserView): typeof CompanyUser.Type => ({
+  id: view.id,
+  companyId: view.companyId,
+  uid: view.userId,
+  email: view.email,
+  role: view.role,
+  displayName: view.displayName,
+  photo: view.photo,
+  allowedFeatures: view.allowedFeatures,
+  createdDate: view.createdAt.toISOString()
+})
 
 export const CompanyUserList = Schema.Struct({
   company_users: Schema.Array(CompanyUser),

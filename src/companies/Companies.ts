@@ -6,7 +6,8 @@ import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
-import { CompaniesRepo, type CompanyRole, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
+import type { CompanyRole } from "../auth/Roles.ts"
+import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
 
 /**
  * Company users and companies. Rules (docs/authorization.md): owners and

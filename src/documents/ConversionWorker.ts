@@ -20,7 +20,7 @@ const handle = (job: ConversionJob): Effect.Effect<ConversionReply> =>
     })
     const converted = yield* convert(bytes, job.hints, job.limits)
     const counter = yield* tokenCounter
-    return { ok: true as const, ...converted, tokens: counter.text(converted.content) }
+    return { ok: true as const, ...converted, tokens: yield* counter.text(converted.content) }
   }).pipe(
     Effect.catchTag("Unconvertible", (failure) => Effect.succeed({ ok: false as const, reason: failure.reason })),
     // A parser that broke in an unexpected way: the file is what it could not read.

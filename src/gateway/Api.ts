@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
+import { acceptingUnknownFields } from "../http/StrictInput.ts"
 import * as AnthropicWire from "../llm/anthropic/Wire.ts"
 import * as OpenAiWire from "../llm/openai/Wire.ts"
 import { BadRequest, Forbidden, InternalError, RateLimited } from "../platform/Errors.ts"
@@ -17,9 +18,10 @@ const errors = [BadRequest, Forbidden, RateLimited, InternalError]
 const orStream = <S extends typeof OpenAiWire.ChatCompletion | typeof AnthropicWire.MessageResponse>(body: S) =>
   [body, HttpApiSchema.StreamSse({ events: SseEvent })] as const
 
+/** Unknown fields and query parameters are accepted and ignored here: these vendors' APIs keep growing. */
 export class ModelsApi extends HttpApiGroup.make("models").add(
   HttpApiEndpoint.get("list", "/models", { success: OpenAiWire.ModelList, error: errors })
-).middleware(Authentication).prefix("/api/v0") {}
+).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
 export class ChatApi extends HttpApiGroup.make("chat").add(
   HttpApiEndpoint.post("createCompletion", "/chat/completions", {
@@ -27,7 +29,7 @@ export class ChatApi extends HttpApiGroup.make("chat").add(
     success: orStream(OpenAiWire.ChatCompletion),
     error: errors
   })
-).middleware(Authentication).prefix("/api/v0") {}
+).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
 export class AnthropicApi extends HttpApiGroup.make("anthropic").add(
   HttpApiEndpoint.post("createMessage", "/messages", {
@@ -41,4 +43,4 @@ export class AnthropicApi extends HttpApiGroup.make("anthropic").add(
     error: errors
   }),
   HttpApiEndpoint.get("listModels", "/models", { success: AnthropicWire.ModelList, error: errors })
-).middleware(Authentication).prefix("/api/v0/anthropic/v1") {}
+).middleware(Authentication).prefix("/api/v0/anthropic/v1").annotateMerge(acceptingUnknownFields) {}

@@ -72,7 +72,7 @@ export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =
           const request = yield* canonical(fromMessagesRequest(payload))
           yield* Gateway.requireKnownModel(request.model)
           const counter = yield* tokenCounter
-          return { input_tokens: counter.request(request) }
+          return { input_tokens: yield* counter.request(request) }
         })))
       .handle("listModels", () => chat(Effect.succeed(list)))
   }))

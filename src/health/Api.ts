@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
@@ -7,7 +7,10 @@ export const Health = Schema.Struct({
   migrationVersion: Schema.Int
 }).annotate({ identifier: "Health" })
 
-/** Liveness and storage state; needs no credentials. */
+/**
+ * Liveness and storage state; needs no credentials. Served at `/health` for
+ * probes, outside the OpenAPI document, which describes only `/api/v0/…`.
+ */
 export class HealthApi extends HttpApiGroup.make("health").add(
   HttpApiEndpoint.get("check", "/health", { success: Health })
-) {}
+).annotate(OpenApi.Exclude, true) {}

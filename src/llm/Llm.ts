@@ -154,12 +154,15 @@ export type Tier = "highest" | "balanced" | "fastest"
 
 export type ProviderName = "openai" | "anthropic" | "local"
 
-/** A platform model: its id, who serves it and under which upstream name. */
+/** A platform model: its id, who serves it and under which upstream name, and its price when set (`priceOf`). */
 export interface CatalogModel {
   readonly id: string
   readonly provider: ProviderName
   readonly upstream: string
   readonly tier?: Tier | undefined
+  readonly inputCreditsPerMillion?: number | undefined
+  readonly outputCreditsPerMillion?: number | undefined
+  readonly maxOutputTokens?: number | undefined
 }
 
 /** The text of a response's text parts, joined. */

@@ -1,5 +1,17 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { ModelEntry } from "../llm/Catalog.ts"
+
+/** One `LLM_MODELS` entry: a model of the catalog (src/llm/Catalog.ts). */
+export const ModelEntry = Schema.Struct({
+  id: Schema.String.check(Schema.isMinLength(1)),
+  provider: Schema.Literals(["openai", "anthropic", "local"]),
+  upstream: Schema.optional(Schema.String.check(Schema.isMinLength(1))),
+  tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"])),
+  inputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
+  outputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
+  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+})
+
+export type ModelEntry = typeof ModelEntry.Type
 
 /** Every setting the service reads from its environment; README's table lists the same. */
 export interface AppSettings {
@@ -12,6 +24,14 @@ export interface AppSettings {
   readonly rateLimitPerMinute: number
   readonly maxBodyBytes: number
   readonly shutdownTimeoutMs: number
+  /** A client must have sent a request's headers within this time of starting it. */
+  readonly headersTimeoutMs: number
+  /** ... and the whole request, body included. */
+  readonly requestTimeoutMs: number
+  /** An idle keep-alive connection is closed after this time. */
+  readonly keepAliveTimeoutMs: number
+  /** Open connections beyond this are closed as they arrive. */
+  readonly maxConnections: number
   readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
   /** The model catalog (docs/gateway.md); none: each configured provider's defaults, or the local models. */
   readonly llmModels: Option.Option<ReadonlyArray<ModelEntry>>
@@ -23,6 +43,13 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
+  /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
+  readonly creditHoldTtlMs: number
+  /** The SerpApi-compatible job-search provider (docs/jobs.md); no key: job search answers 403. */
+  readonly serpapiBaseUrl: string
+  readonly serpapiApiKey: Option.Option<Redacted.Redacted>
+  readonly serpapiTimeoutMs: number
+  readonly serpapiMaxRetries: number
   /** Document conversion limits and workers (docs/documents.md). */
   readonly documents: DocumentSettings
 }
@@ -59,6 +86,10 @@ export const documentDefaults: DocumentSettings = {
   summaryMinTokens: 2_000
 }
 
+/** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
+const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
   static readonly fromEnv = Config.all({
     host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -73,6 +104,10 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
     maxBodyBytes: Config.Int("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
     shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+    headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 20_000),
+    requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 60_000),
+    keepAliveTimeoutMs: positiveInt("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000),
+    maxConnections: positiveInt("HTTP_MAX_CONNECTIONS", 1_000),
     logLevel: Config.Literals(["Trace", "Debug", "Info", "Warn", "Error"], "LOG_LEVEL").pipe(
       Config.withDefault("Info" as const)
     ),
@@ -82,22 +117,23 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
+    creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+    serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
+    serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
+    serpapiTimeoutMs: positiveInt("SERPAPI_TIMEOUT_MS", 30_000),
+    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3)),
     documents: Config.all({
-      maxFiles: Config.Int("DOCUMENT_MAX_FILES").pipe(Config.withDefault(documentDefaults.maxFiles)),
-      maxFileBytes: Config.Int("DOCUMENT_MAX_FILE_BYTES").pipe(Config.withDefault(documentDefaults.maxFileBytes)),
-      maxTotalBytes: Config.Int("DOCUMENT_MAX_TOTAL_BYTES").pipe(Config.withDefault(documentDefaults.maxTotalBytes)),
-      maxUnzippedBytes: Config.Int("DOCUMENT_MAX_UNZIPPED_BYTES").pipe(
-        Config.withDefault(documentDefaults.maxUnzippedBytes)
-      ),
-      maxZipEntries: Config.Int("DOCUMENT_MAX_ZIP_ENTRIES").pipe(Config.withDefault(documentDefaults.maxZipEntries)),
-      maxPdfPages: Config.Int("DOCUMENT_MAX_PDF_PAGES").pipe(Config.withDefault(documentDefaults.maxPdfPages)),
-      timeoutMs: Config.Int("DOCUMENT_TIMEOUT_MS").pipe(Config.withDefault(documentDefaults.timeoutMs)),
-      workers: Config.Int("DOCUMENT_WORKERS").pipe(Config.withDefault(documentDefaults.workers)),
-      workerMemoryMb: Config.Int("DOCUMENT_WORKER_MEMORY_MB").pipe(Config.withDefault(documentDefaults.workerMemoryMb)),
-      summaryMinTokens: Config.Int("DOCUMENT_SUMMARY_MIN_TOKENS").pipe(
-        Config.withDefault(documentDefaults.summaryMinTokens)
-      )
+      maxFiles: positiveInt("DOCUMENT_MAX_FILES", documentDefaults.maxFiles),
+      maxFileBytes: positiveInt("DOCUMENT_MAX_FILE_BYTES", documentDefaults.maxFileBytes),
+      maxTotalBytes: positiveInt("DOCUMENT_MAX_TOTAL_BYTES", documentDefaults.maxTotalBytes),
+      maxUnzippedBytes: positiveInt("DOCUMENT_MAX_UNZIPPED_BYTES", documentDefaults.maxUnzippedBytes),
+      maxZipEntries: positiveInt("DOCUMENT_MAX_ZIP_ENTRIES", documentDefaults.maxZipEntries),
+      maxPdfPages: positiveInt("DOCUMENT_MAX_PDF_PAGES", documentDefaults.maxPdfPages),
+      timeoutMs: positiveInt("DOCUMENT_TIMEOUT_MS", documentDefaults.timeoutMs),
+      workers: positiveInt("DOCUMENT_WORKERS", documentDefaults.workers),
+      workerMemoryMb: positiveInt("DOCUMENT_WORKER_MEMORY_MB", documentDefaults.workerMemoryMb),
+      summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
     })
   })
 
@@ -118,6 +154,10 @@ export const defaults: AppSettings = {
   rateLimitPerMinute: 600,
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 10_000,
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
   logLevel: "Info",
   llmModels: Option.none(),
   openaiBaseUrl: Option.none(),
@@ -125,6 +165,11 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
+  creditHoldTtlMs: 120_000,
   llmMaxRetries: 3,
+  serpapiBaseUrl: "https://serpapi.com",
+  serpapiApiKey: Option.none(),
+  serpapiTimeoutMs: 30_000,
+  serpapiMaxRetries: 3,
   documents: documentDefaults
 }

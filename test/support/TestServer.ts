@@ -1,17 +1,16 @@
 import { PGlite } from "@electric-sql/pglite"
-import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
-import type { CompanyRole } from "../../src/companies/CompaniesRepo.ts"
+import type { CompanyRole, OrgRole } from "../../src/auth/Roles.ts"
 import { makeServer } from "../../src/app/Server.ts"
-import type { OrgRole } from "../../src/organizations/OrganizationsRepo.ts"
-import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
+import { AppConfig, type AppSettings, defaults } from "../../src/platform/AppConfig.ts"
+import { nodeServer } from "../../src/http/NodeServer.ts"
 import { memoryStorage, sqlStorage } from "../../src/app/Storage.ts"
 import { type Backend, postgresClient } from "../../src/storage/Database.ts"
 import type { MemoryStore } from "../../src/storage/MemoryStore.ts"
@@ -97,8 +96,17 @@ if (postgresUrl === undefined) {
  * `HttpClient` aimed at it (what `client` uses).
  */
 export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<AppSettings> = {}) =>
-  makeServer(NodeHttpServer.layerTest, storage, { logAddress: false }).pipe(
+  makeServer(testHttpServer({ ...defaults, ...testSettings, ...overrides }), storage, { logAddress: false }).pipe(
     Layer.provideMerge(testConfig(overrides))
+  )
+
+/** `NodeHttpServer.layerTest` over the service's own hardened Node server, on any free port. */
+const testHttpServer = (settings: AppSettings) =>
+  HttpServer.layerTestClient.pipe(
+    Layer.provide(Layer.fresh(FetchHttpClient.layer).pipe(
+      Layer.provide(Layer.succeed(FetchHttpClient.RequestInit)({ keepalive: false }))
+    )),
+    Layer.provideMerge(nodeServer(settings, { port: 0 }))
   )
 
 export interface TestClientOptions extends Omit<ClientOptions, "baseUrl"> {
