@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
+import { Credits } from "../../src/usage/Credits.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { onLiveClock } from "../support/SchedulerTest.ts"
 import { tokenCounter } from "../../src/llm/Tokenizer.ts"
@@ -82,7 +84,7 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
         expect(content.pptx).toBe("## Slide 1\n\nLaunch plan\n\nGoals for Q3\n\n## Slide 2\n\nThank you")
         const counter = yield* tokenCounter
         for (const document of documents) {
-          expect(document.tokens).toBe(counter.text(document.content))
+          expect(document.tokens).toBe(yield* counter.text(document.content))
           expect(document.tokens).toBeGreaterThan(0)
           expect(document.summary).toBeUndefined()
         }
@@ -164,6 +166,23 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
 
 describe("document conversion limits", () => {
   it.layer(onLiveClock(testServer(memoryStorage, { documents: tight })))("", (it) => {
+    it.effect("a summary the credits cannot cover answers 403, and nothing is billed", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const organization = Option.getOrThrow(yield* OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)))
+        const credits = yield* Credits
+        // Everything the organization has is held by another call in flight.
+        yield* credits.hold({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }, {
+          feature: "chat",
+          credits: organization.creditLimit - organization.creditUsage
+        })
+        const long = Array.from({ length: 800 }, (_, i) => `Sentence number ${i} about the plan.`).join(" ")
+        const failure = yield* rejection(tenant.apiKey, [{ name: "long.txt", bytes: long }], { generateSummary: "true" })
+        expect(failure).toEqual({ tag: "Forbidden", error: "Insufficient credits" })
+        const { events } = yield* UsageRepo.use((usage) => usage.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
+        expect(events.filter((event) => event.feature === "documents")).toEqual([])
+      }))
+
     it.effect("hostile and broken files answer 400 naming the file and the reason", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
