@@ -27,6 +27,15 @@ const handle = (job: ConversionJob): Effect.Effect<ConversionReply> =>
     Effect.catchCause(() => Effect.succeed({ ok: false as const, reason: "could not be converted (corrupt or unsupported)" }))
   )
 
+/** Posts the reply; one that cannot be posted still answers, so the pool never waits for its time limit. */
+const reply = (answer: ConversionReply) => {
+  try {
+    parentPort?.postMessage(answer)
+  } catch {
+    parentPort?.postMessage({ ok: false, reason: "could not be converted (the converter failed)" })
+  }
+}
+
 parentPort?.on("message", (job: ConversionJob) => {
-  void Effect.runPromise(handle(job)).then((reply) => parentPort?.postMessage(reply))
+  void Effect.runPromise(handle(job)).then(reply)
 })

@@ -114,10 +114,13 @@ const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, limits: Conversion
     (result) => htmlToMarkdown(result.value, limits.maxHtmlDepth)
   )
 
+/** exceljs types its input as an `ArrayBuffer` (and reads Node buffers too): hand it exactly the zip's bytes. */
+const asArrayBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+
 const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
   Effect.map(
     Effect.flatMap(load(() => import("exceljs")), ({ default: ExcelJS }) => Effect.tryPromise({
-      try: () => new ExcelJS.Workbook().xlsx.load(checkedZip(entries) as never),
+      try: () => new ExcelJS.Workbook().xlsx.load(asArrayBuffer(checkedZip(entries))),
       catch: unconvertible("an Excel workbook")
     })),
     (workbook) =>
@@ -136,31 +139,36 @@ const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
 
 type XmlNode = Record<string, unknown>
 
+/** Pushes `nodes` so that they pop in document order (no spread: slides can hold very many nodes). */
+const pushInOrder = (stack: Array<XmlNode>, nodes: ReadonlyArray<XmlNode>) => {
+  for (let index = nodes.length - 1; index >= 0; index--) stack.push(nodes[index])
+}
+
 /** The text of each `<a:p>` paragraph of a slide, in order, walked without recursion. */
 const slideParagraphs = (tree: ReadonlyArray<XmlNode>): Array<string> => {
   const paragraphs: Array<string> = []
   const textOf = (nodes: ReadonlyArray<XmlNode>): string => {
     let text = ""
-    const stack = [...nodes].reverse()
+    const stack: Array<XmlNode> = []
+    pushInOrder(stack, nodes)
     while (stack.length > 0) {
-      const node = stack.pop()!
-      for (const [key, value] of Object.entries(node)) {
+      for (const [key, value] of Object.entries(stack.pop()!)) {
         if (key === "#text") text += String(value)
-        else if (Array.isArray(value)) stack.push(...[...value].reverse())
+        else if (Array.isArray(value)) pushInOrder(stack, value)
       }
     }
     return text
   }
-  const stack = [...tree].reverse()
+  const stack: Array<XmlNode> = []
+  pushInOrder(stack, tree)
   while (stack.length > 0) {
-    const node = stack.pop()!
-    for (const [key, value] of Object.entries(node)) {
+    for (const [key, value] of Object.entries(stack.pop()!)) {
       if (!Array.isArray(value)) continue
       if (key === "a:p") {
         const text = textOf(value).trim()
         if (text.length > 0) paragraphs.push(text)
       } else {
-        stack.push(...[...value].reverse())
+        pushInOrder(stack, value)
       }
     }
   }
@@ -173,17 +181,17 @@ const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
   Effect.flatMap(load(() => import("fast-xml-parser")), ({ XMLParser }) => {
     const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
     return Effect.try({
-    try: () =>
-      [...entries.keys()]
-        .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
-        .sort((a, b) => slideNumber(a) - slideNumber(b))
-        .map((name, index) => {
-          const paragraphs = slideParagraphs(xml.parse(entries.get(name)!.toString("utf8")))
-          return [`## Slide ${index + 1}`, ...paragraphs].join("\n\n")
-        })
-        .join("\n\n"),
-    catch: unconvertible("a PowerPoint presentation")
-  })
+      try: () =>
+        [...entries.keys()]
+          .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
+          .sort((a, b) => slideNumber(a) - slideNumber(b))
+          .map((name, index) => {
+            const paragraphs = slideParagraphs(xml.parse(entries.get(name)!.toString("utf8")))
+            return [`## Slide ${index + 1}`, ...paragraphs].join("\n\n")
+          })
+          .join("\n\n"),
+      catch: unconvertible("a PowerPoint presentation")
+    })
   })
 
 const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>

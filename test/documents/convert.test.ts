@@ -143,6 +143,7 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
         }
         expectErrorResponse(yield* post(uploadForm([], { companyId: tenant.companyId })), 400, "files")
         expectErrorResponse(yield* post(uploadForm([{ name: "a.txt", bytes: "x" }], { generateSummary: "yes" })), 400, "generateSummary")
+        expectErrorResponse(yield* post(uploadForm([{ name: "a.txt", bytes: "x" }], { summary: "true" })), 400, "Unknown field \"summary\"")
         const noFileName = new FormData()
         noFileName.append("files", "just text")
         expectErrorResponse(yield* post(noFileName), 400, "files")
