@@ -33,10 +33,12 @@ const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 
 const sentence = () =>
   Array.from({ length: 12 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(" ") + "."
 
-/** Grows a document until it reaches the target size: measures a sample, then scales. */
+/** A document of about the target size: measures a sample, scales, and scales once more from that. */
 const sized = async (make: (units: number) => Promise<Buffer>, sample: number) => {
   const probe = await make(sample)
-  return make(Math.ceil((sample * targetBytes) / probe.length))
+  const first = Math.ceil((sample * targetBytes) / probe.length)
+  const scaled = await make(first)
+  return Math.abs(scaled.length - targetBytes) < targetBytes / 50 ? scaled : make(Math.ceil((first * targetBytes) / scaled.length))
 }
 
 const pdfOf = (pages: number) =>

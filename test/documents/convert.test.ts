@@ -9,6 +9,7 @@ import { documentDefaults } from "../../src/platform/AppConfig.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { addPerson, backends, client, seedTenant, testServer } from "../support/TestServer.ts"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { docxFile, pdfFile, pptxFile, withLyingSizes, xlsxFile, zipFile } from "../support/DocumentFixtures.ts"
@@ -182,6 +183,31 @@ describe("document conversion limits", () => {
         expect(failure).toEqual({ tag: "Forbidden", error: "Insufficient credits" })
         const { events } = yield* UsageRepo.use((usage) => usage.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
         expect(events.filter((event) => event.feature === "documents")).toEqual([])
+      }))
+
+    it.effect("nothing is fetched from addresses found in a document", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        let hits = 0
+        const listener = yield* Effect.acquireRelease(
+          Effect.promise(() => {
+            const server = createHttpServer((_request, response) => {
+              hits++
+              response.end("fetched")
+            })
+            return new Promise<typeof server>((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)))
+          }),
+          (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+        )
+        const address = listener.address()
+        const base = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+        const html = `<html><head><link rel="stylesheet" href="${base}/style.css"><script src="${base}/app.js"></script>` +
+          `<base href="${base}/"></head><body><h1>Links</h1><img src="${base}/pixel.png" alt="pixel">` +
+          `<iframe src="${base}/frame"></iframe><object data="${base}/object"></object>` +
+          `<p style="background: url(${base}/bg.png)"><a href="${base}/page">a link</a></p></body></html>`
+        const { documents } = yield* convert(tenant.apiKey, [{ name: "links.html", bytes: html }])
+        expect(documents[0].content).toBe(`# Links\n\n[pixel]\n\n[a link](${base}/page)`)
+        expect(hits).toBe(0)
       }))
 
     it.effect("hostile and broken files answer 400 naming the file and the reason", () =>
