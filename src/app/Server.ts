@@ -5,7 +5,9 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
+import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
@@ -48,6 +50,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     EmployeesLive,
     ScheduledTasksLive,
     WebLive,
+    CanvasesLive,
+    DocumentsLive,
     ContentLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
