@@ -84,6 +84,6 @@ const program = Effect.gen(function*() {
 runScript(() =>
   Effect.runPromise(Effect.scoped(Effect.provide(
     program,
-    sqlStorage(Pglite.layerFrom(Pglite.open(makeTempDir("bench-credits-"))), "pglite", true)
+    sqlStorage(Pglite.layerFrom(Pglite.open(makeTempDir("bench-credits-"))), "pglite")
   )))
 )

@@ -83,7 +83,7 @@ describe("BilledLlm", () => {
     Effect.scoped(Effect.gen(function*() {
       const { context } = yield* setup
       const request = prompt("metered", "Count these words please")
-      const inputTokens = (yield* tokenCounter).request(request)
+      const inputTokens = yield* (yield* tokenCounter).request(request)
       const quote = (yield* Effect.provideContext(BilledLlm.quote("content", request), context))
       expect(quote.estimate).toEqual({ feature: "content", model: "metered", credits: inputTokens + 50 })
       const bounded = yield* Effect.provideContext(BilledLlm.quote("content", { ...request, maxTokens: 7, n: 3 }), context)
@@ -99,7 +99,7 @@ describe("BilledLlm", () => {
       const abandoned = yield* Effect.forkChild(call("Summarise this"))
       yield* Deferred.await(started)
       yield* Fiber.interrupt(abandoned)
-      const inputTokens = (yield* tokenCounter).request(prompt("metered", "Summarise this"))
+      const inputTokens = yield* (yield* tokenCounter).request(prompt("metered", "Summarise this"))
       expect(yield* balance).toBe(inputTokens)
       yield* Deferred.succeed(release, undefined)
       expect(yield* Effect.flip(call("please fail"))).toMatchObject({ _tag: "LlmError", kind: "upstream" })
