@@ -4,6 +4,7 @@ import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
+import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
@@ -49,6 +50,7 @@ export class Api extends HttpApi.make("platform")
   .add(WebApi)
   .add(CanvasesApi)
   .add(DocumentsApi)
+  .add(ContentApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

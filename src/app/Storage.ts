@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
@@ -7,7 +8,7 @@ import { KeysRepo } from "../keys/KeysRepo.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
+import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
 import { CreditsRepo } from "../usage/CreditsRepo.ts"
@@ -22,7 +23,6 @@ const repositoriesSql = Layer.mergeAll(
   CompaniesRepo.sql,
   KeysRepo.sql,
   UsageRepo.sql,
-  CreditsRepo.sql,
   ProjectsRepo.sql,
   MemoriesRepo.sql,
   AgentsRepo.sql,
@@ -46,13 +46,17 @@ const repositoriesMemory = Layer.mergeAll(
   CanvasesRepo.memory
 )
 
+/** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */
+const creditsRepo = (backend: Backend) => (backend === "postgres" ? CreditsRepo.sql : CreditsRepo.local)
+
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
-export const sqlStorage = sqlStorageOf(repositoriesSql)
+export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
+  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)
 
 /** The repositories over the memory backend, for fast tests. */
 export const memoryStorage = memoryStorageOf(repositoriesMemory)
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(
-  Effect.map(configuredDatabase, ({ backend, client, fresh }) => sqlStorage(client, backend, fresh))
+  Effect.map(configuredDatabase, ({ backend, client }) => sqlStorage(client, backend))
 )

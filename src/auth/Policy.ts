@@ -30,7 +30,7 @@ interface CompanyRule {
   readonly description: string
 }
 
-/** Company-scoped permissions: the caller's company role (a company key acts as `admin`) and plan feature. */
+/** Company-scoped permissions: the caller's company role (a company key has its creator's) and plan feature. */
 export const companyPermissions = {
   "apiKeys:manage": { roles: managers, description: "manage the company's API keys" },
   "companyUsers:read": { roles: everyone, description: "list the company's users" },
@@ -117,11 +117,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
-    if (principal.userId === null) {
-      if (principal.organizationId !== organizationId) return yield* notFound
-      return yield* new Forbidden({ error: `A company API key cannot ${organizationPermissions[permission].description}; use a personal access key of an organization owner or admin` })
-    }
-    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId!))
+    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId))
     if (Option.isNone(role)) return yield* notFound
     const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
     if (!allowed.includes(role.value)) {
@@ -134,8 +130,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
 
 /**
  * Who may change or delete a resource the caller can already see: the user
- * who owns it, or a company owner or admin (a company key acts as admin).
- * `ownerUserId` null means the company itself owns it (made with a company key).
+ * who owns it, or a company owner or admin. A company key acts as its creator.
  */
 export const ownsOrManages = (principal: Principal, ownerUserId: string | null): boolean =>
   principal.userId === ownerUserId || managers.includes(principal.role)

@@ -43,4 +43,5 @@ export class WebApi extends HttpApiGroup.make("web").add(
         "jobs feature, or when no provider is configured; 429 when the provider keeps rate limiting."
     )
 ).middleware(Authentication).prefix("/api/v0")
-  .annotate(OpenApi.Description, "Web: job listing search, billed in data credits.") {}
+  .annotate(OpenApi.Description, "Web: job listing search, billed in data credits.")
+  .annotate(OpenApi.Override, { "x-displayName": "Web search" }) {}

@@ -6,6 +6,7 @@ import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
+import * as Keys from "../../src/keys/Keys.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
 import type { CompanyRole, OrgRole } from "../../src/auth/Roles.ts"
 import { makeServer } from "../../src/app/Server.ts"
@@ -55,7 +56,7 @@ export const createPostgresDatabase = Effect.gen(function*() {
 
 /** Storage over an existing PostgreSQL database: several of these model several server processes. */
 export const postgresStorageAt = (url: string) =>
-  sqlStorage(postgresClient(Redacted.make(url)), "postgres", false)
+  sqlStorage(postgresClient(Redacted.make(url)), "postgres")
 
 export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
 
@@ -68,8 +69,7 @@ export const pgliteStorage = sqlStorage(
     Effect.promise(() => PGlite.create({ loadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) })),
     (db) => Effect.promise(() => db.close())
   )),
-  "pglite",
-  true
+  "pglite"
 )
 
 /** What every storage backend provides: the repositories and `Storage`. */
@@ -185,6 +185,13 @@ export const addPerson = (
     const key = yield* Admin.createPersonalKey(user.id, { name: "test" })
     return { userId: user.id, email: user.email, personalAccessKey: key.key }
   }).pipe(Effect.orDie)
+
+/** A company API key of the tenant's company created by `userId`: it acts as that user (plaintext). */
+export const companyKeyBy = (tenant: Tenant, userId: string) =>
+  Keys.issueCompanyKey(tenant.companyId, `key-${tenantCounter++}`, userId).pipe(
+    Effect.map(({ plaintext }) => plaintext),
+    Effect.orDie
+  )
 
 /**
  * Two complete servers over one PostgreSQL database, as two processes of a
