@@ -9,7 +9,7 @@ import { NonEmpty, Text } from "../platform/Schemas.ts"
 export const Canvas = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
-  /** The user who made it; null for a canvas a company API key made. */
+  /** The user who made it (a company API key acts as the user who created the key). */
   uid: Schema.NullOr(Schema.String),
   title: Schema.String,
   html: Schema.String,
