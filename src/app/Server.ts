@@ -9,6 +9,7 @@ import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
+import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
@@ -41,7 +42,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     MemoriesLive,
     AgentsLive,
     EmployeesLive,
-    ScheduledTasksLive
+    ScheduledTasksLive,
+    ListsLive
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),

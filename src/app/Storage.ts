@@ -3,6 +3,8 @@ import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
+import { ListsRepo } from "../lists/ListsRepo.ts"
+import { Suppressions } from "../lists/Suppressions.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
@@ -23,7 +25,9 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  TasksRepo.sql
+  TasksRepo.sql,
+  ListsRepo.sql,
+  Suppressions.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -36,7 +40,9 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  TasksRepo.memory
+  TasksRepo.memory,
+  ListsRepo.memory,
+  Suppressions.memory
 )
 
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
