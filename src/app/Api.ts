@@ -3,6 +3,7 @@ import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
+import { FilesApi } from "../files/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
@@ -11,6 +12,7 @@ import { MemoriesApi } from "../memories/Api.ts"
 import { OrganizationsApi } from "../organizations/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
 import { ScheduledTasksApi } from "../tasks/Api.ts"
+import { TemplatesApi } from "../templates/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -44,6 +46,8 @@ export class Api extends HttpApi.make("platform")
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
   .add(ListsApi)
+  .add(TemplatesApi)
+  .add(FilesApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -8,6 +8,8 @@ import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
+import { Blob } from "../files/Blob.ts"
+import { FilesLive } from "../files/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
@@ -17,6 +19,7 @@ import { OrganizationsLive } from "../organizations/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
+import { TemplatesLive } from "../templates/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
@@ -44,7 +47,9 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
-    ListsLive
+    ListsLive,
+    TemplatesLive,
+    FilesLive
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
@@ -102,6 +107,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),
+    Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage)
   )

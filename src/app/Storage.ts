@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { BlobsRepo } from "../files/Blob.ts"
+import { FilesRepo } from "../files/FilesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
@@ -10,6 +12,7 @@ import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { TasksRepo } from "../tasks/TasksRepo.ts"
+import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -27,7 +30,10 @@ const repositoriesSql = Layer.mergeAll(
   EmployeesRepo.sql,
   TasksRepo.sql,
   ListsRepo.sql,
-  Suppressions.sql
+  Suppressions.sql,
+  BlobsRepo.sql,
+  FilesRepo.sql,
+  TemplatesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -42,7 +48,10 @@ const repositoriesMemory = Layer.mergeAll(
   EmployeesRepo.memory,
   TasksRepo.memory,
   ListsRepo.memory,
-  Suppressions.memory
+  Suppressions.memory,
+  BlobsRepo.memory,
+  FilesRepo.memory,
+  TemplatesRepo.memory
 )
 
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
