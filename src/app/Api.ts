@@ -6,8 +6,10 @@ import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
+import { FilesApi } from "../files/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
+import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { WebApi } from "../jobs/Api.ts"
 import { MeApi } from "../me/Api.ts"
@@ -15,6 +17,7 @@ import { MemoriesApi } from "../memories/Api.ts"
 import { OrganizationsApi } from "../organizations/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
 import { ScheduledTasksApi } from "../tasks/Api.ts"
+import { TemplatesApi } from "../templates/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -47,6 +50,9 @@ export class Api extends HttpApi.make("platform")
   .add(AgentsApi)
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
+  .add(ListsApi)
+  .add(TemplatesApi)
+  .add(FilesApi)
   .add(WebApi)
   .add(CanvasesApi)
   .add(DocumentsApi)

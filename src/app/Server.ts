@@ -9,7 +9,10 @@ import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
+import { Blob } from "../files/Blob.ts"
+import { FilesLive } from "../files/Http.ts"
 import { HealthLive } from "../health/Http.ts"
+import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
 import { WebLive } from "../jobs/Http.ts"
@@ -20,8 +23,10 @@ import { ProjectsLive } from "../projects/Http.ts"
 import { ContentLive } from "../content/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
+import { TemplatesLive } from "../templates/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
+import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
@@ -49,6 +54,9 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
+    ListsLive,
+    TemplatesLive,
+    FilesLive,
     WebLive,
     CanvasesLive,
     DocumentsLive,
@@ -110,6 +118,8 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
+    Layer.provideMerge(Mailer.layer),
+    Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer)

@@ -4,10 +4,15 @@ import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { BlobsRepo } from "../files/Blob.ts"
+import { FilesRepo } from "../files/FilesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
+import { ListsRepo } from "../lists/ListsRepo.ts"
+import { Suppressions } from "../lists/Suppressions.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
@@ -27,6 +32,11 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
+  ListsRepo.sql,
+  Suppressions.sql,
+  BlobsRepo.sql,
+  FilesRepo.sql,
+  TemplatesRepo.sql,
   tasksRepoSql,
   CanvasesRepo.sql
 )
@@ -42,6 +52,11 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
+  ListsRepo.memory,
+  Suppressions.memory,
+  BlobsRepo.memory,
+  FilesRepo.memory,
+  TemplatesRepo.memory,
   tasksRepoMemory,
   CanvasesRepo.memory
 )

@@ -47,7 +47,17 @@ export const companyPermissions = {
   "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
-  "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" }
+  "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" },
+  "campaigns:read": {
+    roles: everyone,
+    feature: "campaigns",
+    description: "read campaigns, contact lists, templates and the suppression list"
+  },
+  "campaigns:write": {
+    roles: contributors,
+    feature: "campaigns",
+    description: "create and change campaigns, contact lists, templates and the suppression list"
+  }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */
@@ -59,6 +69,13 @@ export const organizationPermissions = {
 export type CompanyPermission = keyof typeof companyPermissions
 export type OrganizationPermission = keyof typeof organizationPermissions
 export type Permission = CompanyPermission | OrganizationPermission
+
+/** For endpoint descriptions: who holds `permission`, from the table itself. */
+export const whoMay = (permission: CompanyPermission): string => {
+  const rule: CompanyRule = companyPermissions[permission]
+  const feature = rule.feature === undefined ? "" : ` with the ${rule.feature} feature`
+  return `Company roles ${rule.roles.join(", ")}${feature} may call it; others get 403.`
+}
 
 /** Proof that the current principal passed the check for `P`. */
 export interface Authorized<P extends Permission> {
