@@ -92,7 +92,7 @@ export const bootstrap = Effect.fn("Admin.bootstrap")(function*(input: {
   yield* addMember(created.id, owner.id, "owner")
   const newCompany = yield* createCompany(created.id, input.company)
   yield* addCompanyUser(newCompany.id, { userId: owner.id, role: "owner" })
-  const apiKey = yield* issueCompanyKey(newCompany.id, "default")
+  const apiKey = yield* issueCompanyKey(newCompany.id, "default", owner.id)
   const personal = yield* issuePersonalKey(owner.id, "bootstrap", null)
   return {
     organizationId: created.id,

@@ -1,12 +1,14 @@
 import { Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
+import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
 import { CreditsRepo } from "../usage/CreditsRepo.ts"
@@ -21,12 +23,12 @@ const repositoriesSql = Layer.mergeAll(
   CompaniesRepo.sql,
   KeysRepo.sql,
   UsageRepo.sql,
-  CreditsRepo.sql,
   ProjectsRepo.sql,
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  tasksRepoSql
+  tasksRepoSql,
+  CanvasesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -40,11 +42,16 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  tasksRepoMemory
+  tasksRepoMemory,
+  CanvasesRepo.memory
 )
 
+/** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */
+const creditsRepo = (backend: Backend) => (backend === "postgres" ? CreditsRepo.sql : CreditsRepo.local)
+
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
-export const sqlStorage = sqlStorageOf(repositoriesSql)
+export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
+  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)
 
 /** The repositories over the memory backend, for fast tests. */
 export const memoryStorage = memoryStorageOf(repositoriesMemory)

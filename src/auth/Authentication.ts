@@ -193,14 +193,16 @@ export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.lay
 
 /**
  * A company id the client sent in a body, path or query must be the
- * principal's: another company answers 404 (existence is not revealed), and
- * one that contradicts an explicitly named company answers 400.
+ * principal's: another company than a company key's answers 404 (existence is
+ * not revealed); one that contradicts the company a personal key's request
+ * named answers 400.
  */
 export const requireCompany = (companyId: string | undefined) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     if (companyId === undefined || companyId === principal.companyId) return principal
-    if (principal.companyNamedByRequest) {
+    // A personal key's request always names its company (header or query).
+    if (principal.keyKind === "personal") {
       return yield* new BadRequest({ error: `Conflicting company ids: ${companyId} differs from ${principal.companyId}` })
     }
     return yield* companyNotFound(companyId)

@@ -30,7 +30,7 @@ interface CompanyRule {
   readonly description: string
 }
 
-/** Company-scoped permissions: the caller's company role (a company key acts as `admin`) and plan feature. */
+/** Company-scoped permissions: the caller's company role (a company key has its creator's) and plan feature. */
 export const companyPermissions = {
   "apiKeys:manage": { roles: managers, description: "manage the company's API keys" },
   "companyUsers:read": { roles: everyone, description: "list the company's users" },
@@ -44,7 +44,10 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
-  "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" }
+  "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
+  "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
+  "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
+  "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */
@@ -114,11 +117,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
-    if (principal.userId === null) {
-      if (principal.organizationId !== organizationId) return yield* notFound
-      return yield* new Forbidden({ error: `A company API key cannot ${organizationPermissions[permission].description}; use a personal access key of an organization owner or admin` })
-    }
-    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId!))
+    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId))
     if (Option.isNone(role)) return yield* notFound
     const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
     if (!allowed.includes(role.value)) {
@@ -131,8 +130,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
 
 /**
  * Who may change or delete a resource the caller can already see: the user
- * who owns it, or a company owner or admin (a company key acts as admin).
- * `ownerUserId` null means the company itself owns it (made with a company key).
+ * who owns it, or a company owner or admin. A company key acts as its creator.
  */
 export const ownsOrManages = (principal: Principal, ownerUserId: string | null): boolean =>
   principal.userId === ownerUserId || managers.includes(principal.role)

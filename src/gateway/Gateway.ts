@@ -1,8 +1,7 @@
 import { Effect, Option, Sink, Stream } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { unknownModelMessage } from "../llm/Catalog.ts"
-import { LlmError, type LlmRequest, ModelCatalog } from "../llm/Llm.ts"
+import { LlmError, type LlmRequest } from "../llm/Llm.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { payerOf } from "../usage/Credits.ts"
@@ -34,14 +33,6 @@ const payer = Effect.gen(function*() {
 })
 
 const apiErrorOf = <E>(error: LlmError | E) => (error instanceof LlmError ? toApiError(error) : error)
-
-/** Fails with 400 naming the model when the catalog cannot serve it. */
-export const requireKnownModel = (model: string) =>
-  ModelCatalog.use((catalog) =>
-    catalog.resolve(model) === undefined
-      ? Effect.fail(new BadRequest({ error: unknownModelMessage(model) }))
-      : Effect.void
-  )
 
 /** One non-streaming call, billed under feature `chat` (`BilledLlm.generate`). */
 export const complete = (request: LlmRequest) =>

@@ -39,6 +39,25 @@ export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): str
   return expectation === excessProperty ? `Unknown field "${field}"` : `Invalid ${location} field "${field}": ${expectation}`
 }
 
+/** A failure of Node's HTTP parser: `code` names it (`HPE_HEADER_OVERFLOW`…), `reason` explains it. */
+export interface ParserError extends Error {
+  readonly code?: string
+  readonly reason?: string
+}
+
+/** What a failure of Node's HTTP parser (its `clientError`, see `NodeServer.ts`) means to a client. */
+export const describeParserError = (error: ParserError): string => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return "Request headers or URL too large"
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+    case "HPE_HEADERS_TIMEOUT":
+      return "Request timed out: it arrived too slowly"
+    default:
+      return typeof error.reason === "string" && error.reason !== "" ? `Malformed request: ${error.reason}` : "Malformed request"
+  }
+}
+
 /**
  * The server error behind a failure: typed, or a defect when the HttpApi
  * decoder could not read the body (too large, aborted) and died with it.

@@ -3,7 +3,7 @@ import { Duration } from "effect"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AppSettings } from "../platform/AppConfig.ts"
-import { nextRequestId } from "./ErrorResponses.ts"
+import { describeParserError, nextRequestId, type ParserError } from "./ErrorResponses.ts"
 
 /**
  * The Node HTTP server under the service, hardened against what never reaches
@@ -12,25 +12,6 @@ import { nextRequestId } from "./ErrorResponses.ts"
  * like every other error; slow clients are cut off (headers, whole request,
  * idle keep-alive); open connections are capped.
  */
-
-/** A failure of Node's HTTP parser: `code` names it (`HPE_HEADER_OVERFLOW`…), `reason` explains it. */
-interface ParserError extends Error {
-  readonly code?: string
-  readonly reason?: string
-}
-
-/** What a parser failure means to a client. */
-const parserErrorMessage = (error: ParserError): string => {
-  switch (error.code) {
-    case "HPE_HEADER_OVERFLOW":
-      return "Request headers or URL too large"
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-    case "HPE_HEADERS_TIMEOUT":
-      return "Request timed out: it arrived too slowly"
-    default:
-      return typeof error.reason === "string" && error.reason !== "" ? `Malformed request: ${error.reason}` : "Malformed request"
-  }
-}
 
 /** A socket Node is still serving a response on: its headers may already be out. */
 interface ServedSocket extends Duplex {
@@ -43,7 +24,7 @@ const answerClientError = (error: ParserError, socket: ServedSocket) => {
     socket.destroy()
     return
   }
-  const body = JSON.stringify({ error: parserErrorMessage(error) })
+  const body = JSON.stringify({ error: describeParserError(error) })
   socket.end([
     "HTTP/1.1 400 Bad Request",
     "Content-Type: application/json",

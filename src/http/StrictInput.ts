@@ -40,7 +40,8 @@ const acceptedQuery = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): 
   const known = declaredQueryKeys.get(endpoint)
   if (known !== undefined) return known
   const lenient = Context.get(group.annotations, AcceptsUnknownFields)
-  const ast = endpoint.query?.ast
+  // The names on the wire: the encoded side of the query schema.
+  const ast = endpoint.query === undefined ? undefined : SchemaAST.toEncoded(endpoint.query.ast)
   const accepted = lenient || (ast !== undefined && (!SchemaAST.isObjects(ast) || ast.indexSignatures.length > 0))
     ? "any"
     : new Set([...alwaysAllowedQuery, ...(ast?.propertySignatures.map((property) => String(property.name)) ?? [])])

@@ -26,7 +26,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     description: "The company's default (oldest) API key, masked. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 404 when the company has no key or is another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
   })),
   HttpApiEndpoint.post("create", "/api_keys", {
-    payload: Schema.Struct({ companyId: NonEmpty, name: KeyName }),
+    payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
     success: ApiKeyResponse.pipe(HttpApiSchema.status(201)),
     error: errors
   }).annotateMerge(OpenApi.annotations({
@@ -70,6 +70,8 @@ export const PersonalKeySummary = Schema.Struct({
 export const CompanyKeySummary = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
+  /** The user the key acts as; it stops working when that user leaves the company. */
+  createdByUserId: Schema.NullOr(Schema.String),
   name: Schema.String,
   maskedKey: Schema.String,
   createdDate: IsoDate

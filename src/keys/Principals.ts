@@ -11,6 +11,9 @@ import { KeysRepo } from "./KeysRepo.ts"
 const unauthorized = (error: string) => new Unauthorized({ error })
 const companyNotFound = (companyId: string) => new NotFound({ error: `Company ${companyId} not found` })
 
+/** A company key acts as the user who created it: it stops working when that user leaves the company. */
+const creatorGone = unauthorized("This API key's creator no longer belongs to its company: create a new key")
+
 /** How a credential becomes a principal: its key, then the company and organization it acts in. */
 const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
   credential: string,
@@ -24,9 +27,7 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
   const organizations = yield* OrganizationsRepo
   let companyId: string
   let keyId: string
-  let userId: string | null = null
-  let role: Principal["role"] = "admin"
-  let allowedFeatures: ReadonlyArray<string> = []
+  let userId: string
   let validUntil = Date.now() + PrincipalCache.ttlMs
   if (kind === "company") {
     const key = yield* keys.findCompanyKeyByHash(keyHash)
@@ -34,8 +35,10 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     if (requestedCompanyId !== undefined && requestedCompanyId !== key.value.companyId) {
       return yield* companyNotFound(requestedCompanyId)
     }
+    if (key.value.createdByUserId === null) return yield* creatorGone
     companyId = key.value.companyId
     keyId = key.value.id
+    userId = key.value.createdByUserId
   } else {
     const key = yield* keys.findPersonalKeyByHash(keyHash)
     if (Option.isNone(key)) return yield* new UnknownCredential()
@@ -44,15 +47,14 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     if (requestedCompanyId === undefined) {
       return yield* unauthorized("A personal access key needs the company id: send X-Company-ID or the companyId query")
     }
-    const membership = yield* companies.getUser(requestedCompanyId, key.value.userId)
-    if (Option.isNone(membership)) return yield* companyNotFound(requestedCompanyId)
     companyId = requestedCompanyId
     keyId = key.value.id
     userId = key.value.userId
-    role = membership.value.role
-    allowedFeatures = membership.value.allowedFeatures
     if (expiresAt !== undefined) validUntil = Math.min(validUntil, expiresAt)
   }
+  // The acting user's current role: a company key has its creator's powers, and none once they left the company.
+  const membership = yield* companies.getUser(companyId, userId)
+  if (Option.isNone(membership)) return yield* (kind === "company" ? creatorGone : companyNotFound(companyId))
   const company = yield* companies.get(companyId)
   if (Option.isNone(company)) return yield* companyNotFound(companyId)
   const organization = yield* organizations.get(company.value.organizationId)
@@ -66,9 +68,8 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     organizationId: organization.value.id,
     plan: organization.value.subscriptionType,
     userId,
-    role,
-    allowedFeatures,
-    companyNamedByRequest: requestedCompanyId !== undefined
+    role: membership.value.role,
+    allowedFeatures: membership.value.allowedFeatures
   }
   return { principal, validUntil }
 })

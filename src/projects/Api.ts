@@ -15,7 +15,7 @@ export const Project = Schema.Struct({
   instructions: Schema.String,
   sharing: Sharing,
   settings: JsonObject,
-  /** The owner user's id; null for a project a company API key made (the company owns it). */
+  /** The owner user's id (a company key's: its creator); null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
   uid: Schema.NullOr(Schema.String),
   companyId: Schema.String,
   created: Schema.Number,

@@ -52,7 +52,7 @@ const Prompt = NonBlankText(20_000)
 export const ScheduledTask = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
-  /** The owning user; null for a task made with a company API key. */
+  /** The owning user (a company key's: its creator); null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
   userId: Schema.NullOr(Schema.String),
   employeeId: Schema.String,
   name: Schema.String,

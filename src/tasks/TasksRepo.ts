@@ -8,7 +8,7 @@ export interface TaskRecord extends ScheduleSpec {
   readonly id: string
   readonly companyId: string
   readonly organizationId: string
-  /** The owning user; null for a task made with a company API key. */
+  /** The owning user; null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
   readonly userId: string | null
   readonly employeeId: string
   readonly name: string

@@ -122,6 +122,8 @@ export class Credits extends Context.Service<Credits, {
       const id = newId("hold")
       const pool = estimate.pool ?? "credits"
       const credits = Math.max(0, Math.ceil(estimate.credits))
+      // A worst case past any balance (a huge max_tokens) is refused here, before the database sees it.
+      if (!Number.isSafeInteger(credits)) return yield* insufficientCredits()
       const held = yield* repo.hold({
         id,
         organizationId: payer.organizationId,

@@ -116,6 +116,68 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
     }
   }))
 
+  /**
+   * The embedded database serves one process (its data folder is locked), so
+   * holds live in this process's memory: a hold reads the balance instead of
+   * writing, a release writes nothing, a settlement writes the debit and its
+   * event. A settlement here never debits beyond its hold. A crash loses the
+   * holds with the process; they reserved nothing durable, so none expires.
+   */
+  static readonly local = Layer.effect(CreditsRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const holds = new Map<string, HoldRecord>()
+    const held = new Map<string, number>()
+    // What this process debited so far, per balance: a hold adds what was debited while it read the
+    // balance, which its read may not show yet (counted twice at worst: never too little).
+    const debited = new Map<string, number>()
+    const valueOf = (totals: Map<string, number>, key: string) => totals.get(key) ?? 0
+    const repository: CreditsRepository = {
+      hold: (hold) =>
+        Effect.suspend(() => {
+          const key = heldKey(hold.organizationId, hold.pool)
+          const debitedBefore = valueOf(debited, key)
+          const { limit, usage } = columnsOf(hold.pool)
+          return Effect.map(
+            sql<{ readonly used: unknown; readonly lim: unknown }>`
+              SELECT ${sql(usage)} AS used, ${sql(limit)} AS lim FROM organizations WHERE id = ${hold.organizationId}`,
+            (rows) => {
+              if (rows.length === 0) return false
+              const used = toNumber(rows[0].used) + valueOf(debited, key) - debitedBefore
+              if (used + valueOf(held, key) + hold.amount > toNumber(rows[0].lim)) return false
+              holds.set(hold.id, hold)
+              held.set(key, valueOf(held, key) + hold.amount)
+              return true
+            }
+          )
+        }).pipe(Effect.orDie),
+      settle: (hold, cost, event) =>
+        Effect.suspend(() => {
+          const key = heldKey(hold.organizationId, hold.pool)
+          const freed = holds.get(hold.id)?.amount ?? 0
+          const credits = Math.min(cost, freed)
+          const { usage } = columnsOf(hold.pool)
+          const debit = sql`UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + ${credits}::bigint
+            WHERE id = ${hold.organizationId} RETURNING id`
+          const write: Effect.Effect<unknown, unknown> = event === undefined
+            ? credits === 0 ? Effect.void : debit
+            : sql`WITH updated AS (${debit})
+              INSERT INTO usage_events (id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens)
+              SELECT ${newId("use")}, ${event.organizationId}, ${event.companyId}, ${event.userId}, ${event.feature}, ${event.model},
+                ${credits}::bigint, ${event.tokens}, ${event.inputTokens}, ${event.outputTokens}
+              FROM updated`
+          return Effect.map(write, () => {
+            holds.delete(hold.id)
+            held.set(key, valueOf(held, key) - freed)
+            debited.set(key, valueOf(debited, key) + credits)
+            return credits
+          })
+        }).pipe(Effect.orDie),
+      renew: () => Effect.void,
+      expired: () => Effect.succeed([])
+    }
+    return repository
+  }))
+
   static readonly memory = Layer.effect(CreditsRepo, MemoryStore.useSync((store): CreditsRepository => ({
     hold: (hold) =>
       store.write((tables) => {

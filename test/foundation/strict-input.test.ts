@@ -72,7 +72,7 @@ describe.each(backends)("strict input on $name", ({ storage }) => {
         expect(messages.status).toBe(200)
       }))
 
-    it.effect("an invalid chat role names every allowed role", () =>
+    it.effect("an invalid chat role or tool choice names every allowed value", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
         const response = yield* send(postJson("/api/v0/chat/completions", {
@@ -82,6 +82,16 @@ describe.each(backends)("strict input on $name", ({ storage }) => {
         expectErrorResponse(response, 400, /"messages\.0"/)
         for (const role of ["system", "developer", "user", "assistant", "tool"]) {
           expect((response.body as { error: string }).error).toContain(`"${role}"`)
+        }
+        const toolChoice = yield* send(postJson("/api/v0/anthropic/v1/messages", {
+          model: "local-fastest",
+          max_tokens: 16,
+          messages: [{ role: "user", content: "Hi" }],
+          tool_choice: { type: "sometimes" }
+        }, tenant.apiKey))
+        expectErrorResponse(toolChoice, 400, /"tool_choice"/)
+        for (const type of ["auto", "any", "none", "tool"]) {
+          expect((toolChoice.body as { error: string }).error).toContain(`"${type}"`)
         }
       }))
 

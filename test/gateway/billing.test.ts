@@ -167,6 +167,17 @@ describe.each(backends)("billing on $name", ({ storage }) => {
         expect(yield* nothingHeld(tenant, spent)).toBe(true)
       }))
 
+    it.effect("a worst case past any balance (a huge max_tokens) is refused 403 before any upstream call", () =>
+      Effect.gen(function*() {
+        const { openai, tenant } = yield* fundedClients
+        const from = yield* requestCount
+        const outcomes = yield* concurrently(() =>
+          openai.chat.completions.create({ model: "metered", max_tokens: Number.MAX_SAFE_INTEGER, n: 8, messages: hello }))
+        expect(outcomes).toEqual(Array.from({ length: concurrentCalls }, () => 403))
+        expect(yield* requestsSince(from)).toBe(0)
+        expect(yield* nothingHeld(tenant, 0)).toBe(true)
+      }))
+
     it.effect("a failed call is released: nothing charged, nothing left held", () =>
       Effect.gen(function*() {
         const { openai, tenant } = yield* fundedClients

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { CompaniesRepo } from "../../src/companies/CompaniesRepo.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
@@ -62,7 +63,9 @@ const charge = (pool: CreditPool, event: NewUsageEvent) =>
     })
   )
 
-describe.each(backends)("storage contract on $name", ({ storage }) => {
+describe.each(backends)("storage contract on $name", ({ name, storage }) => {
+  // PGlite serves one process: its holds live in that process's memory (CreditsRepo.local).
+  const durableHolds = name !== "pglite"
   it.layer(storage)((it) => {
     describe("Users", () => {
       it.effect("creates users and finds them by id and by email, case-insensitively", () =>
@@ -303,10 +306,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
     describe("Keys", () => {
       const companyKey = (companyId: string, name: string) => {
         const generated = generateKey("company")
-        return Effect.map(
-          KeysRepo.use((keys) => keys.createCompanyKey({ companyId, name, keyHash: generated.hash, masked: generated.masked })),
-          (created) => ({ created, generated })
-        )
+        return Effect.gen(function*() {
+          const creator = yield* newUser()
+          const created = yield* KeysRepo.use((keys) =>
+            keys.createCompanyKey({ companyId, createdByUserId: creator.id, name, keyHash: generated.hash, masked: generated.masked })
+          )
+          return { created, generated, creator }
+        })
       }
 
       it.effect("company keys: one name per company, found by name and by hash, listed in creation order", () =>
@@ -317,7 +323,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           const other = yield* newCompany(organization.id)
           const first = yield* companyKey(company.id, "default")
           const key = Option.getOrThrow(first.created)
-          expect(key).toMatchObject({ companyId: company.id, name: "default", keyHash: first.generated.hash, masked: first.generated.masked })
+          expect(key).toMatchObject({
+            companyId: company.id,
+            createdByUserId: first.creator.id,
+            name: "default",
+            keyHash: first.generated.hash,
+            masked: first.generated.masked
+          })
           expect((yield* companyKey(company.id, "default")).created).toEqual(Option.none())
           expect(Option.isSome((yield* companyKey(other.id, "default")).created)).toBe(true)
           const second = Option.getOrThrow((yield* companyKey(company.id, "ci")).created)
@@ -388,7 +400,7 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           expect(after).toMatchObject({ creditLimit: 10, creditUsage: 0 })
         }))
 
-      it.effect("a settlement debits its hold plus what the pool has free, never past the limit, and always records", () =>
+      it.effect("a settlement debits at most its hold (durable holds: plus what nobody holds), never past the limit, and records", () =>
         Effect.gen(function*() {
           const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
@@ -397,20 +409,35 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           yield* repo.hold(first)
           yield* repo.hold(second)
           const event = usageEvent(organization.id, { credits: 0, outputTokens: 50 })
-          // 4 held plus the 2 nobody holds; then 4 held and nothing free; then a hold already gone.
-          expect(yield* repo.settle(first, 7, event)).toBe(6)
+          // Durable: 4 held plus the 2 nobody holds; then 4 held and nothing free; then a hold already gone.
+          const firstDebit = durableHolds ? 6 : 4
+          expect(yield* repo.settle(first, 7, event)).toBe(firstDebit)
           expect(yield* repo.settle(second, 7, event)).toBe(4)
           expect(yield* repo.settle(first, 7, event)).toBe(0)
           const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
-          expect(after).toMatchObject({ creditLimit: 10, creditUsage: 10 })
+          expect(after).toMatchObject({ creditLimit: 10, creditUsage: firstDebit + 4 })
           const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
-          expect(history.events.map((e) => [e.credits, e.outputTokens])).toEqual([[0, 50], [4, 50], [6, 50]])
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 0))).toBe(true)
+          expect(history.events.map((e) => [e.credits, e.outputTokens])).toEqual([[0, 50], [4, 50], [firstDebit, 50]])
+          const free = 10 - firstDebit - 4
+          expect(yield* repo.hold(holdFor(organization.id, "credits", free))).toBe(true)
           expect(yield* repo.hold(holdFor(organization.id, "credits", 1))).toBe(false)
         }))
 
-      it.effect("holds expire unless renewed, and an expired hold is released once", () =>
+      it.effect(durableHolds ? "holds expire unless renewed, and an expired hold is released once" : "holds live and die with their process", () =>
         Effect.gen(function*() {
+          if (!durableHolds) {
+            const organization = yield* newOrganization({ creditLimit: 10 })
+            expect(yield* CreditsRepo.use((repo) => repo.hold(holdFor(organization.id, "credits", 8)))).toBe(true)
+            // Another process over the same database (after a crash of this one) sees nothing held.
+            const client = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            const restarted = yield* Layer.build(
+              Layer.fresh(CreditsRepo.local).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, client)))
+            )
+            const fresh = Context.get(restarted, CreditsRepo)
+            expect(yield* fresh.hold(holdFor(organization.id, "credits", 10))).toBe(true)
+            expect(yield* fresh.expired(new Date(Date.now() + 3_600_000), 1_000)).toEqual([])
+            return
+          }
           const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
           const now = Date.now()

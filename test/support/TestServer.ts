@@ -6,6 +6,7 @@ import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
+import * as Keys from "../../src/keys/Keys.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
 import type { CompanyRole, OrgRole } from "../../src/auth/Roles.ts"
 import { makeServer } from "../../src/app/Server.ts"
@@ -184,6 +185,13 @@ export const addPerson = (
     const key = yield* Admin.createPersonalKey(user.id, { name: "test" })
     return { userId: user.id, email: user.email, personalAccessKey: key.key }
   }).pipe(Effect.orDie)
+
+/** A company API key of the tenant's company created by `userId`: it acts as that user (plaintext). */
+export const companyKeyBy = (tenant: Tenant, userId: string) =>
+  Keys.issueCompanyKey(tenant.companyId, `key-${tenantCounter++}`, userId).pipe(
+    Effect.map(({ plaintext }) => plaintext),
+    Effect.orDie
+  )
 
 /**
  * Two complete servers over one PostgreSQL database, as two processes of a

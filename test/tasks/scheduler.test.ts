@@ -101,7 +101,8 @@ describe("scheduler", () => {
         inputTokens: 1_500,
         outputTokens: 500,
         companyId: tenant.companyId,
-        userId: null
+        // The task was made with the company key: it runs for the key's creator.
+        userId: tenant.userId
       })
 
       yield* at("2026-05-05T08:10:00Z")

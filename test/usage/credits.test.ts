@@ -40,7 +40,7 @@ const canHold = (payer: Payer, credits: number) =>
 const creditsOver = <A, E>(storage: Layer.Layer<A, E>) =>
   Credits.layer.pipe(Layer.provideMerge(onLiveClock(storage)), Layer.provide(testConfig({ creditHoldTtlMs: ttl })))
 
-describe.each(backends)("Credits on $name", ({ storage }) => {
+describe.each(backends)("Credits on $name", ({ name, storage }) => {
   it.layer(creditsOver(storage))((it) => {
     it.effect("concurrent holds never pass the pool: exactly floor(limit / hold) fit, and each settles its full cost", () =>
       Effect.gen(function*() {
@@ -124,6 +124,7 @@ describe.each(backends)("Credits on $name", ({ storage }) => {
         expect((yield* balances(payer)).creditUsage).toBe(5)
         expect(yield* events(payer)).toHaveLength(1)
         yield* failsWith(credits.hold(payer, { feature: "chat", credits: 6 }), "Forbidden", /^Insufficient credits$/)
+        yield* failsWith(credits.hold(payer, { feature: "chat", credits: 1e300 }), "Forbidden", /^Insufficient credits$/)
         const unknown: Payer = { organizationId: "org_missing", companyId: null, userId: null }
         yield* failsWith(credits.hold(unknown, { feature: "chat", credits: 0 }), "Forbidden", /^Insufficient credits$/)
       }))
@@ -147,9 +148,14 @@ describe.each(backends)("Credits on $name", ({ storage }) => {
       Effect.gen(function*() {
         const live = yield* Credits
         const payer = yield* payerIn({ creditLimit: 100 })
-        // Another process held 60 and crashed: its hold row stays, and nothing settles or renews it.
+        // Another process held 60 and crashed: nothing settles or renews its hold. On PGlite that
+        // process was this one's predecessor, and its holds died with it.
         const now = yield* currentDate
         const crashed = { id: newId("hold"), organizationId: payer.organizationId, pool: "credits" as const, amount: 60 }
+        if (name === "pglite") {
+          expect(yield* canHold(payer, 100)).toBe(true)
+          return
+        }
         expect(yield* CreditsRepo.use((repo) => repo.hold({ ...crashed, expiresAt: new Date(now.getTime() + ttl) }))).toBe(true)
         const kept = yield* live.hold(payer, { feature: "chat", credits: 30 })
         expect(yield* canHold(payer, 11)).toBe(false)
