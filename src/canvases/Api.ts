@@ -52,7 +52,11 @@ const canvasId = { canvas_id: Schema.String }
 
 const notFound = "404 for an unknown canvas or another company's."
 
-export class CanvasesApi extends HttpApiGroup.make("canvases").add(
+export class CanvasesApi extends HttpApiGroup.make("canvases")
+  .annotateMerge(OpenApi.annotations({
+    description: "HTML documents of a company (canvases), edited in chat threads.",
+    override: { "x-displayName": "Canvases" }
+  })).add(
   HttpApiEndpoint.post("create", "/content/canvases", {
     payload: NewCanvas,
     success: Canvas.pipe(HttpApiSchema.status(201)),

@@ -29,7 +29,11 @@ export class UploadLimits extends HttpApiMiddleware.Service<UploadLimits>()("doc
   error: BadRequest
 }) {}
 
-export class DocumentsApi extends HttpApiGroup.make("documents").add(
+export class DocumentsApi extends HttpApiGroup.make("documents")
+  .annotateMerge(OpenApi.annotations({
+    description: "Uploaded files converted to Markdown-flavoured text for a knowledge base; nothing is stored.",
+    override: { "x-displayName": "Documents" }
+  })).add(
   HttpApiEndpoint.post("convert", "/documents/convert", {
     payload: ConvertForm,
     success: Schema.Struct({ documents: Schema.Array(ConvertedDocument) }),
