@@ -9,7 +9,7 @@ import { NonEmpty, Text } from "../platform/Schemas.ts"
 export const Canvas = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
-  /** The user who made it; null for a canvas a company API key made. */
+  /** The user who made it (a company API key acts as the user who created the key). */
   uid: Schema.NullOr(Schema.String),
   title: Schema.String,
   html: Schema.String,
@@ -52,11 +52,7 @@ const canvasId = { canvas_id: Schema.String }
 
 const notFound = "404 for an unknown canvas or another company's."
 
-export class CanvasesApi extends HttpApiGroup.make("canvases")
-  .annotateMerge(OpenApi.annotations({
-    description: "HTML documents of a company (canvases), edited in chat threads.",
-    override: { "x-displayName": "Canvases" }
-  })).add(
+export class CanvasesApi extends HttpApiGroup.make("canvases").add(
   HttpApiEndpoint.post("create", "/content/canvases", {
     payload: NewCanvas,
     success: Canvas.pipe(HttpApiSchema.status(201)),
@@ -107,4 +103,7 @@ export class CanvasesApi extends HttpApiGroup.make("canvases")
   })
     .annotate(OpenApi.Summary, "List a canvas's chat threads")
     .annotate(OpenApi.Description, `The canvas's threads, newest first, in the generic page envelope. Any company user; ${notFound}`)
-).middleware(Authentication).prefix("/api/v0") {}
+).annotateMerge(OpenApi.annotations({
+  description: "Canvases: HTML pages a team edits together, each with its chat threads; a new thread becomes the active one.",
+  override: { "x-displayName": "Canvases" }
+})).middleware(Authentication).prefix("/api/v0") {}

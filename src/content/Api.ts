@@ -60,8 +60,8 @@ export const SpintaxResult = Schema.Struct({
 
 export class ContentApi extends HttpApiGroup.make("content")
   .annotateMerge(OpenApi.annotations({
-    description: "Content tools: a spam check of an email and spintax expansion; nothing is stored.",
-    override: { "x-displayName": "Content tools" }
+    description: "Content tools: a deliverability spam check with rewrites, and spintax variations of an e-mail.",
+    override: { "x-displayName": "Content" }
   })).add(
   HttpApiEndpoint.post("spamCheck", "/content/spam-check", {
     payload: SpamCheckRequest,

@@ -29,11 +29,7 @@ export class UploadLimits extends HttpApiMiddleware.Service<UploadLimits>()("doc
   error: BadRequest
 }) {}
 
-export class DocumentsApi extends HttpApiGroup.make("documents")
-  .annotateMerge(OpenApi.annotations({
-    description: "Uploaded files converted to Markdown-flavoured text for a knowledge base; nothing is stored.",
-    override: { "x-displayName": "Documents" }
-  })).add(
+export class DocumentsApi extends HttpApiGroup.make("documents").add(
   HttpApiEndpoint.post("convert", "/documents/convert", {
     payload: ConvertForm,
     success: Schema.Struct({ documents: Schema.Array(ConvertedDocument) }),
@@ -50,4 +46,7 @@ export class DocumentsApi extends HttpApiGroup.make("documents")
         "400 names the file that is too large, unsupported, encrypted, corrupt, a zip bomb, too deeply nested or too slow to convert; " +
         "403 without credits for a summary."
     )
-).middleware(Authentication).middleware(UploadLimits).prefix("/api/v0") {}
+).annotateMerge(OpenApi.annotations({
+  description: "Documents: conversion of uploaded files (PDF, Word, Excel, PowerPoint, HTML, CSV, JSON, text) to Markdown for a knowledge base, with optional model-written summaries.",
+  override: { "x-displayName": "Documents" }
+})).middleware(Authentication).middleware(UploadLimits).prefix("/api/v0") {}
