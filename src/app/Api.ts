@@ -5,6 +5,7 @@ import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
+import { McpApi } from "../mcp/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
 import { OrganizationsApi } from "../organizations/Api.ts"
@@ -42,6 +43,7 @@ export class Api extends HttpApi.make("platform")
   .add(AgentsApi)
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
+  .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

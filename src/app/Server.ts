@@ -10,6 +10,7 @@ import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
+import { McpLive } from "../mcp/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
@@ -41,7 +42,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     MemoriesLive,
     AgentsLive,
     EmployeesLive,
-    ScheduledTasksLive
+    ScheduledTasksLive,
+    McpLive
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
