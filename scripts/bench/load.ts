@@ -12,6 +12,8 @@ const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n)
 export interface LoadOptions {
   readonly url: string
   readonly headers: Record<string, string>
+  /** A JSON body, sent with POST (GET without one). */
+  readonly body?: string
   readonly connections: number
   readonly durationSeconds: number
   /** The server's process, whose CPU use over the run is reported. */
@@ -53,6 +55,9 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     "--connections", String(options.connections),
     "--duration", String(options.durationSeconds),
     ...Object.entries(options.headers).flatMap(([name, value]) => ["--headers", `${name}=${value}`]),
+    ...(options.body === undefined
+      ? []
+      : ["--method", "POST", "--headers", "content-type=application/json", "--body", options.body]),
     options.url
   ]
   const cpuBefore = cpuSecondsOf(options.serverPid)

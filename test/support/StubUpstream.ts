@@ -53,7 +53,7 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.end(text)
 }
 
-type Reply = { readonly text: string } | { readonly tool: { readonly id: string; readonly name: string; readonly arguments: string } }
+export type Reply = { readonly text: string } | { readonly tool: { readonly id: string; readonly name: string; readonly arguments: string } }
 
 const replyTo = (body: any): Reply => {
   const messages: Array<any> = body.messages ?? []
@@ -66,8 +66,13 @@ const replyTo = (body: any): Reply => {
 
 const created = 1_700_000_000
 
-/** `record: false` keeps no request (for benchmarks, whose millions of requests would only cost memory). */
-export const startStubUpstream = async (options: { readonly record?: boolean } = {}): Promise<StubUpstream> => {
+/**
+ * `record: false` keeps no request (for benchmarks, whose millions of requests would only cost memory);
+ * `reply` scripts the answer to a request (a scripted model), the default rules answering where it gives none.
+ */
+export const startStubUpstream = async (
+  options: { readonly record?: boolean; readonly reply?: (body: any) => Reply | undefined } = {}
+): Promise<StubUpstream> => {
   const requests: Array<RecordedRequest> = []
   const attempts = new Map<string, number>()
   let abandoned = 0
@@ -152,7 +157,7 @@ export const startStubUpstream = async (options: { readonly record?: boolean } =
       attempts.set(lastText, attempt)
       if (attempt % 2 === 1) return json(response, 503, { error: { message: "Overloaded, try again" } })
     }
-    const reply = replyTo(body)
+    const reply = options.reply?.(body) ?? replyTo(body)
     if (body.stream === true) return stream(request, response, body, reply, lastText.includes("[slow]"))
     return complete(response, body, reply)
   })
