@@ -48,12 +48,18 @@ export const McpInfo = Schema.Struct({
   tools: Schema.Array(Schema.String)
 }).annotate({ identifier: "McpInfo" })
 
-/** What `POST /mcp` accepts, for the reference: one JSON-RPC 2.0 request or notification. */
+/**
+ * What `POST /mcp` accepts, for the reference: one JSON-RPC 2.0 request,
+ * notification (no `id`) or response to the server (`result` or `error`).
+ * The handler reads the body itself, to answer JSON-RPC errors.
+ */
 export const JsonRpcMessage = Schema.Struct({
   jsonrpc: Schema.Literal("2.0"),
   id: Schema.optional(Schema.Union([Schema.String, Schema.Number])),
-  method: Schema.String,
-  params: Schema.optional(AnyObject)
+  method: Schema.optional(Schema.String),
+  params: Schema.optional(AnyObject),
+  result: Schema.optional(AnyObject),
+  error: Schema.optional(AnyObject)
 }).annotate({ identifier: "JsonRpcMessage" })
 
 export const JsonRpcResponse = Schema.Struct({

@@ -106,8 +106,6 @@ export const planRequest = (operation: Operation, args: Readonly<Record<string, 
   return Result.succeed({ url: `${path}${search}`, body })
 }
 
-const decoder = new TextDecoder()
-
 const parseJson = (text: string): Result.Result<unknown, string> => {
   try {
     return Result.succeed(JSON.parse(text))
@@ -119,6 +117,8 @@ const parseJson = (text: string): Result.Result<unknown, string> => {
 /** The events of a streaming answer, each `data` parsed when it is JSON, up to the limits. */
 const collectEvents = (body: Stream.Stream<Uint8Array, unknown>) =>
   Effect.suspend(() => {
+    // One decoder per stream: in streaming mode it keeps the bytes of a character split across chunks.
+    const decoder = new TextDecoder()
     const events: Array<{ event: string; data: unknown }> = []
     const pending: Array<EventSourceMessage> = []
     const parser = createParser({ onEvent: (event) => void pending.push(event) })
@@ -157,7 +157,7 @@ const toResult = (response: HttpServerResponse.HttpServerResponse) =>
         `The operation answered ${contentType || "a non-JSON body"}, which MCP cannot carry: fetch it over the REST API`
       )
     }
-    const text = body._tag === "Empty" ? "" : decoder.decode(body.body)
+    const text = body._tag === "Empty" ? "" : new TextDecoder().decode(body.body)
     const parsed = parseJson(text)
     if (status >= 400) {
       const message = Result.isSuccess(parsed) && isRecord(parsed.success) && typeof parsed.success.error === "string"
@@ -172,6 +172,23 @@ const toResult = (response: HttpServerResponse.HttpServerResponse) =>
     }
   })
 
+/** The caller's request, or undefined when `Request` refuses a header value (a company id with a newline from the query). */
+const buildRequest = (method: string, planned: PlannedRequest, caller: CallerHeaders) => {
+  const headers: Record<string, string> = { ...caller }
+  if (planned.body !== undefined) headers["content-type"] = "application/json"
+  try {
+    return HttpServerRequest.fromWeb(
+      new Request(`http://mcp.internal${planned.url}`, {
+        method,
+        headers,
+        body: planned.body === undefined ? undefined : JSON.stringify(planned.body)
+      })
+    )
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Runs operations through the router's own handler (with its global
  * middleware), looked up on first use so that every route is registered.
@@ -182,15 +199,10 @@ export const makeExecutor = (router: HttpRouter.HttpRouter) => {
     Result.match(planRequest(operation, args), {
       onFailure: (error) => Effect.succeed(actionError(400, error)),
       onSuccess: (planned) => {
-        const headers: Record<string, string> = { ...caller }
-        if (planned.body !== undefined) headers["content-type"] = "application/json"
-        const request = HttpServerRequest.fromWeb(
-          new Request(`http://mcp.internal${planned.url}`, {
-            method: operation.method,
-            headers,
-            body: planned.body === undefined ? undefined : JSON.stringify(planned.body)
-          })
-        )
+        const request = buildRequest(operation.method, planned, caller)
+        if (request === undefined) {
+          return Effect.succeed(actionError(400, "The request cannot be built from these credentials and arguments"))
+        }
         app ??= router.asHttpEffect()
         return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request).pipe(
           Effect.flatMap(toResult),

@@ -356,6 +356,8 @@ it.layer(loopbackServer(memoryStorage), { timeout: 60_000, excludeTestServices: 
         .flatMap((item) => Object.values(item).map((operation) => operation.operationId))
         .filter((id) => !id.startsWith("admin_") && !id.startsWith("mcp_"))
       expect(expected.length).toBeGreaterThan(40)
+      const all = Object.values<Record<string, { operationId: string }>>(openapi.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId))
+      expect(all).toEqual(expect.arrayContaining(["mcp_rpc", "mcp_info", "mcp_toolsList", "mcp_toolsCall"]))
       const call = (args: Record<string, unknown>) =>
         rest("POST", "/mcp/tools/call", apiKey, { name: "platform_list_capabilities", arguments: args })
       const categories: Array<{ name: string; operations: number }> = (yield* call({})).body.structuredContent.categories
