@@ -87,14 +87,21 @@ export const resolveRefs = (schema: Json, components: JsonObject): Json => {
   return Object.keys(definitions).length > 0 && isObject(resolved) ? { ...resolved, $defs: definitions } : resolved
 }
 
-/** `scheduledTasks_listExecutions` → `scheduled tasks list executions`; plural and singular meet (`projects` ~ `project`). */
+/** `companies` → `company`, `projects` → `project`: plural and singular meet in the search. */
+const singular = (word: string) => {
+  if (word.length <= 3) return word
+  if (word.endsWith("ies")) return `${word.slice(0, -3)}y`
+  return word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word
+}
+
+/** `scheduledTasks_listExecutions` → `scheduled task list execution`. */
 export const words = (text: string): ReadonlyArray<string> =>
   text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 1)
-    .map((word) => (word.length > 3 && word.endsWith("ies") ? `${word.slice(0, -3)}y` : word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word))
+    .map(singular)
 
 /** Each word with the weight of the best place it appears in. */
 const keywordsOf = (entries: ReadonlyArray<readonly [string, number]>): ReadonlyMap<string, number> => {

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { describeSchemaMessage } from "../http/ErrorResponses.ts"
 import type { CallToolResult, McpTool } from "./Api.ts"
 import { type Catalog, type Operation, search } from "./Catalog.ts"
-import { actionError, type CallerHeaders } from "./Execute.ts"
+import { actionError, type CallerHeaders, maxStreamEvents } from "./Execute.ts"
 
 /**
  * The three tools, the whole API behind them: browse or search
@@ -175,7 +175,7 @@ const details = (operation: Operation) => {
     execution: operation.multipart
       ? "Not available through MCP: this operation takes a multipart file upload; call the REST endpoint."
       : operation.response.contentTypes.includes("text/event-stream")
-      ? `May stream: the events are collected (at most 1000) and answered together.`
+      ? `May stream: the events are collected (at most ${maxStreamEvents}) and answered together.`
       : "Available through platform_execute_action.",
     example
   }
@@ -197,15 +197,15 @@ export const makeTools = (
   const allOperations = [...catalog.operations.values()]
   const categoryNames = catalog.categories.map((category) => category.name)
 
-  /** The operation, or an error result pointing the model to similar ones. */
-  const lookup = (operationId: string): Operation | CallToolResult => {
+  /** The operation's result, or an error result pointing the model to similar operations. */
+  const withOperation = (operationId: string, use: (operation: Operation) => Effect.Effect<CallToolResult>) => {
     const operation = catalog.operations.get(operationId)
-    if (operation !== undefined) return operation
+    if (operation !== undefined) return use(operation)
     const similar = search(allOperations, operationId, 5).map((candidate) => candidate.operationId)
-    return toolError(
+    return Effect.succeed(toolError(
       `Unknown operationId "${operationId}"${similar.length > 0 ? `; similar: ${similar.join(", ")}` : ""}. ` +
         "Use platform_list_capabilities to find operations."
-    )
+    ))
   }
 
   const listCapabilities = (input: typeof ListCapabilitiesInput.Type): CallToolResult => {
@@ -252,22 +252,17 @@ export const makeTools = (
         case "platform_list_capabilities":
           return decoding(ListCapabilitiesInput, args, (input) => Effect.succeed(listCapabilities(input)))
         case "platform_get_action_details":
-          return decoding(GetActionDetailsInput, args, (input) => {
-            const operation = lookup(input.operationId)
-            return Effect.succeed("operationId" in operation ? result(details(operation)) : operation)
-          })
+          return decoding(GetActionDetailsInput, args, (input) =>
+            withOperation(input.operationId, (operation) => Effect.succeed(result(details(operation)))))
         case "platform_execute_action":
-          return decoding(ExecuteActionInput, args, ({ operationId, ...rest }) => {
-            const operation = lookup(operationId)
-            if (!("operationId" in operation)) return Effect.succeed(operation)
-            if (operation.multipart) {
-              return Effect.succeed(actionError(
-                400,
-                `${operationId} takes a multipart file upload, which MCP does not carry: call ${operation.method} ${operation.path} over REST`
-              ))
-            }
-            return execute(operation, rest, caller)
-          })
+          return decoding(ExecuteActionInput, args, ({ operationId, ...rest }) =>
+            withOperation(operationId, (operation) =>
+              operation.multipart
+                ? Effect.succeed(actionError(
+                  400,
+                  `${operationId} takes a multipart file upload, which MCP does not carry: call ${operation.method} ${operation.path} over REST`
+                ))
+                : execute(operation, rest, caller)))
         default:
           return undefined
       }
