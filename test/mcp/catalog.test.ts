@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Effect, Schema } from "effect"
+import { Multipart } from "effect/http"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { fromOpenApi, search, words } from "../../src/mcp/Catalog.ts"
+import { makeTools } from "../../src/mcp/Tools.ts"
 
 /**
  * The catalog of an API the MCP code has never heard of: whatever an
@@ -24,7 +26,11 @@ class WidgetsApi extends HttpApiGroup.make("widgets").add(
     .annotate(OpenApi.Summary, "List the widgets"),
   HttpApiEndpoint.post("assemble", "/widgets", { payload: Schema.Struct({ name: Schema.String, root: Part }), success: Widget })
     .annotate(OpenApi.Summary, "Assemble a widget from parts"),
-  HttpApiEndpoint.get("get", "/widgets/:widgetId", { params: { widgetId: Schema.String }, success: Widget })
+  HttpApiEndpoint.get("get", "/widgets/:widgetId", { params: { widgetId: Schema.String }, success: Widget }),
+  HttpApiEndpoint.post("upload", "/widgets/photos", {
+    payload: Schema.Struct({ file: Multipart.SingleFileSchema }).pipe(HttpApiSchema.asMultipart()),
+    success: Widget
+  })
 ).annotate(OpenApi.Description, "Widgets of the shop. Each is a tree of parts.").prefix("/api/v0") {}
 
 class AdminApi extends HttpApiGroup.make("admin").add(HttpApiEndpoint.post("wipe", "/admin/wipe")) {}
@@ -36,9 +42,9 @@ const operation = (id: string) => catalog.operations.get(id)!
 describe("the MCP catalog", () => {
   it("has a category per group, without the operator and MCP groups", () => {
     expect(catalog.categories.map((category) => [category.name, category.description, category.operations.length])).toEqual([
-      ["widgets", "Widgets of the shop.", 3]
+      ["widgets", "Widgets of the shop.", 4]
     ])
-    expect([...catalog.operations.keys()]).toEqual(["widgets.list", "widgets.assemble", "widgets.get"])
+    expect([...catalog.operations.keys()]).toEqual(["widgets.list", "widgets.assemble", "widgets.get", "widgets.upload"])
   })
 
   it("describes each operation from the OpenAPI document, every $ref resolved", () => {
@@ -76,4 +82,18 @@ describe("the MCP catalog", () => {
     expect(search(all, "nothing matches this", 5)).toEqual([])
     expect(search(all, "  ", 5)).toEqual([])
   })
+
+  it.effect("describes a multipart upload, and refuses to execute it, pointing to REST", () =>
+    Effect.gen(function*() {
+      expect(operation("widgets.upload")).toMatchObject({ multipart: true, body: undefined })
+      const tools = makeTools(catalog, () => Effect.die("a multipart operation must not be executed"))
+      const details = yield* tools.call("platform_get_action_details", { operationId: "widgets.upload" }, {})!
+      expect(details.structuredContent).toMatchObject({ execution: expect.stringMatching(/multipart file upload/) })
+      const refused = yield* tools.call("platform_execute_action", { operationId: "widgets.upload" }, {})!
+      expect(refused).toMatchObject({
+        isError: true,
+        structuredContent: { status: 400, error: expect.stringMatching(/multipart file upload.*POST \/api\/v0\/widgets\/photos over REST/) }
+      })
+      expect(tools.call("platform_unknown", {}, {})).toBeUndefined()
+    }))
 })
