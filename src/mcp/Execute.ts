@@ -210,7 +210,10 @@ export const makeExecutor = (router: HttpRouter.HttpRouter) => {
           Effect.catchCause((cause) =>
             Cause.hasInterruptsOnly(cause)
               ? Effect.interrupt
-              : Effect.as(Effect.logError("MCP action failed", { operationId: operation.operationId, cause }), actionError(500, "Internal server error"))
+              : Effect.as(
+                Effect.logError("MCP action failed", { operationId: operation.operationId, cause }),
+                actionError(500, "Internal server error")
+              )
           )
         )
       }

@@ -71,10 +71,12 @@ export const handleMessage = (
   if (!parsed.ok) return Effect.succeed(failure(400, null, errorCodes.parseError, "Parse error: the body is not valid JSON"))
   const message = parsed.value
   if (Array.isArray(message)) {
-    return Effect.succeed(failure(400, null, errorCodes.invalidRequest, "Invalid Request: batches are not supported; send one message per request"))
+    const error = "Invalid Request: batches are not supported; send one message per request"
+    return Effect.succeed(failure(400, null, errorCodes.invalidRequest, error))
   }
   if (!isRecord(message) || message.jsonrpc !== "2.0") {
-    return Effect.succeed(failure(400, null, errorCodes.invalidRequest, "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\""))
+    const error = "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\""
+    return Effect.succeed(failure(400, null, errorCodes.invalidRequest, error))
   }
   const hasId = "id" in message
   const id = hasId && isId(message.id) ? message.id : null

@@ -136,7 +136,8 @@ const argumentsSchema = (operation: Operation) => {
   const properties: Record<string, unknown> = {}
   const required: Array<string> = []
   const parameter = (where: string) => (item: Operation["pathParameters"][number]) => {
-    properties[item.name] = { ...(typeof item.schema === "object" ? item.schema : {}), description: item.description ?? `${where} parameter` }
+    const schema = typeof item.schema === "object" ? item.schema : {}
+    properties[item.name] = { ...schema, description: item.description ?? `${where} parameter` }
     if (item.required) required.push(item.name)
   }
   operation.pathParameters.forEach(parameter("path"))
@@ -260,7 +261,8 @@ export const makeTools = (
               operation.multipart
                 ? Effect.succeed(actionError(
                   400,
-                  `${operationId} takes a multipart file upload, which MCP does not carry: call ${operation.method} ${operation.path} over REST`
+                  `${operationId} takes a multipart file upload, which MCP does not carry: ` +
+                    `call ${operation.method} ${operation.path} over REST`
                 ))
                 : execute(operation, rest, caller)))
         default:
