@@ -1,3 +1,4 @@
+import type { HttpMethod } from "effect/http"
 import type { OpenApi } from "effect/http-api"
 
 /**
@@ -20,7 +21,7 @@ export interface Parameter {
 export interface Operation {
   readonly operationId: string
   readonly category: string
-  readonly method: string
+  readonly method: HttpMethod.HttpMethod
   /** The path template, e.g. `/api/v0/projects/{project_id}`. */
   readonly path: string
   readonly summary: string
@@ -52,7 +53,16 @@ export interface Catalog {
 /** The operator API and the MCP server itself are not actions a model may run. */
 export const excludedCategories: ReadonlySet<string> = new Set(["admin", "mcp"])
 
-const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const
+const methods: ReadonlyArray<readonly [OpenApi.OpenAPISpecMethodName, HttpMethod.HttpMethod]> = [
+  ["get", "GET"],
+  ["put", "PUT"],
+  ["post", "POST"],
+  ["delete", "DELETE"],
+  ["patch", "PATCH"],
+  ["head", "HEAD"],
+  ["options", "OPTIONS"],
+  ["trace", "TRACE"]
+]
 
 const isObject = (value: Json): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -120,7 +130,7 @@ const parameterOf = (parameter: OpenApi.OpenAPISpecParameter, components: JsonOb
 })
 
 const operationOf = (
-  method: string,
+  method: HttpMethod.HttpMethod,
   path: string,
   spec: OpenApi.OpenAPISpecOperation,
   components: JsonObject
@@ -134,16 +144,16 @@ const operationOf = (
   const successStatus = statuses.find((status) => status < 400) ?? 200
   const success = spec.responses[successStatus]
   const successContent = success?.content ?? {}
-  const summary = spec.summary ?? `${method.toUpperCase()} ${path}`
+  const summary = spec.summary ?? `${method} ${path}`
   const description = spec.description ?? ""
   return {
     operationId: spec.operationId,
     category,
-    method: method.toUpperCase(),
+    method,
     path,
     summary,
     description,
-    readOnly: method === "get" || method === "head",
+    readOnly: method === "GET" || method === "HEAD",
     pathParameters: spec.parameters.filter((parameter) => parameter.in === "path").map((p) => parameterOf(p, components)),
     queryParameters: spec.parameters.filter((parameter) => parameter.in === "query").map((p) => parameterOf(p, components)),
     body: bodySchema === undefined
@@ -189,8 +199,8 @@ export const fromOpenApi = (spec: OpenApi.OpenAPISpec): Catalog => {
   const components: JsonObject = spec.components.schemas
   const operations: Array<Operation> = []
   for (const [path, item] of Object.entries(spec.paths)) {
-    for (const method of methods) {
-      const operation = item[method]
+    for (const [key, method] of methods) {
+      const operation = item[key]
       if (operation !== undefined && !excludedCategories.has(operation.tags[0])) {
         operations.push(operationOf(method, path, operation, components))
       }

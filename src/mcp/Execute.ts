@@ -1,6 +1,6 @@
 import { Cause, Effect, Result, Stream } from "effect"
-import type { HttpRouter } from "effect/http"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { HttpMethod, HttpRouter } from "effect/http"
+import { HttpClientRequest, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 import type { CallToolResult } from "./Api.ts"
 import type { Operation } from "./Catalog.ts"
@@ -172,21 +172,12 @@ const toResult = (response: HttpServerResponse.HttpServerResponse) =>
     }
   })
 
-/** The caller's request, or undefined when `Request` refuses a header value (a company id with a newline from the query). */
-const buildRequest = (method: string, planned: PlannedRequest, caller: CallerHeaders) => {
-  const headers: Record<string, string> = { ...caller }
-  if (planned.body !== undefined) headers["content-type"] = "application/json"
-  try {
-    return HttpServerRequest.fromWeb(
-      new Request(`http://mcp.internal${planned.url}`, {
-        method,
-        headers,
-        body: planned.body === undefined ? undefined : JSON.stringify(planned.body)
-      })
-    )
-  } catch {
-    return undefined
-  }
+/** The caller's request as the router receives it; built without a Web `Request`, which costs more than the rest of the call. */
+const buildRequest = (method: HttpMethod.HttpMethod, planned: PlannedRequest, caller: CallerHeaders) => {
+  const request = HttpClientRequest.make(method)(`http://mcp.internal${planned.url}`, { headers: caller })
+  return HttpServerRequest.fromClientRequest(
+    planned.body === undefined ? request : HttpClientRequest.bodyText(request, JSON.stringify(planned.body), "application/json")
+  )
 }
 
 /**
@@ -199,12 +190,8 @@ export const makeExecutor = (router: HttpRouter.HttpRouter) => {
     Result.match(planRequest(operation, args), {
       onFailure: (error) => Effect.succeed(actionError(400, error)),
       onSuccess: (planned) => {
-        const request = buildRequest(operation.method, planned, caller)
-        if (request === undefined) {
-          return Effect.succeed(actionError(400, "The request cannot be built from these credentials and arguments"))
-        }
         app ??= router.asHttpEffect()
-        return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request).pipe(
+        return Effect.provideService(app, HttpServerRequest.HttpServerRequest, buildRequest(operation.method, planned, caller)).pipe(
           Effect.flatMap(toResult),
           Effect.scoped,
           Effect.catchCause((cause) =>
