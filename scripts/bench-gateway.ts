@@ -1,38 +1,42 @@
 /**
- * The gateway's added latency over a direct upstream call.
+ * The gateway's added latency over a direct upstream call, ours beside
+ * Portkey's open-source gateway, in one run against the same stub.
  *
- * Processes: a stub OpenAI-compatible upstream, the built server (`dist/`,
- * embedded PGlite in a throwaway data folder) routing one model to it, and
- * the load generators (autocannon's CLI; a small time-to-first-byte probe),
- * each in its own process. The same chat-completions request is sent (a)
- * straight to the stub and (b) through the gateway, non-streaming and
- * streaming, at 1 connection and at a fixed offered load; the script prints
- * p50/p99 of each and of (b) − (a), and the gateway's maximum sustainable
- * rate (many connections, no rate limit, no errors). The maximum rate is
- * also measured for the same server on the memory storage backend, which
- * separates the gateway's own cost from the cost of its database writes
- * (each request reads the balance and debits it in a transaction).
+ * Processes: a stub OpenAI-compatible upstream; one gateway at a time —
+ * Portkey (`@portkey-ai/gateway`, no authentication or billing), ours on the
+ * memory backend (from source), ours built (`dist/`) on embedded PGlite, and
+ * ours on PostgreSQL when a URL is set (a throwaway database, as in
+ * `npm run bench`); and the load generators (autocannon's CLI, a small
+ * time-to-first-byte probe), each in its own process. For each gateway the
+ * same chat-completions request is sent straight to the stub and through the
+ * gateway, at 1 connection and at a fixed offered load (streaming: time to
+ * first byte), and the script prints the added p50/p99 of each, the maximum
+ * rate (64 connections, as fast as they go) with the gateway's CPU time per
+ * request at that rate (the steadiest figure on a busy machine), and the
+ * gateway's idle RSS.
  *
- * Run with Node 24: `npm run bench:gateway`. `BENCH_SECONDS` (default 10)
- * sets each run's length, `BENCH_RATE` (default 500) the offered load.
+ * `npm run bench:gateway`; `scripts/with-postgres.sh npm run bench:gateway`
+ * adds the PostgreSQL row. `BENCH_SECONDS` (default 10) sets each run's
+ * length, `BENCH_RATE` (default 500) the offered load, `BENCH_GATEWAYS` a
+ * comma-separated subset of `portkey`, `memory`, `pglite`, `postgres`.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { Agent, createServer as createHttpServer, request } from "node:http"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Layer, Option, Redacted } from "effect"
+import { Agent, createServer as createHttpServer, request } from "node:http"
+import { createRequire } from "node:module"
+import { memoryStorage } from "../src/app/Storage.ts"
 import { makeServer } from "../src/app/Server.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
-import { memoryStorage } from "../src/app/Storage.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
+import { type Child, freePort, request as call, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
+import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
+import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { cpuSecondsOf, ensureBuilt, memoryOf, startPlatform } from "./bench/servers.ts"
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const rate = Number(process.env.BENCH_RATE ?? 500)
-const root = join(import.meta.dirname, "..")
+const seconds = numberFromEnv("BENCH_SECONDS", 10)
+const rate = numberFromEnv("BENCH_RATE", 500)
 const node = process.execPath
+const resolve = createRequire(import.meta.url).resolve
 
 interface Target {
   readonly url: string
@@ -48,19 +52,18 @@ interface Latency {
 }
 
 // ---------------------------------------------------------------------------
-// Child roles: the stub upstream, and the time-to-first-byte probe.
+// Child roles: the stub upstream, ours on the memory backend, the probe.
 // ---------------------------------------------------------------------------
 
-const adminKey = "bench-admin-key"
+const memoryAdminKey = "bench-admin-key"
 
-/** The gateway routes model `bench` to the stub as upstream model `stub`. */
+/** Our gateways route model `bench` to the stub as upstream model `stub`. */
 const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
 
-/** The same service on the memory storage backend (from source), on `port`. */
 const runMemoryServer = (port: number, stubUrl: string) =>
   Layer.launch(makeServer(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port }), memoryStorage, { logAddress: false }).pipe(
     Layer.provide(AppConfig.layerWith({
-      adminApiKey: Option.some(Redacted.make(adminKey)),
+      adminApiKey: Option.some(Redacted.make(memoryAdminKey)),
       rateLimitPerMinute: 1_000_000_000,
       logLevel: "Error",
       bootstrap: false,
@@ -77,14 +80,14 @@ const runStub = async () => {
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
-/** Sends `target` for `seconds`: back to back on one connection (`perSecond` 0), or open-loop at `perSecond`. */
+/** Sends `target` for `duration` s: back to back on one connection (`perSecond` 0), or open-loop at `perSecond`; times the first byte. */
 const runProbe = async (target: Target, perSecond: number, duration: number) => {
   const agent = new Agent({ keepAlive: true, maxSockets: perSecond === 0 ? 1 : 256 })
   const url = new URL(target.url)
   const samples: Array<number> = []
   let failures = 0
   const once = () =>
-    new Promise<void>((resolve) => {
+    new Promise<void>((done) => {
       const started = performance.now()
       let first = true
       const req = request({
@@ -100,15 +103,15 @@ const runProbe = async (target: Target, perSecond: number, duration: number) => 
           if (first) samples.push(performance.now() - started)
           first = false
         })
-        res.on("end", resolve)
+        res.on("end", done)
         res.on("error", () => {
           failures++
-          resolve()
+          done()
         })
       })
       req.on("error", () => {
         failures++
-        resolve()
+        done()
       })
       req.end(target.body)
     })
@@ -119,7 +122,7 @@ const runProbe = async (target: Target, perSecond: number, duration: number) => 
     const pending: Array<Promise<void>> = []
     const start = performance.now()
     let sent = 0
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((done) => {
       const timer = setInterval(() => {
         const now = performance.now()
         const due = Math.floor(((now - start) / 1000) * perSecond)
@@ -129,7 +132,7 @@ const runProbe = async (target: Target, perSecond: number, duration: number) => 
         }
         if (now >= deadline) {
           clearInterval(timer)
-          resolve()
+          done()
         }
       }, 1)
     })
@@ -145,203 +148,167 @@ const runProbe = async (target: Target, perSecond: number, duration: number) => 
 // The orchestrator.
 // ---------------------------------------------------------------------------
 
-const children: Array<ChildProcess> = []
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-const firstLine = (child: ChildProcess) =>
-  new Promise<string>((resolve, reject) => {
-    let buffered = ""
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const end = buffered.indexOf("\n")
-      if (end >= 0) resolve(buffered.slice(0, end))
-    })
-    child.on("exit", (code) => reject(new Error(`child exited with ${code}`)))
-  })
-
-const output = (command: string, args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] })
-    let text = ""
-    child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()))
-    child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`${command} exited with ${code}`))))
-  })
-
-const waitFor = async (url: string) => {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      if ((await fetch(url)).ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`${url} did not come up`)
-}
-
-/** An organization with ample credits, a company and its owner's personal access key, as request headers. */
-const tenantHeaders = async (base: string) => {
-  const organization = await admin(base, "/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
-  const user = await admin(base, "/users", { email: "bench@example.com" })
-  const company = await admin(base, "/companies", { organizationId: organization.id, name: "Bench" })
-  await admin(base, `/companies/${company.id}/users`, { userId: user.id, role: "owner" })
-  const key = await admin(base, `/users/${user.id}/personal-access-keys`, { name: "bench" })
-  return { authorization: `Bearer ${key.key}`, "x-company-id": company.id as string }
-}
-
-const admin = async (base: string, path: string, body: unknown) => {
-  const response = await fetch(`${base}/api/v0/admin${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  if (response.status !== 201) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as Record<string, any>
+const outputOf = async (args: ReadonlyArray<string>) => {
+  const child = spawnChild(node, args)
+  const exit = await child.exited
+  if (exit !== 0) throw new Error(`${args[0]} exited with ${exit}: ${child.stderr()}`)
+  return child.stdout()
 }
 
 /** autocannon in its own process; `perSecond` 0 means as fast as the connections go. */
-const autocannon = async (target: Target, connections: number, perSecond: number): Promise<Latency & { readonly rate: number }> => {
+const autocannon = async (target: Target, connections: number, perSecond: number) => {
   const headers = Object.entries({ ...target.headers, "content-type": "application/json" }).flatMap(([key, value]) => ["-H", `${key}=${value}`])
-  const text = await output(node, [
-    join(root, "node_modules/autocannon/autocannon.js"),
+  const result = JSON.parse(await outputOf([
+    resolve("autocannon/autocannon.js"),
     "--json",
-    "-c",
-    String(connections),
-    "-d",
-    String(seconds),
+    "-c", String(connections),
+    "-d", String(seconds),
     ...(perSecond > 0 ? ["-R", String(perSecond)] : []),
-    "-m",
-    "POST",
+    "-m", "POST",
     ...headers,
-    "-b",
-    target.body,
+    "-b", target.body,
     target.url
-  ])
-  const result = JSON.parse(text)
+  ]))
   return {
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    failures: result.non2xx + result.errors + result.timeouts,
-    rate: result.requests.average
+    p50: result.latency.p50 as number,
+    p99: result.latency.p99 as number,
+    requests: result.requests.total as number,
+    failures: (result.non2xx + result.errors + result.timeouts) as number,
+    rate: result.requests.average as number
   }
 }
 
 const probe = async (target: Target, perSecond: number): Promise<Latency> =>
-  JSON.parse(await output(node, [import.meta.filename, "probe", JSON.stringify(target), String(perSecond), String(seconds)]))
+  JSON.parse(await outputOf([import.meta.filename, "probe", JSON.stringify(target), String(perSecond), String(seconds)]))
+
+const messages = [{ role: "user", content: "Say hello" }]
+
+const targetOf = (url: string, headers: Record<string, string>, model: string) => (stream: boolean): Target => ({
+  url,
+  headers,
+  body: JSON.stringify({ model, messages, ...(stream ? { stream: true } : {}) })
+})
+
+/** An organization with ample credits, a company and its owner's personal access key, as request headers. */
+const tenantHeaders = async (base: string, adminKey: string) => {
+  const admin = async (path: string, body: unknown) => {
+    const answer = await call(`${base}/api/v0/admin${path}`, { method: "POST", headers: { authorization: `Bearer ${adminKey}` }, body })
+    if (answer.status !== 201) throw new Error(`admin ${path}: ${answer.status} ${answer.body}`)
+    return JSON.parse(answer.body) as Record<string, string>
+  }
+  const organization = await admin("/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
+  const user = await admin("/users", { email: "bench@example.com" })
+  const company = await admin("/companies", { organizationId: organization.id, name: "Bench" })
+  await admin(`/companies/${company.id}/users`, { userId: user.id, role: "owner" })
+  const key = await admin(`/users/${user.id}/personal-access-keys`, { name: "bench" })
+  return { authorization: `Bearer ${key.key}`, "x-company-id": company.id }
+}
+
+/** A gateway under test: its process and how to send it the benchmark request. */
+interface Gateway {
+  readonly name: string
+  readonly child: Child
+  readonly target: (stream: boolean) => Target
+}
+
+const ourGateway = async (name: string, child: Child, base: string, adminKey: string): Promise<Gateway> => ({
+  name,
+  child,
+  target: targetOf(`${base}/api/v0/chat/completions`, await tenantHeaders(base, adminKey), "bench")
+})
+
+const startPortkey = async (stubUrl: string): Promise<Gateway> => {
+  const port = await freePort()
+  const child = spawnChild(node, [resolve("@portkey-ai/gateway/build/start-server.js"), `--port=${port}`, "--headless"], {
+    env: { ...process.env, NODE_ENV: "production" },
+    server: "Portkey's gateway"
+  })
+  await waitUntilReady(child, `http://127.0.0.1:${port}/`)
+  const headers = { "x-portkey-provider": "openai", "x-portkey-custom-host": stubUrl, authorization: "Bearer stub" }
+  return { name: "Portkey open-source gateway", child, target: targetOf(`http://127.0.0.1:${port}/v1/chat/completions`, headers, "stub") }
+}
+
+const startMemory = async (stubUrl: string) => {
+  const port = await freePort()
+  const child = spawnChild(node, [import.meta.filename, "memory-server", String(port), stubUrl], { server: "ours on memory" })
+  const base = `http://127.0.0.1:${port}`
+  await waitUntilReady(child, `${base}/health`)
+  return ourGateway("ours, memory backend", child, base, memoryAdminKey)
+}
+
+const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string) => {
+  const server = await startPlatform({
+    databaseUrl,
+    env: { LLM_MODELS: JSON.stringify(benchModels), OPENAI_BASE_URL: stubUrl, LOG_LEVEL: "Error" }
+  })
+  return ourGateway(name, server.child, server.baseUrl, server.adminKey)
+}
 
 const main = async () => {
-  execFileSync(node, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" })
-  const stub = spawn(node, [import.meta.filename, "stub"], { stdio: ["ignore", "pipe", "inherit"] })
-  children.push(stub)
-  const stubUrl = await firstLine(stub)
-
-  const port = await freePort()
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-gateway-"))
-  const server = spawn(node, [join(root, "dist/main.js")], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      BOOTSTRAP: "off",
-      ADMIN_API_KEY: adminKey,
-      RATE_LIMIT_PER_MINUTE: "1000000000",
-      LOG_LEVEL: "Error",
-      LLM_MODELS: JSON.stringify(benchModels),
-      OPENAI_BASE_URL: stubUrl
+  ensureBuilt()
+  const startedAt = new Date()
+  const stub = spawnChild(node, [import.meta.filename, "stub"], { server: "the stub upstream" })
+  while (!stub.stdout().includes("\n")) await new Promise((done) => setTimeout(done, 20))
+  const stubUrl = stub.stdout().trim()
+  const direct = targetOf(`${stubUrl}/chat/completions`, {}, "stub")
+  const postgres = postgresFromEnv()
+  const all: Array<readonly [string, () => Promise<Gateway>]> = [
+    ["portkey", () => startPortkey(stubUrl)],
+    ["memory", () => startMemory(stubUrl)],
+    ["pglite", () => startBuilt("ours, embedded PGlite (the default)", stubUrl)],
+    ...(postgres === undefined ? [] : [
+      ["postgres", async () => startBuilt("ours, PostgreSQL", stubUrl, (await throwawayDatabase(postgres.url)).url)] as const
+    ])
+  ]
+  const chosen = process.env.BENCH_GATEWAYS?.split(",").map((name) => name.trim())
+  const starts = all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start)
+  const measured = []
+  for (const start of starts) {
+    const gateway = await start()
+    const idle = memoryOf(gateway.child.pid)
+    // Warm both paths (JIT, connection pools, the first database writes).
+    await autocannon(direct(false), 4, 0)
+    await autocannon(gateway.target(false), 4, 0)
+    const pair = async (measure: (target: Target) => Promise<Latency>, stream: boolean) => {
+      const baseline = await measure(direct(stream))
+      const through = await measure(gateway.target(stream))
+      return { direct: baseline, gateway: through, addedP50: through.p50 - baseline.p50, addedP99: through.p99 - baseline.p99 }
     }
-  })
-  children.push(server)
-  const base = `http://127.0.0.1:${port}`
-  await waitFor(`${base}/health`)
-
-  const messages = [{ role: "user", content: "Say hello" }]
-  const direct = (stream: boolean): Target => ({
-    url: `${stubUrl}/chat/completions`,
-    headers: {},
-    body: JSON.stringify({ model: "stub", messages, ...(stream ? { stream: true } : {}) })
-  })
-  const gatewayAt = async (serverBase: string) => {
-    const headers = await tenantHeaders(serverBase)
-    return (stream: boolean): Target => ({
-      url: `${serverBase}/api/v0/chat/completions`,
-      headers,
-      body: JSON.stringify({ model: "bench", messages, ...(stream ? { stream: true } : {}) })
-    })
+    const oneConnection = await pair((target) => probe(target, 0), false)
+    const atRate = await pair((target) => probe(target, rate), false)
+    const streamingAtRate = await pair((target) => probe(target, rate), true)
+    const cpuBefore = cpuSecondsOf(gateway.child.pid)
+    const saturated = await autocannon(gateway.target(false), 64, 0)
+    const cpuAfter = cpuSecondsOf(gateway.child.pid)
+    const cpuMicrosPerRequest = cpuBefore === undefined || cpuAfter === undefined || saturated.requests === 0
+      ? undefined
+      : (1e6 * (cpuAfter - cpuBefore)) / saturated.requests
+    measured.push({ name: gateway.name, idleRssMb: idle?.rssMb, oneConnection, atRate, streamingAtRate, saturated, cpuMicrosPerRequest })
+    await gateway.child.stop()
   }
-  const gateway = await gatewayAt(base)
 
-  // Warm both paths (JIT, connection pools, the first PGlite writes).
-  await autocannon(direct(false), 4, 0)
-  await autocannon(gateway(false), 4, 0)
-
-  const rows: Array<Record<string, string | number>> = []
-  const round = (value: number) => Math.round(value * 1000) / 1000
-  const compare = async (label: string, measure: (target: Target) => Promise<Latency>, stream: boolean) => {
-    const a = await measure(direct(stream))
-    const b = await measure(gateway(stream))
-    rows.push({
-      run: label,
-      "direct p50 ms": round(a.p50),
-      "direct p99 ms": round(a.p99),
-      "gateway p50 ms": round(b.p50),
-      "gateway p99 ms": round(b.p99),
-      "added p50 ms": round(b.p50 - a.p50),
-      "added p99 ms": round(b.p99 - a.p99),
-      requests: `${a.requests} / ${b.requests}`,
-      failures: a.failures + b.failures
-    })
-  }
-  await compare("non-streaming, 1 connection (autocannon)", (target) => autocannon(target, 1, 0), false)
-  await compare(`non-streaming, ${rate} req/s (autocannon)`, (target) => autocannon(target, 64, rate), false)
-  await compare("non-streaming, 1 connection (probe)", (target) => probe(target, 0), false)
-  await compare(`non-streaming, ${rate} req/s (probe)`, (target) => probe(target, rate), false)
-  await compare("streaming TTFB, 1 connection (probe)", (target) => probe(target, 0), true)
-  await compare(`streaming TTFB, ${rate} req/s (probe)`, (target) => probe(target, rate), true)
-  await compare("streaming complete, 1 connection (autocannon)", (target) => autocannon(target, 1, 0), true)
-  await compare(`streaming complete, ${rate} req/s (autocannon)`, (target) => autocannon(target, 64, rate), true)
-  const saturated = await autocannon(gateway(false), 64, 0)
-  const directSaturated = await autocannon(direct(false), 64, 0)
-  server.kill("SIGTERM")
-
-  const memoryPort = await freePort()
-  children.push(spawn(node, [import.meta.filename, "memory-server", String(memoryPort), stubUrl], { stdio: ["ignore", "ignore", "inherit"] }))
-  const memoryBase = `http://127.0.0.1:${memoryPort}`
-  await waitFor(`${memoryBase}/health`)
-  const memoryGateway = await gatewayAt(memoryBase)
-  await autocannon(memoryGateway(false), 4, 0)
-  const memoryOneConnection = await probe(memoryGateway(false), 0)
-  const memoryDirect = await probe(direct(false), 0)
-  const memoryAtRate = await probe(memoryGateway(false), rate)
-  const memoryDirectAtRate = await probe(direct(false), rate)
-  const memorySaturated = await autocannon(memoryGateway(false), 64, 0)
-
-  console.log(`\nGateway added latency (${seconds} s per run; node ${process.version})`)
-  console.table(rows)
-  console.log(
-    `Maximum rate, non-streaming, 64 connections: gateway ${Math.round(saturated.rate)} req/s ` +
-      `(p50 ${saturated.p50} ms, p99 ${saturated.p99} ms, ${saturated.failures} failures); ` +
-      `stub alone ${Math.round(directSaturated.rate)} req/s`
-  )
-  console.log(
-    `Same server on the memory storage backend: maximum ${Math.round(memorySaturated.rate)} req/s ` +
-      `(p50 ${memorySaturated.p50} ms, p99 ${memorySaturated.p99} ms, ${memorySaturated.failures} failures); ` +
-      `added at 1 connection p50 ${round(memoryOneConnection.p50 - memoryDirect.p50)} ms, ` +
-      `p99 ${round(memoryOneConnection.p99 - memoryDirect.p99)} ms; ` +
-      `added at ${rate} req/s p50 ${round(memoryAtRate.p50 - memoryDirectAtRate.p50)} ms, ` +
-      `p99 ${round(memoryAtRate.p99 - memoryDirectAtRate.p99)} ms`
-  )
-  rmSync(dataDir, { recursive: true, force: true })
+  const ms = (value: number) => fixed(value, 2)
+  /** The added figure, or how many of the gateway's requests failed (then the figure means nothing). */
+  const added = (run: { readonly gateway: Latency }, value: number) =>
+    run.gateway.failures > 0 ? `${integer(run.gateway.failures)} failed` : ms(value)
+  console.log(`\nGateway added latency, non-streaming unless said (${seconds} s per run, ${rate} req/s offered; node ${process.version})`)
+  console.log(formatTable(
+    ["gateway", "1 conn p50 ms", "1 conn p99 ms", `${rate}/s p50 ms`, `${rate}/s p99 ms`, `stream TTFB ${rate}/s p99 ms`, "max req/s", "CPU µs/req", "idle RSS MB", "max-rate failures"],
+    measured.map((row) => [
+      row.name,
+      added(row.oneConnection, row.oneConnection.addedP50),
+      added(row.oneConnection, row.oneConnection.addedP99),
+      added(row.atRate, row.atRate.addedP50),
+      added(row.atRate, row.atRate.addedP99),
+      added(row.streamingAtRate, row.streamingAtRate.addedP99),
+      integer(row.saturated.rate),
+      row.cpuMicrosPerRequest === undefined ? "-" : integer(row.cpuMicrosPerRequest),
+      row.idleRssMb === undefined ? "-" : integer(row.idleRssMb),
+      integer(row.saturated.failures)
+    ])
+  ))
+  if (postgres === undefined) console.log("PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)")
+  console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured })}`)
 }
 
 const role = process.argv[2]
@@ -352,9 +319,5 @@ if (role === "stub") {
 } else if (role === "probe") {
   await runProbe(JSON.parse(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
 } else {
-  try {
-    await main()
-  } finally {
-    for (const child of children) child.kill("SIGTERM")
-  }
+  runScript(main)
 }

@@ -24,7 +24,7 @@ const taskCount = Number(process.env.BENCH_TASKS ?? 10_000)
 const organizations = 100
 
 const postgres = (url: string) => PgClient.layer({ url: Redacted.make(url) })
-const storageAt = (url: string) => sqlStorage(postgres(url), "postgres", false)
+const storageAt = (url: string) => sqlStorage(postgres(url), "postgres")
 
 /** The scheduler of a server process over the database at `url`, with the configured `Llm` (offline: `local`). */
 const schedulerAt = (url: string) =>

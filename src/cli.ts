@@ -4,7 +4,7 @@ import { Command, Flag } from "effect/cli"
 import * as Admin from "./admin/Admin.ts"
 import { adminOrganization } from "./admin/Http.ts"
 import { AppConfig } from "./platform/AppConfig.ts"
-import { toCompanyUser } from "./platform/Schemas.ts"
+import { toCompanyUser } from "./companies/Api.ts"
 import { configuredStorage } from "./app/Storage.ts"
 
 /**

@@ -27,6 +27,8 @@ export interface PlatformOptions {
   readonly dataDir?: string
   /** Node options placed before `dist/main.js`, e.g. `--cpu-prof`. */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** Further settings, e.g. a provider's URL. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** `node dist/main.js` on a free port, with the admin API on and rate limiting out of the way. */
@@ -41,7 +43,8 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
     BOOTSTRAP: "on",
     ADMIN_API_KEY: adminKey,
     RATE_LIMIT_PER_MINUTE: String(1_000_000_000),
-    LOG_LEVEL: "Warn"
+    LOG_LEVEL: "Warn",
+    ...options.env
   }
   delete env.DATABASE_URL
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
@@ -73,7 +76,8 @@ export interface Tenant {
   readonly personalAccessKey: string
 }
 
-const adminCall = async (server: PlatformServer, path: string, body: unknown) => {
+/** One POST to the operator API, which must answer 201. */
+export const adminCall = async (server: PlatformServer, path: string, body: unknown) => {
   const answer = await request(`${server.baseUrl}/api/v0/admin${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${server.adminKey}` },

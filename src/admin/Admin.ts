@@ -1,7 +1,8 @@
 import { Effect, Option } from "effect"
-import { CompaniesRepo, type CompanyRole } from "../companies/CompaniesRepo.ts"
+import type { CompanyRole, OrgRole } from "../auth/Roles.ts"
+import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { issueCompanyKey, issuePersonalKey } from "../keys/Keys.ts"
-import { type NewOrganization, OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
+import { type NewOrganization, OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, orNotFound } from "../platform/Errors.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -91,7 +92,7 @@ export const bootstrap = Effect.fn("Admin.bootstrap")(function*(input: {
   yield* addMember(created.id, owner.id, "owner")
   const newCompany = yield* createCompany(created.id, input.company)
   yield* addCompanyUser(newCompany.id, { userId: owner.id, role: "owner" })
-  const apiKey = yield* issueCompanyKey(newCompany.id, "default")
+  const apiKey = yield* issueCompanyKey(newCompany.id, "default", owner.id)
   const personal = yield* issuePersonalKey(owner.id, "bootstrap", null)
   return {
     organizationId: created.id,

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { CreatedKey } from "../keys/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../platform/Errors.ts"
-import { CompanyRole, CompanyUser, Count, Email, FutureDate, Int32Count, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
+import { CompanyUser } from "../companies/Api.ts"
+import { CompanyRole, Count, Email, FutureDate, Int32Count, IsoDate, NonEmpty, OrganizationRole } from "../platform/Schemas.ts"
 
 /** Bearer `ADMIN_API_KEY`; without that setting every admin route answers 404. */
 export class AdminAuth extends HttpApiMiddleware.Service<AdminAuth>()("AdminAuth", {
@@ -45,7 +46,11 @@ export const Bootstrapped = Schema.Struct({
 const created = HttpApiSchema.status(201)
 const errors = [BadRequest, NotFound]
 
-export class AdminApi extends HttpApiGroup.make("admin").add(
+export class AdminApi extends HttpApiGroup.make("admin")
+  .annotateMerge(OpenApi.annotations({
+    description: "Operator routes to set up organizations, companies, users and keys. They answer **404 unless `ADMIN_API_KEY` is set**; then they need `Authorization: Bearer <ADMIN_API_KEY>` (a wrong key answers 401). Company and personal keys never reach them.",
+    override: { "x-displayName": "Operator (admin)" }
+  })).add(
   HttpApiEndpoint.post("createOrganization", "/organizations", {
     payload: Schema.Struct({
       name: NonEmpty,
@@ -57,35 +62,53 @@ export class AdminApi extends HttpApiGroup.make("admin").add(
     }),
     success: AdminOrganization.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create an organization",
+    description: "Creates an organization. Defaults: plan `free`, 0 credits, 1 seat, 1 company. Who: the operator (`ADMIN_API_KEY`). Errors: 404 unless `ADMIN_API_KEY` is set; 401 with a wrong key; 400 naming the invalid field."
+  })),
   HttpApiEndpoint.post("createUser", "/users", {
     payload: Schema.Struct({ email: Email, displayName: Schema.optional(Schema.String) }),
     success: AdminUser.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a user",
+    description: "Creates a person by email (unique). Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set; 401 with a wrong key; 400 for an invalid or already used email."
+  })),
   HttpApiEndpoint.post("addMember", "/organizations/:orgId/members", {
     params: { orgId: Schema.String },
     payload: Schema.Struct({ userId: NonEmpty, role: OrganizationRole }),
     success: Membership.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Add a member to an organization",
+    description: "Gives a user a role (owner, admin, member) in an organization. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization or user; 401 with a wrong key; 400 when the user is a member already."
+  })),
   HttpApiEndpoint.put("setOwner", "/organizations/:orgId/owner", {
     params: { orgId: Schema.String },
     payload: Schema.Struct({ userId: NonEmpty }),
     success: AdminOrganization,
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Set an organization's owner",
+    description: "Makes a user the organization's owner. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization or user; 401 with a wrong key."
+  })),
   HttpApiEndpoint.post("addOwner", "/organizations/:orgId/owners", {
     params: { orgId: Schema.String },
     payload: Schema.Struct({ userId: NonEmpty }),
     success: AdminOrganization.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Add an owner to an organization",
+    description: "Adds a user as an owner of an organization. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization or user; 401 with a wrong key."
+  })),
   HttpApiEndpoint.post("createCompany", "/companies", {
     payload: Schema.Struct({ organizationId: NonEmpty, name: NonEmpty }),
     success: AdminCompany.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a company",
+    description: "Creates a company in an organization, within its company limit. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization; 401 with a wrong key; 400 at the company limit."
+  })),
   HttpApiEndpoint.post("addCompanyUser", "/companies/:companyId/users", {
     params: { companyId: Schema.String },
     payload: Schema.Struct({
@@ -95,16 +118,25 @@ export class AdminApi extends HttpApiGroup.make("admin").add(
     }),
     success: CompanyUser.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Add a user to a company",
+    description: "Adds a user to a company with a role and optional allowed features. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown company or user; 401 with a wrong key; 400 when the user belongs to the company already."
+  })),
   HttpApiEndpoint.post("createPersonalAccessKey", "/users/:userId/personal-access-keys", {
     params: { userId: Schema.String },
     payload: Schema.Struct({ name: NonEmpty, expiresAt: Schema.optional(FutureDate) }),
     success: CreatedKey.pipe(created),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a personal access key for a user",
+    description: "Issues a personal access key for a user; the plaintext `key` is in this answer only. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown user; 401 with a wrong key; 400 naming the invalid field."
+  })),
   HttpApiEndpoint.post("bootstrap", "/bootstrap", {
     payload: Schema.Struct({ organization: NonEmpty, company: NonEmpty, email: Email }),
     success: Bootstrapped.pipe(created),
     error: errors
-  })
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a tenant in one call",
+    description: "Creates an organization (plan `pro` with starting credits), a company, its owner (or reuses the user with that email) and a company API key and a personal access key, answered in plaintext once. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set; 401 with a wrong key; 400 naming the invalid field."
+  }))
 ).middleware(AdminAuth).prefix("/api/v0/admin") {}

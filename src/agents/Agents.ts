@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { Authorized } from "../auth/Policy.ts"
+import { requireKnownModel } from "../llm/Llm.ts"
 import { orNotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
@@ -38,6 +39,7 @@ const present = (kind: string, id: string) => orNotFound(`${kind} ${id} not foun
 
 export const createAgent = Effect.fn("Agents.create")(function*(input: typeof NewAgent.Type) {
   const { principal } = yield* Authorized("agents:write")
+  yield* requireKnownModel(input.model)
   const now = yield* currentDate
   const agent = yield* AgentsRepo.use((repo) =>
     repo.create({
@@ -68,6 +70,7 @@ export const getAgent = Effect.fn("Agents.get")(function*(id: string) {
 
 export const updateAgent = Effect.fn("Agents.update")(function*(id: string, patch: typeof AgentPatch.Type) {
   const { principal } = yield* Authorized("agents:write")
+  yield* requireKnownModel(patch.model)
   const now = yield* currentDate
   const updated = yield* AgentsRepo.use((repo) => repo.update(principal.companyId, id, patch, now))
   return toAgent(yield* present("Agent", id)(updated))
@@ -75,6 +78,7 @@ export const updateAgent = Effect.fn("Agents.update")(function*(id: string, patc
 
 export const createEmployee = Effect.fn("Employees.create")(function*(input: typeof NewEmployee.Type) {
   const { principal } = yield* Authorized("agents:write")
+  yield* requireKnownModel(input.model)
   const now = yield* currentDate
   const employee = yield* EmployeesRepo.use((repo) =>
     repo.create({

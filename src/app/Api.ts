@@ -1,10 +1,12 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { StrictQuery, strictBodies } from "../http/StrictInput.ts"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
+import { WebApi } from "../jobs/Api.ts"
 import { McpApi } from "../mcp/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
@@ -43,9 +45,13 @@ export class Api extends HttpApi.make("platform")
   .add(AgentsApi)
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
+  .add(WebApi)
   .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")
   .annotate(OpenApi.Transform, areaOperationIds)
+  .annotate(HttpApi.PayloadParseOptions, strictBodies)
+  // Last: an API middleware covers only the groups added before it.
+  .middleware(StrictQuery)
 {}

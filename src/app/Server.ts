@@ -1,15 +1,16 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Duration, Effect, Layer, Logger, References } from "effect"
+import { Console, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { createServer } from "node:http"
-import * as Admin from "../admin/Admin.ts"
+import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
+import { PrincipalLookupLive } from "../keys/Principals.ts"
+import { WebLive } from "../jobs/Http.ts"
 import { McpLive } from "../mcp/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
@@ -24,7 +25,10 @@ import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
+import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
+import { nodeServer } from "../http/NodeServer.ts"
+import { StrictQueryLive } from "../http/StrictInput.ts"
 
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
@@ -43,25 +47,26 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
+    WebLive,
     McpLive
   ]),
-  Layer.provide(AuthenticationLive),
+  Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
-  Layer.provide(ErrorResponsesLive)
+  Layer.provide(ErrorResponsesLive),
+  Layer.provide(ShutdownReport.counting)
 )
 
 /**
- * On the first start of an empty embedded database, creates a default
- * organization, company and owner and prints their keys, once.
+ * On the first start of an embedded database without any organization,
+ * creates a default organization, company and owner and prints their keys,
+ * once (`firstRun`: committed only after the keys were printed).
  */
 export const FirstRunBootstrap = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const storage = yield* Storage
-  if (!config.bootstrap || storage.backend !== "pglite" || !storage.fresh) return
-  const created = yield* Effect.orDie(
-    Admin.bootstrap({ organization: "Default organization", company: "Default company", email: "owner@localhost" })
-  )
-  yield* Console.log([
+  const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+  if (!config.bootstrap || storage.backend !== "pglite" || Option.isNone(sql)) return
+  yield* firstRun((created) => Console.log([
     "",
     "First start: created a default organization, company and owner (owner@localhost).",
     `  company id:             ${created.companyId}`,
@@ -70,7 +75,7 @@ export const FirstRunBootstrap = Layer.effectDiscard(Effect.gen(function*() {
     "These keys are shown only now and are not stored in readable form: copy them.",
     `Try: curl -H "X-API-Key: ${created.apiKey}" http://${config.host}:${config.port}/api/v0/me`,
     ""
-  ].join("\n"))
+  ].join("\n"))).pipe(Effect.provideService(SqlClient.SqlClient, sql.value), Effect.orDie)
 }))
 
 export const JsonLogger = Layer.unwrap(AppConfig.useSync((config) =>
@@ -98,21 +103,25 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(http),
     Layer.provideMerge(MaxBodySizeLive),
     Layer.provide(FirstRunBootstrap),
+    Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Credits.layer),
-    Layer.provideMerge(storage)
+    Layer.provideMerge(storage),
+    Layer.provideMerge(ShutdownReport.layer)
   )
 
-/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
+/**
+ * The server process: the service, then its background workers (scheduled
+ * tasks, credit holds) over its services; stopping begins with the last
+ * (`ShutdownReport.begins`).
+ */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  SchedulerLive.pipe(Layer.provideMerge(makeServer(
-    NodeHttpServer.layer(createServer, {
-      host: config.host,
-      port: config.port,
-      gracefulShutdownTimeout: Duration.millis(config.shutdownTimeoutMs)
-    }),
-    configuredStorage,
-    { logAddress: true }
+  ShutdownReport.begins.pipe(
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, Credits.worker)),
+    Layer.provideMerge(makeServer(
+      nodeServer(config, { host: config.host, port: config.port }),
+      configuredStorage,
+      { logAddress: true }
+    ))
   )))
-))

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
@@ -6,8 +7,10 @@ import { KeysRepo } from "../keys/KeysRepo.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import { configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
-import { TasksRepo } from "../tasks/TasksRepo.ts"
+import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
+import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
+import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
+import { CreditsRepo } from "../usage/CreditsRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -23,7 +26,7 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  TasksRepo.sql
+  tasksRepoSql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -32,20 +35,25 @@ const repositoriesMemory = Layer.mergeAll(
   CompaniesRepo.memory,
   KeysRepo.memory,
   UsageRepo.memory,
+  CreditsRepo.memory,
   ProjectsRepo.memory,
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  TasksRepo.memory
+  tasksRepoMemory
 )
 
+/** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */
+const creditsRepo = (backend: Backend) => (backend === "postgres" ? CreditsRepo.sql : CreditsRepo.local)
+
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
-export const sqlStorage = sqlStorageOf(repositoriesSql)
+export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
+  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)
 
 /** The repositories over the memory backend, for fast tests. */
 export const memoryStorage = memoryStorageOf(repositoriesMemory)
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(
-  Effect.map(configuredDatabase, ({ backend, client, fresh }) => sqlStorage(client, backend, fresh))
+  Effect.map(configuredDatabase, ({ backend, client }) => sqlStorage(client, backend))
 )

@@ -1,12 +1,9 @@
-import { Context, Data, Effect, Layer, Option } from "effect"
+import { Context, Deferred, Effect, type Exit, Layer } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
-import { hashKey, kindOf } from "../keys/KeyFormat.ts"
-import { KeysRepo } from "../keys/KeysRepo.ts"
-import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, InternalError, NotFound, RateLimited, Unauthorized } from "../platform/Errors.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import { PrincipalLookup } from "./PrincipalLookup.ts"
 import { AccessRevision } from "./AccessRevision.ts"
 import { RateLimiter, type Taken } from "./RateLimiter.ts"
 
@@ -80,8 +77,6 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
 
 const unauthorized = (error: string) => new Unauthorized({ error })
 
-/** No stored key has this credential's hash (answered as 401 "Invalid API key"). */
-class UnknownKey extends Data.TaggedError("UnknownKey") {}
 const companyNotFound = (companyId: string) => new NotFound({ error: `Company ${companyId} not found` })
 
 /** The credential and company id a request carries; headers only, never logged. */
@@ -117,83 +112,44 @@ const readCredentials = (request: HttpServerRequest.HttpServerRequest) => {
   return Effect.succeed({ credential, companyId: fromHeader ?? (fromQuery[0] || undefined) })
 }
 
-const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
-  credential: string,
-  requestedCompanyId: string | undefined
-) {
-  const kind = kindOf(credential)
-  if (kind === undefined) return yield* unauthorized("Invalid API key")
-  const keyHash = hashKey(credential)
-  const keys = yield* KeysRepo
-  const companies = yield* CompaniesRepo
-  const organizations = yield* OrganizationsRepo
-  let companyId: string
-  let keyId: string
-  let userId: string | null = null
-  let role: Principal["role"] = "admin"
-  let allowedFeatures: ReadonlyArray<string> = []
-  let validUntil = Date.now() + PrincipalCache.ttlMs
-  if (kind === "company") {
-    const key = yield* keys.findCompanyKeyByHash(keyHash)
-    if (Option.isNone(key)) return yield* new UnknownKey()
-    if (requestedCompanyId !== undefined && requestedCompanyId !== key.value.companyId) {
-      return yield* companyNotFound(requestedCompanyId)
-    }
-    companyId = key.value.companyId
-    keyId = key.value.id
-  } else {
-    const key = yield* keys.findPersonalKeyByHash(keyHash)
-    if (Option.isNone(key)) return yield* new UnknownKey()
-    const expiresAt = key.value.expiresAt?.getTime()
-    if (expiresAt !== undefined && expiresAt <= Date.now()) return yield* unauthorized("API key expired")
-    if (requestedCompanyId === undefined) {
-      return yield* unauthorized("A personal access key needs the company id: send X-Company-ID or the companyId query")
-    }
-    const membership = yield* companies.getUser(requestedCompanyId, key.value.userId)
-    if (Option.isNone(membership)) return yield* companyNotFound(requestedCompanyId)
-    companyId = requestedCompanyId
-    keyId = key.value.id
-    userId = key.value.userId
-    role = membership.value.role
-    allowedFeatures = membership.value.allowedFeatures
-    if (expiresAt !== undefined) validUntil = Math.min(validUntil, expiresAt)
-  }
-  const company = yield* companies.get(companyId)
-  if (Option.isNone(company)) return yield* companyNotFound(companyId)
-  const organization = yield* organizations.get(company.value.organizationId)
-  if (Option.isNone(organization)) return yield* companyNotFound(companyId)
-  const principal: Principal = {
-    keyKind: kind,
-    keyId,
-    credentialHash: keyHash,
-    companyId,
-    companyName: company.value.name,
-    organizationId: organization.value.id,
-    plan: organization.value.subscriptionType,
-    userId,
-    role,
-    allowedFeatures,
-    companyNamedByRequest: requestedCompanyId !== undefined
-  }
-  return { principal, validUntil }
-})
-
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
   const cache = yield* PrincipalCache
   const limiter = yield* RateLimiter
   const revisions = yield* AccessRevision
-  const context = yield* Effect.context<KeysRepo | CompaniesRepo | OrganizationsRepo>()
+  const lookup = yield* PrincipalLookup
+  /**
+   * Lookups under way, by cache key and access revision: a burst of requests
+   * with a credential not cached yet waits for one lookup instead of each
+   * making its own. A lookup runs on its own fiber, so a client that goes
+   * away does not cancel it for the others.
+   */
+  const inFlight = new Map<string, Deferred.Deferred<Principal, Unauthorized | NotFound>>()
   const resolveAndCache = (cacheKey: string, credential: string, companyId: string | undefined, revision: number) =>
-    Effect.provideContext(resolvePrincipal(credential, companyId), context).pipe(
+    lookup.resolve(credential, companyId).pipe(
       Effect.map((resolved) => {
         cache.set(cacheKey, resolved.principal, resolved.validUntil, revision)
         return resolved.principal
       }),
-      Effect.catchTag("UnknownKey", () => {
+      Effect.catchTag("UnknownCredential", () => {
         cache.rememberUnknown(credential)
         return Effect.fail(unauthorized("Invalid API key"))
       })
     )
+  const resolveOnce = (cacheKey: string, credential: string, companyId: string | undefined, revision: number) =>
+    Effect.suspend(() => {
+      const flight = `${cacheKey}\u0000${revision}`
+      const running = inFlight.get(flight)
+      if (running !== undefined) return Deferred.await(running)
+      const done = Deferred.makeUnsafe<Principal, Unauthorized | NotFound>()
+      inFlight.set(flight, done)
+      const settle = (exit: Exit.Exit<Principal, Unauthorized | NotFound>) =>
+        Effect.andThen(Effect.sync(() => inFlight.delete(flight)), Deferred.done(done, exit))
+      return resolveAndCache(cacheKey, credential, companyId, revision).pipe(
+        Effect.onExit(settle),
+        Effect.forkDetach,
+        Effect.andThen(Deferred.await(done))
+      )
+    })
   const authenticate = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -204,13 +160,13 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       let taken: Taken
       if (cached === undefined) {
         if (cache.isUnknown(credential)) return yield* unauthorized("Invalid API key")
-        principal = yield* resolveAndCache(cacheKey, credential, companyId, yield* revisions.current)
+        principal = yield* resolveOnce(cacheKey, credential, companyId, yield* revisions.current)
         taken = yield* limiter.take(principal.credentialHash)
       } else {
         taken = yield* limiter.take(cached.principal.credentialHash)
         principal = taken.revision === cached.revision
           ? cached.principal
-          : yield* resolveAndCache(cacheKey, credential, companyId, taken.revision)
+          : yield* resolveOnce(cacheKey, credential, companyId, taken.revision)
       }
       const { decision } = taken
       const headers = {
@@ -237,14 +193,16 @@ export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.lay
 
 /**
  * A company id the client sent in a body, path or query must be the
- * principal's: another company answers 404 (existence is not revealed), and
- * one that contradicts an explicitly named company answers 400.
+ * principal's: another company than a company key's answers 404 (existence is
+ * not revealed); one that contradicts the company a personal key's request
+ * named answers 400.
  */
 export const requireCompany = (companyId: string | undefined) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     if (companyId === undefined || companyId === principal.companyId) return principal
-    if (principal.companyNamedByRequest) {
+    // A personal key's request always names its company (header or query).
+    if (principal.keyKind === "personal") {
       return yield* new BadRequest({ error: `Conflicting company ids: ${companyId} differs from ${principal.companyId}` })
     }
     return yield* companyNotFound(companyId)

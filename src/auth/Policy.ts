@@ -1,8 +1,8 @@
 import { Context, Effect, Option } from "effect"
-import type { CompanyRole } from "../companies/CompaniesRepo.ts"
-import { OrganizationsRepo, type OrgRole } from "../organizations/OrganizationsRepo.ts"
 import { Forbidden, NotFound } from "../platform/Errors.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import { PrincipalLookup } from "./PrincipalLookup.ts"
+import type { CompanyRole, OrgRole } from "./Roles.ts"
 
 /**
  * Who may do what: one declarative table (documented in docs/authorization.md).
@@ -30,7 +30,7 @@ interface CompanyRule {
   readonly description: string
 }
 
-/** Company-scoped permissions: the caller's company role (a company key acts as `admin`) and plan feature. */
+/** Company-scoped permissions: the caller's company role (a company key has its creator's) and plan feature. */
 export const companyPermissions = {
   "apiKeys:manage": { roles: managers, description: "manage the company's API keys" },
   "companyUsers:read": { roles: everyone, description: "list the company's users" },
@@ -43,7 +43,8 @@ export const companyPermissions = {
   "tasks:read": { roles: everyone, feature: "tasks", description: "read scheduled tasks" },
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
-  "content:use": { roles: contributors, feature: "content", description: "use the content tools" }
+  "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
+  "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */
@@ -109,15 +110,11 @@ export const authorize = <P extends CompanyPermission>(permission: P) =>
 export const authorizeInOrganization = <P extends OrganizationPermission>(permission: P, organizationId: string) =>
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | OrganizationsRepo> =>
+): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | PrincipalLookup> =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
-    if (principal.userId === null) {
-      if (principal.organizationId !== organizationId) return yield* notFound
-      return yield* new Forbidden({ error: `A company API key cannot ${organizationPermissions[permission].description}; use a personal access key of an organization owner or admin` })
-    }
-    const role = yield* OrganizationsRepo.use((repo) => repo.roleOf(organizationId, principal.userId!))
+    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId))
     if (Option.isNone(role)) return yield* notFound
     const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
     if (!allowed.includes(role.value)) {
@@ -130,8 +127,7 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
 
 /**
  * Who may change or delete a resource the caller can already see: the user
- * who owns it, or a company owner or admin (a company key acts as admin).
- * `ownerUserId` null means the company itself owns it (made with a company key).
+ * who owns it, or a company owner or admin. A company key acts as its creator.
  */
 export const ownsOrManages = (principal: Principal, ownerUserId: string | null): boolean =>
   principal.userId === ownerUserId || managers.includes(principal.role)

@@ -1,5 +1,5 @@
 import { Context, Schema } from "effect"
-import type { CompanyRole } from "../companies/CompaniesRepo.ts"
+import type { CompanyRole } from "./Roles.ts"
 
 /** Who a request stands for, resolved once by the authentication middleware. */
 export interface Principal {
@@ -11,13 +11,11 @@ export interface Principal {
   readonly companyName: string
   readonly organizationId: string
   readonly plan: string
-  /** The person behind a personal access key; null for a company key. */
-  readonly userId: string | null
+  /** The acting user: a personal key's user, or the user who created a company key. */
+  readonly userId: string
   readonly role: CompanyRole
   /** Empty means every feature of the plan. */
   readonly allowedFeatures: ReadonlyArray<string>
-  /** True when the request named its company (header or query), false when the key implied it. */
-  readonly companyNamedByRequest: boolean
 }
 
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("auth/CurrentPrincipal") {}
@@ -30,7 +28,7 @@ export const Me = Schema.Struct({
   companyName: Schema.String,
   organizationId: Schema.String,
   plan: Schema.String,
-  userId: Schema.NullOr(Schema.String),
+  userId: Schema.String,
   role: Schema.Literals(["owner", "admin", "member", "viewer"]),
   allowedFeatures: Schema.Array(Schema.String)
 }).annotate({ identifier: "Me" })

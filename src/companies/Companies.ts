@@ -6,7 +6,8 @@ import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
-import { CompaniesRepo, type CompanyRole, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
+import type { CompanyRole } from "../auth/Roles.ts"
+import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
 
 /**
  * Company users and companies. Rules (docs/authorization.md): owners and
@@ -112,7 +113,7 @@ export const removeCompanyUser = Effect.fn("Companies.removeCompanyUser")(functi
 export const listCallerCompanies = Effect.fn("Companies.listCallerCompanies")(function*() {
   const principal = yield* CurrentPrincipal
   const companies = yield* CompaniesRepo
-  if (principal.userId === null) return Option.toArray(yield* companies.get(principal.companyId))
+  if (principal.keyKind === "company") return Option.toArray(yield* companies.get(principal.companyId))
   return yield* companies.listForUser(principal.userId)
 })
 
@@ -131,8 +132,6 @@ export const createCompany = Effect.fn("Companies.createCompany")(function*(orga
     })
   }
   const company = yield* companies.create({ organizationId, name })
-  if (principal.userId !== null) {
-    yield* companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" })
-  }
+  yield* companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" })
   return company
 })

@@ -1,11 +1,11 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import type { CompanyRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
 import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { jsonParam, toNumber } from "../storage/Rows.ts"
 import { usersTable } from "../users/UsersRepo.ts"
 
-export type CompanyRole = "owner" | "admin" | "member" | "viewer"
 
 export interface Company {
   readonly id: string

@@ -4,7 +4,7 @@ import { requireCompany } from "../auth/Authentication.ts"
 import { authorize, authorizeInOrganization } from "../auth/Policy.ts"
 import { Api } from "../app/Api.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
-import { toCompanyUser } from "../platform/Schemas.ts"
+import { toCompanyUser } from "./Api.ts"
 import * as Companies from "./Companies.ts"
 import type { Company } from "./CompaniesRepo.ts"
 

@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
+import { acceptingUnknownFields } from "../http/StrictInput.ts"
 import * as AnthropicWire from "../llm/anthropic/Wire.ts"
 import * as OpenAiWire from "../llm/openai/Wire.ts"
 import { BadRequest, Forbidden, InternalError, RateLimited } from "../platform/Errors.ts"
@@ -17,28 +18,56 @@ const errors = [BadRequest, Forbidden, RateLimited, InternalError]
 const orStream = <S extends typeof OpenAiWire.ChatCompletion | typeof AnthropicWire.MessageResponse>(body: S) =>
   [body, HttpApiSchema.StreamSse({ events: SseEvent })] as const
 
-export class ModelsApi extends HttpApiGroup.make("models").add(
-  HttpApiEndpoint.get("list", "/models", { success: OpenAiWire.ModelList, error: errors })
-).middleware(Authentication).prefix("/api/v0") {}
+/** Unknown fields and query parameters are accepted and ignored here: these vendors' APIs keep growing. */
+export class ModelsApi extends HttpApiGroup.make("models")
+  .annotateMerge(OpenApi.annotations({
+    description: "The model catalog in OpenAI's format, for OpenAI SDKs pointed at `/api/v0`.",
+    override: { "x-displayName": "Models (OpenAI-compatible)" }
+  })).add(
+  HttpApiEndpoint.get("list", "/models", { success: OpenAiWire.ModelList, error: errors }).annotateMerge(OpenApi.annotations({
+    summary: "List models",
+    description: "The catalog's models in OpenAI's list format. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+  }))
+).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
-export class ChatApi extends HttpApiGroup.make("chat").add(
+export class ChatApi extends HttpApiGroup.make("chat")
+  .annotateMerge(OpenApi.annotations({
+    description: "Chat completions in OpenAI's format, streaming or not, on any model of the catalog; every call is billed in credits to the caller's organization.",
+    override: { "x-displayName": "Chat (OpenAI-compatible)" }
+  })).add(
   HttpApiEndpoint.post("createCompletion", "/chat/completions", {
     payload: OpenAiWire.ChatCompletionRequest,
     success: orStream(OpenAiWire.ChatCompletion),
     error: errors
-  })
-).middleware(Authentication).prefix("/api/v0") {}
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a chat completion",
+    description: "OpenAI-compatible chat completion on a model of the catalog (tier names such as `balanced` and client model names are routed too); `stream: true` answers server-sent events. The organization's credits are checked before and billed after. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429; 502/504 when the provider fails."
+  }))
+).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
-export class AnthropicApi extends HttpApiGroup.make("anthropic").add(
+export class AnthropicApi extends HttpApiGroup.make("anthropic")
+  .annotateMerge(OpenApi.annotations({
+    description: "Anthropic's Messages API (`/api/v0/anthropic/v1`), for Anthropic SDKs: messages, token counting, models. Billed like chat.",
+    override: { "x-displayName": "Anthropic-compatible" }
+  })).add(
   HttpApiEndpoint.post("createMessage", "/messages", {
     payload: AnthropicWire.MessagesRequest,
     success: orStream(AnthropicWire.MessageResponse),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a message",
+    description: "Anthropic Messages API on a model of the catalog; `stream: true` answers Anthropic's event stream. Billed in credits like chat. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429."
+  })),
   HttpApiEndpoint.post("countTokens", "/messages/count_tokens", {
     payload: AnthropicWire.CountTokensRequest,
     success: AnthropicWire.CountTokensResponse,
     error: errors
-  }),
-  HttpApiEndpoint.get("listModels", "/models", { success: AnthropicWire.ModelList, error: errors })
-).middleware(Authentication).prefix("/api/v0/anthropic/v1") {}
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Count a message's tokens",
+    description: "Counts the input tokens of a Messages request (system, messages, tools) with the service's tokenizer, without calling a model and without billing. Cost is linear in the body, and a large body never holds up other requests. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 429."
+  })),
+  HttpApiEndpoint.get("listModels", "/models", { success: AnthropicWire.ModelList, error: errors }).annotateMerge(OpenApi.annotations({
+    summary: "List models (Anthropic format)",
+    description: "The catalog's models in Anthropic's list format. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+  }))
+).middleware(Authentication).prefix("/api/v0/anthropic/v1").annotateMerge(acceptingUnknownFields) {}

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
 import { Api } from "../app/Api.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
-import { type LlmRequest, ModelCatalog } from "../llm/Llm.ts"
+import { type LlmRequest, ModelCatalog, requireKnownModel } from "../llm/Llm.ts"
 import { fromChatRequest, toChatCompletion } from "../llm/openai/Translate.ts"
 import { tokenCounter } from "../llm/Tokenizer.ts"
 import { newId } from "../platform/Ids.ts"
@@ -70,9 +70,9 @@ export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =
       .handle("countTokens", ({ payload }) =>
         chat(Effect.gen(function*() {
           const request = yield* canonical(fromMessagesRequest(payload))
-          yield* Gateway.requireKnownModel(request.model)
+          yield* requireKnownModel(request.model)
           const counter = yield* tokenCounter
-          return { input_tokens: counter.request(request) }
+          return { input_tokens: yield* counter.request(request) }
         })))
       .handle("listModels", () => chat(Effect.succeed(list)))
   }))

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
@@ -7,7 +7,17 @@ export const Health = Schema.Struct({
   migrationVersion: Schema.Int
 }).annotate({ identifier: "Health" })
 
-/** Liveness and storage state; needs no credentials. */
-export class HealthApi extends HttpApiGroup.make("health").add(
-  HttpApiEndpoint.get("check", "/health", { success: Health })
-) {}
+/**
+ * Liveness and storage state; needs no credentials. Served at `/health` for
+ * probes, outside the OpenAPI document, which describes only `/api/v0/…`.
+ */
+export class HealthApi extends HttpApiGroup.make("health")
+  .annotateMerge(OpenApi.annotations({
+    description: "Liveness and readiness of the service and its storage, without authentication.",
+    override: { "x-displayName": "Health" }
+  })).add(
+  HttpApiEndpoint.get("check", "/health", { success: Health }).annotateMerge(OpenApi.annotations({
+    summary: "Check that the service is up",
+    description: "Answers 200 with the storage backend and the applied migration version once storage is ready. No authentication; not rate limited. Meant for load balancers and process managers."
+  }))
+).annotate(OpenApi.Exclude, true) {}

@@ -23,6 +23,9 @@ const schemaErrorLocation: Record<HttpApiError.HttpApiSchemaError["kind"], strin
   ResponseHeaders: "response header"
 }
 
+/** What the schema decoder reports for a field the schema does not declare (`onExcessProperty: "error"`). */
+const excessProperty = "Expected no excess property"
+
 /** `Expected string\n  at ["nested"]["name"]` → `Invalid request body field "nested.name": Expected string`. */
 export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string =>
   describeSchemaMessage(schemaErrorLocation[error.kind], error.cause.message)
@@ -36,7 +39,26 @@ export const describeSchemaMessage = (location: string, message: string): string
   const field = [...path.matchAll(/\[("(?:[^"\\]|\\.)*"|\d+)\]/g)]
     .map(([, segment]) => (segment.startsWith("\"") ? JSON.parse(segment) : segment))
     .join(".")
-  return `Invalid ${location} field "${field}": ${expectation}`
+  return expectation === excessProperty ? `Unknown field "${field}"` : `Invalid ${location} field "${field}": ${expectation}`
+}
+
+/** A failure of Node's HTTP parser: `code` names it (`HPE_HEADER_OVERFLOW`…), `reason` explains it. */
+export interface ParserError extends Error {
+  readonly code?: string
+  readonly reason?: string
+}
+
+/** What a failure of Node's HTTP parser (its `clientError`, see `NodeServer.ts`) means to a client. */
+export const describeParserError = (error: ParserError): string => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return "Request headers or URL too large"
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+    case "HPE_HEADERS_TIMEOUT":
+      return "Request timed out: it arrived too slowly"
+    default:
+      return typeof error.reason === "string" && error.reason !== "" ? `Malformed request: ${error.reason}` : "Malformed request"
+  }
 }
 
 /**
@@ -101,36 +123,77 @@ const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/
 /** Request ids: a random per-process prefix and a counter — unique, and cheap on the hot path. */
 const processPrefix = `req_${randomBytes(6).toString("hex")}`
 let requestCounter = 0
-const nextRequestId = () => `${processPrefix}_${(requestCounter++).toString(36)}`
+export const nextRequestId = () => `${processPrefix}_${(requestCounter++).toString(36)}`
 
-const holdsNul = (value: unknown): boolean =>
-  typeof value === "string"
-    ? value.includes("\u0000")
-    : typeof value === "object" && value !== null
-    ? Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item))
-    : false
+/** Deeper JSON than this answers 400: decoders and storage walk documents recursively. */
+export const maxJsonDepth = 64
 
-const nulRefused = () => errorBody(400, "Text must not contain NUL characters (U+0000)")
+/** Whether a JSON text nests deeper than `limit`, counted over its brackets outside strings, without parsing. */
+const nestsDeeperThan = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (inString) {
+      if (code === 92) index++ // a backslash escapes the next character
+      else if (code === 34) inString = false
+    } else if (code === 34) inString = true
+    else if (code === 91 || code === 123) {
+      if (++depth > limit) return true
+    } else if (code === 93 || code === 125) depth--
+  }
+  return false
+}
+
+/** Why PostgreSQL could not store a string: a NUL, or a lone UTF-16 surrogate (not valid Unicode). */
+const unstorable = (text: string): string | undefined =>
+  text.includes("\u0000")
+    ? "Text must not contain NUL characters (U+0000)"
+    : text.isWellFormed()
+    ? undefined
+    : "Text must not contain lone UTF-16 surrogates (\\uD800-\\uDFFF without their pair)"
+
+/** The first unstorable string of a parsed JSON document, keys included; its depth is already bounded. */
+const firstUnstorable = (value: unknown): string | undefined => {
+  if (typeof value === "string") return unstorable(value)
+  if (typeof value !== "object" || value === null) return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const reason = unstorable(key) ?? firstUnstorable(item)
+    if (reason !== undefined) return reason
+  }
+  return undefined
+}
+
+/** Only an escape (`\u0000`, `\uD800`…) can put a NUL or a lone surrogate into a UTF-8 JSON text. */
+const suspiciousEscape = /\\u(?:0000|[dD][89a-fA-F])/
+
+const refused = (error: string) => Effect.succeed(errorBody(400, error))
 
 /**
- * PostgreSQL text cannot hold U+0000: a NUL in the URL or in a JSON body is
- * refused up front, alike on every storage backend, instead of failing deep
- * inside a query as a 500. The body is read once; the decoder reuses it.
+ * Input the storage cannot hold or the runtime cannot walk is refused up
+ * front, alike on every backend, instead of failing deep inside a decoder or
+ * a query as a 500: a NUL in the URL; in a JSON body, nesting deeper than
+ * `maxJsonDepth`, a NUL or a lone surrogate. The body is read once; the
+ * decoder reuses it.
  */
-const refusingNul = <E, R>(
+const refusingUnstorableInput = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) => {
-  if (request.url.includes("%00")) return Effect.succeed(nulRefused())
+  if (request.url.includes("%00")) return refused("Text must not contain NUL characters (U+0000)")
   const contentType = request.headers["content-type"]
   if (!HttpMethod.hasBody(request.method) || (contentType !== undefined && !contentType.includes("json"))) return app
   return Effect.flatMap(request.text, (text) => {
-    if (!/\\u0000/i.test(text)) return app
+    if (nestsDeeperThan(text, maxJsonDepth)) return refused(`JSON must not nest deeper than ${maxJsonDepth} levels`)
+    if (!suspiciousEscape.test(text)) return app
+    let document: unknown
     try {
-      return holdsNul(JSON.parse(text)) ? Effect.succeed(nulRefused()) : app
+      document = JSON.parse(text)
     } catch {
       return app
     }
+    const reason = firstUnstorable(document)
+    return reason === undefined ? app : refused(reason)
   })
 }
 
@@ -146,7 +209,7 @@ export const ErrorResponsesLive = HttpRouter.middleware((app) =>
   HttpServerRequest.HttpServerRequest.use((request) => {
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && validRequestId.test(incoming) ? incoming : nextRequestId()
-    return refusingNul(request, app).pipe(
+    return refusingUnstorableInput(request, app).pipe(
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : fromCause(cause, request, requestId)
       ),

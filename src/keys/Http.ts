@@ -17,6 +17,7 @@ const personalKeySummary = (key: PersonalAccessKey) => ({
 const companyKeySummary = (key: CompanyApiKey) => ({
   id: key.id,
   companyId: key.companyId,
+  createdByUserId: key.createdByUserId,
   name: key.name,
   maskedKey: key.masked,
   createdDate: key.createdAt

@@ -14,10 +14,21 @@ import { type CompanyApiKey, KeysRepo, type PersonalAccessKey } from "./KeysRepo
  * through the access revision).
  */
 
-export const issueCompanyKey = Effect.fn("Keys.issueCompanyKey")(function*(companyId: string, name: string) {
+/** A new company key acting as `createdByUserId` (the creating user, or the company's owner for operator-made keys). */
+export const issueCompanyKey = Effect.fn("Keys.issueCompanyKey")(function*(
+  companyId: string,
+  name: string,
+  createdByUserId: string
+) {
   const repo = yield* KeysRepo
   const generated = generateKey("company")
-  const created = yield* repo.createCompanyKey({ companyId, name, keyHash: generated.hash, masked: generated.masked })
+  const created = yield* repo.createCompanyKey({
+    companyId,
+    createdByUserId,
+    name,
+    keyHash: generated.hash,
+    masked: generated.masked
+  })
   if (Option.isNone(created)) {
     return yield* new BadRequest({ error: `An API key named "${name}" already exists for this company` })
   }
@@ -63,7 +74,7 @@ export const defaultCompanyKey = Effect.fn("Keys.defaultCompanyKey")(function*()
 
 export const createCompanyKey = Effect.fn("Keys.createCompanyKey")(function*(name: string) {
   const { principal } = yield* Authorized("apiKeys:manage")
-  return yield* issueCompanyKey(principal.companyId, name)
+  return yield* issueCompanyKey(principal.companyId, name, principal.userId)
 })
 
 /** PUT semantics: the existing key (masked) or a new one (plaintext, once). */
@@ -71,7 +82,7 @@ export const ensureCompanyKey = Effect.fn("Keys.ensureCompanyKey")(function*(nam
   const { principal } = yield* Authorized("apiKeys:manage")
   const existing = yield* KeysRepo.use((repo) => repo.findCompanyKey(principal.companyId, name))
   if (Option.isSome(existing)) return existing.value.masked
-  const created = yield* issueCompanyKey(principal.companyId, name).pipe(
+  const created = yield* issueCompanyKey(principal.companyId, name, principal.userId).pipe(
     // Another request may have created it between the lookup and the insert.
     Effect.catchTag("BadRequest", (error) =>
       Effect.flatMap(
@@ -103,7 +114,7 @@ export interface KeyListing {
 export const listCallerKeys = Effect.fn("Keys.listCallerKeys")(function*() {
   const principal = yield* CurrentPrincipal
   const keys = yield* KeysRepo
-  if (principal.userId === null) {
+  if (principal.keyKind === "company") {
     if (check(principal, "apiKeys:manage") !== undefined) return { personalAccessKeys: [], companyKeys: [] }
     return { personalAccessKeys: [], companyKeys: yield* keys.listCompanyKeys(principal.companyId) }
   }
@@ -121,7 +132,7 @@ export const listCallerKeys = Effect.fn("Keys.listCallerKeys")(function*() {
 })
 
 const requireUser = CurrentPrincipal.use((principal) =>
-  principal.userId === null
+  principal.keyKind === "company"
     ? Effect.fail(new Forbidden({ error: "A company API key has no personal access keys: use a personal access key" }))
     : Effect.succeed(principal.userId)
 )

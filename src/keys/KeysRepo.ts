@@ -6,6 +6,8 @@ import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts
 export interface CompanyApiKey {
   readonly id: string
   readonly companyId: string
+  /** The user the key acts as; null only for a key migrated from a company that had no owner (it fails with 401). */
+  readonly createdByUserId: string | null
   readonly name: string
   readonly keyHash: string
   readonly masked: string
@@ -26,7 +28,7 @@ export interface PersonalAccessKey {
 export interface KeysRepository {
   /** None when the company already has a key of that name. */
   readonly createCompanyKey: (
-    input: Pick<CompanyApiKey, "companyId" | "name" | "keyHash" | "masked">
+    input: Pick<CompanyApiKey, "companyId" | "name" | "keyHash" | "masked"> & { readonly createdByUserId: string }
   ) => Effect.Effect<Option.Option<CompanyApiKey>>
   readonly findCompanyKey: (companyId: string, name: string) => Effect.Effect<Option.Option<CompanyApiKey>>
   readonly listCompanyKeys: (companyId: string) => Effect.Effect<ReadonlyArray<CompanyApiKey>>
@@ -57,8 +59,8 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
       createCompanyKey: Effect.fn("KeysRepo.createCompanyKey")(function*(input) {
         return company(
           yield* sql<CompanyKeyRow>`
-            INSERT INTO company_api_keys (id, company_id, name, key_hash, masked)
-            VALUES (${newId("key")}, ${input.companyId}, ${input.name}, ${input.keyHash}, ${input.masked})
+            INSERT INTO company_api_keys (id, company_id, created_by_user_id, name, key_hash, masked)
+            VALUES (${newId("key")}, ${input.companyId}, ${input.createdByUserId}, ${input.name}, ${input.keyHash}, ${input.masked})
             ON CONFLICT DO NOTHING RETURNING *`
         )
       }, Effect.orDie),
@@ -147,6 +149,7 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
 interface CompanyKeyRow {
   readonly id: string
   readonly company_id: string
+  readonly created_by_user_id: string | null
   readonly name: string
   readonly key_hash: string
   readonly masked: string
@@ -166,6 +169,7 @@ interface PersonalKeyRow {
 const companyKeyFromRow = (row: CompanyKeyRow): CompanyApiKey => ({
   id: row.id,
   companyId: row.company_id,
+  createdByUserId: row.created_by_user_id,
   name: row.name,
   keyHash: row.key_hash,
   masked: row.masked,

@@ -1,4 +1,5 @@
-import { Option, Schema } from "effect"
+import { Option } from "effect"
+import type { ModelEntry } from "../platform/AppConfig.ts"
 import type { CatalogModel, ProviderName, Tier } from "./Llm.ts"
 
 /**
@@ -9,16 +10,6 @@ import type { CatalogModel, ProviderName, Tier } from "./Llm.ts"
  */
 
 export const tiers: ReadonlyArray<Tier> = ["highest", "balanced", "fastest"]
-
-/** One `LLM_MODELS` entry. */
-export const ModelEntry = Schema.Struct({
-  id: Schema.String.check(Schema.isMinLength(1)),
-  provider: Schema.Literals(["openai", "anthropic", "local"]),
-  upstream: Schema.optional(Schema.String.check(Schema.isMinLength(1))),
-  tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"]))
-})
-
-export type ModelEntry = typeof ModelEntry.Type
 
 /** What the catalog is built from (the `LLM_*`, `OPENAI_*` and `ANTHROPIC_*` settings). */
 export interface CatalogSettings {
@@ -113,6 +104,35 @@ export const resolveModel = (models: ReadonlyArray<CatalogModel>, model: string)
     if (found !== undefined) return found
   }
   return models[0]
+}
+
+/** What a model costs, in credits per million tokens, and the most output tokens one call may produce. */
+export interface ModelPrice {
+  readonly inputCreditsPerMillion: number
+  readonly outputCreditsPerMillion: number
+  readonly maxOutputTokens: number
+}
+
+/**
+ * Prices of models that set none in `LLM_MODELS`, per tier (about one credit
+ * per US$0.001 of the list prices of each tier's default models); the local
+ * demo models cost one credit per thousand tokens either way.
+ */
+export const defaultPrices: Record<Tier | "local", ModelPrice> = {
+  highest: { inputCreditsPerMillion: 15_000, outputCreditsPerMillion: 75_000, maxOutputTokens: 32_000 },
+  balanced: { inputCreditsPerMillion: 3_000, outputCreditsPerMillion: 15_000, maxOutputTokens: 64_000 },
+  fastest: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 5_000, maxOutputTokens: 64_000 },
+  local: { inputCreditsPerMillion: 1_000, outputCreditsPerMillion: 1_000, maxOutputTokens: 4_096 }
+}
+
+/** The model's price: its own `LLM_MODELS` fields, else its provider's or tier's default (untiered: `balanced`). */
+export const priceOf = (model: CatalogModel): ModelPrice => {
+  const defaults = defaultPrices[model.provider === "local" ? "local" : model.tier ?? "balanced"]
+  return {
+    inputCreditsPerMillion: model.inputCreditsPerMillion ?? defaults.inputCreditsPerMillion,
+    outputCreditsPerMillion: model.outputCreditsPerMillion ?? defaults.outputCreditsPerMillion,
+    maxOutputTokens: model.maxOutputTokens ?? defaults.maxOutputTokens
+  }
 }
 
 /** Why a model id cannot be served. */

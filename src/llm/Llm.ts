@@ -1,4 +1,6 @@
 import { Context, Data, Effect, Stream } from "effect"
+import { BadRequest } from "../platform/Errors.ts"
+import { unknownModelMessage } from "./Catalog.ts"
 
 /**
  * The canonical model call every feature uses (gateway, content tools,
@@ -143,6 +145,18 @@ export class Llm extends Context.Service<Llm, {
   readonly stream: (request: LlmRequest) => Stream.Stream<LlmStreamEvent, LlmError>
 }>()("llm/Llm") {}
 
+/**
+ * Fails with 400 naming the model when the catalog cannot serve it: checked
+ * when a model is named (a gateway call, an agent, employee or task setting),
+ * so that a typo never waits for a run to fail.
+ */
+export const requireKnownModel = (model: string | null | undefined) =>
+  ModelCatalog.use((catalog) =>
+    model !== null && model !== undefined && catalog.resolve(model) === undefined
+      ? Effect.fail(new BadRequest({ error: unknownModelMessage(model) }))
+      : Effect.void
+  )
+
 /** The platform's models, as the `Llm` service routes them (for listings and validation). */
 export class ModelCatalog extends Context.Service<ModelCatalog, {
   readonly models: ReadonlyArray<CatalogModel>
@@ -154,12 +168,15 @@ export type Tier = "highest" | "balanced" | "fastest"
 
 export type ProviderName = "openai" | "anthropic" | "local"
 
-/** A platform model: its id, who serves it and under which upstream name. */
+/** A platform model: its id, who serves it and under which upstream name, and its price when set (`priceOf`). */
 export interface CatalogModel {
   readonly id: string
   readonly provider: ProviderName
   readonly upstream: string
   readonly tier?: Tier | undefined
+  readonly inputCreditsPerMillion?: number | undefined
+  readonly outputCreditsPerMillion?: number | undefined
+  readonly maxOutputTokens?: number | undefined
 }
 
 /** The text of a response's text parts, joined. */

@@ -6,11 +6,18 @@ import type { ContentPart, LlmRequest, TokenUsage } from "./Llm.ts"
  * `gpt-tokenizer`; nothing is downloaded). Providers' own tokenizers differ,
  * so for other vendors' models the count is a close estimate, not their bill.
  * The encoding loads on first use (~0.2 s), not at start-up.
+ *
+ * The cost is linear in the input and never holds the event loop for long:
+ * - BPE merges each pre-tokenized piece in time quadratic in its length, and
+ *   a run of letters (a long word, a sentence of Chinese) or of spaces is one
+ *   piece. Runs longer than `longestRun` are counted in slices of that length,
+ *   which adds at most one token per slice to the count.
+ * - The counter yields to the event loop after every `charactersPerTurn`
+ *   characters, so other requests are served while a large body is counted.
+ * This is the one tokenizer of the service: every feature counts through it.
  */
 
 type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base")
-
-let encoding: Promise<Encoding> | undefined
 
 /** Text that merely looks like a special token is counted as text, never rejected. */
 const asPlainText = { disallowedSpecial: new Set<string>() }
@@ -21,48 +28,144 @@ export const imageTokens = 1_600
 /** Framing tokens per message (role and separators), as OpenAI's chat format counts them. */
 const perMessage = 3
 
+/** The longest run of non-space (or of space) characters handed to BPE as one piece. */
+export const longestRun = 128
+
+/** Characters counted between two yields to the event loop (a few milliseconds of work). */
+const charactersPerTurn = 8_192
+
+/**
+ * Entries of the library's merge cache. Its default (100,000) makes it evict
+ * from the front of a huge `Map`, which V8 does in time growing with the
+ * holes left behind: counting unseen text got ~6 times slower once it filled.
+ */
+const mergeCacheEntries = 4_096
+
+const runs = /\s+|\S+/gu
+
+/** `run` cut into slices of at most `longestRun` characters, never inside a surrogate pair. */
+const slicesOf = function*(run: string) {
+  let from = 0
+  while (from < run.length) {
+    let to = Math.min(from + longestRun, run.length)
+    const last = run.charCodeAt(to - 1)
+    if (to < run.length && last >= 0xd800 && last <= 0xdbff) to -= 1
+    yield run.slice(from, to)
+    from = to
+  }
+}
+
+/**
+ * `text` as consecutive pieces of at most about `charactersPerTurn` characters
+ * and with no run longer than `longestRun`. Pieces are cut before the space
+ * that starts a word, where the tokenizer cuts too, so for ordinary text the
+ * pieces' counts add up to the count of the whole.
+ */
+export const piecesOf = function*(text: string) {
+  let from = 0
+  for (const match of text.matchAll(runs)) {
+    const run = match[0]
+    const at = match.index
+    if (run.length > longestRun) {
+      if (at > from) yield text.slice(from, at)
+      yield* slicesOf(run)
+      from = at + run.length
+    } else if (at + run.length - from > charactersPerTurn) {
+      // Before the space that precedes a word no pre-token spans the cut; text without one is cut anyway.
+      const beforeSpace = at - 1 > from && text.charCodeAt(at - 1) === 0x20
+      if (beforeSpace || at + run.length - from > 2 * charactersPerTurn) {
+        const cut = beforeSpace ? at - 1 : at
+        yield text.slice(from, cut)
+        from = cut
+      }
+    }
+  }
+  if (from < text.length) yield text.slice(from)
+}
+
 export interface TokenCounter {
-  readonly text: (text: string) => number
+  readonly text: (text: string) => Effect.Effect<number>
   /** Every input token of a request: system prompt, messages and tool definitions. */
-  readonly request: (request: LlmRequest) => number
+  readonly request: (request: LlmRequest) => Effect.Effect<number>
   /** Usage estimated for a provider that reported none: the request in, `generated` text out. */
-  readonly estimate: (request: LlmRequest, generated: string) => TokenUsage
+  readonly estimate: (request: LlmRequest, generated: string) => Effect.Effect<TokenUsage>
+  /** The longest prefix of `text` made of whole words (each with its leading spaces) within `limit` tokens. */
+  readonly wordsWithin: (text: string, limit: number) => Effect.Effect<string>
 }
 
 const makeCounter = (encoder: Encoding): TokenCounter => {
-  const text = (value: string) => (value.length === 0 ? 0 : encoder.countTokens(value, asPlainText))
-  const part = (content: ContentPart): number => {
+  encoder.setMergeCacheSize(mergeCacheEntries)
+  /** Characters counted since the last yield; shared, as all counting runs on the one event loop. */
+  let sinceYield = 0
+  const countPiece = (piece: string) =>
+    Effect.suspend(() => {
+      const tokens = encoder.countTokens(piece, asPlainText)
+      sinceYield += piece.length
+      if (sinceYield < charactersPerTurn) return Effect.succeed(tokens)
+      sinceYield = 0
+      return Effect.as(Effect.yieldNow, tokens)
+    })
+  const text = (value: string): Effect.Effect<number> =>
+    Effect.gen(function*() {
+      let total = 0
+      for (const piece of piecesOf(value)) total += yield* countPiece(piece)
+      return total
+    })
+  const part = (content: ContentPart): Effect.Effect<number> => {
     switch (content.type) {
       case "text":
         return text(content.text)
       case "image":
-        return imageTokens
+        return Effect.succeed(imageTokens)
       case "tool_call":
-        return text(content.name) + text(JSON.stringify(content.input ?? {}))
+        return Effect.zipWith(text(content.name), text(JSON.stringify(content.input ?? {})), (a, b) => a + b)
       case "tool_result":
-        return content.content.reduce((sum, inner) => sum + part(inner), 0)
+        return sum(content.content, part)
     }
   }
-  const request = (input: LlmRequest) => {
-    let total = input.system === undefined ? 0 : text(input.system) + perMessage
-    for (const message of input.messages) {
-      total += perMessage
-      for (const content of message.content) total += part(content)
-    }
-    for (const tool of input.tools ?? []) {
-      total += text(tool.name) + text(tool.description ?? "") + text(JSON.stringify(tool.inputSchema))
-    }
-    return total
-  }
+  const sum = <A>(items: ReadonlyArray<A>, count: (item: A) => Effect.Effect<number>) =>
+    Effect.gen(function*() {
+      let total = 0
+      for (const item of items) total += yield* count(item)
+      return total
+    })
+  const request = (input: LlmRequest) =>
+    Effect.gen(function*() {
+      let total = input.system === undefined ? 0 : (yield* text(input.system)) + perMessage
+      for (const message of input.messages) total += perMessage + (yield* sum(message.content, part))
+      for (const tool of input.tools ?? []) {
+        total += (yield* text(tool.name)) + (yield* text(tool.description ?? "")) +
+          (yield* text(JSON.stringify(tool.inputSchema)))
+      }
+      return total
+    })
+  const wordsWithin = (value: string, limit: number) =>
+    Effect.gen(function*() {
+      let kept = 0
+      let tokens = 0
+      for (const match of value.matchAll(/\s*\S+/gu)) {
+        tokens += yield* text(match[0])
+        if (tokens > limit) break
+        kept = match.index + match[0].length
+      }
+      return value.slice(0, kept)
+    })
   return {
     text,
     request,
-    estimate: (input, generated) => ({ inputTokens: request(input), outputTokens: text(generated), cachedTokens: 0 })
+    estimate: (input, generated) =>
+      Effect.zipWith(request(input), text(generated), (inputTokens, outputTokens) => ({
+        inputTokens,
+        outputTokens,
+        cachedTokens: 0
+      })),
+    wordsWithin
   }
 }
 
+let counter: Promise<TokenCounter> | undefined
+
 /** The tokenizer, loaded once per process. */
-export const tokenCounter: Effect.Effect<TokenCounter> = Effect.map(
-  Effect.promise(() => (encoding ??= import("gpt-tokenizer/encoding/o200k_base"))),
-  makeCounter
+export const tokenCounter: Effect.Effect<TokenCounter> = Effect.promise(() =>
+  counter ??= import("gpt-tokenizer/encoding/o200k_base").then(makeCounter)
 )

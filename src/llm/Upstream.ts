@@ -1,64 +1,21 @@
-import { Duration, Effect, Schedule, Stream } from "effect"
+import { Duration, Effect, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
+import { exchange, type OutboundError, type OutboundOptions } from "../platform/Outbound.ts"
 import { LlmError } from "./Llm.ts"
 
 /**
- * Outbound calls to model providers: JSON over HTTP, retried on 429, 5xx,
- * network failures and timeouts with exponential backoff and jitter (a
- * bounded number of times), never on another 4xx; each attempt is bounded
- * by the configured timeout.
+ * Calls to model providers: JSON over HTTP with the retry policy of
+ * `platform/Outbound.ts`; `timeoutMs` also bounds every silence in a stream.
  */
+export type UpstreamOptions = OutboundOptions
 
-export interface UpstreamOptions {
-  /** Bounds one attempt until the response (non-streaming: its whole body) arrives, and every silence in a stream. */
-  readonly timeoutMs: number
-  /** Retries after the first attempt. */
-  readonly maxRetries: number
+const llmErrorKinds: Record<OutboundError["kind"], LlmError["kind"]> = {
+  rate_limited: "rate_limited",
+  unavailable: "upstream",
+  credentials: "upstream",
+  rejected: "invalid_request"
 }
-
-/** A failed attempt and whether another may succeed. */
-class AttemptFailed {
-  readonly retryable: boolean
-  readonly error: LlmError
-  constructor(retryable: boolean, error: LlmError) {
-    this.retryable = retryable
-    this.error = error
-  }
-}
-
-const retrySchedule = Schedule.exponential("250 millis", 2).pipe(Schedule.jittered)
-
-/** The message a provider put in its error body, whichever shape it used. */
-const errorMessage = (body: string): string => {
-  try {
-    const parsed = JSON.parse(body)
-    const error = parsed?.error
-    if (typeof error === "string") return error
-    if (typeof error?.message === "string") return error.message
-    if (typeof parsed?.message === "string") return parsed.message
-  } catch {
-    // not JSON: the raw text, shortened, is the best description
-  }
-  return body.slice(0, 500)
-}
-
-const refusal = (provider: string, response: HttpClientResponse.HttpClientResponse) =>
-  Effect.flatMap(Effect.orElseSucceed(response.text, () => ""), (body) => {
-    const message = errorMessage(body)
-    const status = response.status
-    if (status === 429) {
-      return Effect.fail(new AttemptFailed(true, new LlmError({ kind: "rate_limited", message: `${provider} is rate limiting: ${message}` })))
-    }
-    if (status >= 500) {
-      return Effect.fail(new AttemptFailed(true, new LlmError({ kind: "upstream", message: `${provider} failed (${status}): ${message}` })))
-    }
-    if (status === 401 || status === 403) {
-      // The platform's provider credentials are wrong: not the client's fault.
-      return Effect.fail(new AttemptFailed(false, new LlmError({ kind: "upstream", message: `${provider} refused the platform's credentials (${status})` })))
-    }
-    return Effect.fail(new AttemptFailed(false, new LlmError({ kind: "invalid_request", message: `${provider}: ${message}` })))
-  })
 
 /**
  * POSTs `body` as JSON and hands a successful response to `read`, which runs
@@ -73,30 +30,15 @@ export const postJson = <A>(
     readonly body: unknown
     readonly read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, LlmError>
   }
-): Effect.Effect<A, LlmError> => {
-  const request = HttpClientRequest.post(options.url, { headers: options.headers }).pipe(
-    HttpClientRequest.bodyJsonUnsafe(options.body)
+): Effect.Effect<A, LlmError> =>
+  exchange(
+    client,
+    HttpClientRequest.post(options.url, { headers: options.headers }).pipe(HttpClientRequest.bodyJsonUnsafe(options.body)),
+    { ...options, service: options.provider }
+  ).pipe(
+    Effect.catchTag("OutboundError", (error) =>
+      Effect.fail(new LlmError({ kind: llmErrorKinds[error.kind], message: error.message })))
   )
-  const attempt = client.execute(request).pipe(
-    Effect.mapError((error) =>
-      new AttemptFailed(true, new LlmError({ kind: "upstream", message: `${options.provider} unreachable: ${error.message}` }))
-    ),
-    Effect.flatMap((response) =>
-      response.status >= 200 && response.status < 300
-        ? Effect.mapError(options.read(response), (error) => new AttemptFailed(false, error))
-        : refusal(options.provider, response)
-    ),
-    Effect.timeoutOrElse({
-      duration: Duration.millis(options.timeoutMs),
-      orElse: () =>
-        Effect.fail(new AttemptFailed(true, new LlmError({ kind: "upstream", message: `${options.provider} did not answer within ${options.timeoutMs} ms` })))
-    })
-  )
-  return attempt.pipe(
-    Effect.retry({ schedule: retrySchedule, times: options.maxRetries, while: (failure) => failure.retryable }),
-    Effect.mapError((failure) => failure.error)
-  )
-}
 
 /** The parsed JSON body of a response. */
 export const readJson = (provider: string) => (response: HttpClientResponse.HttpClientResponse) =>

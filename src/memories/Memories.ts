@@ -10,8 +10,8 @@ import type { Memory, MemoryPatch, MemoryQuery, NewMemory } from "./Api.ts"
 import { MemoriesRepo, type MemoryOwner, type MemoryRecord } from "./MemoriesRepo.ts"
 
 /**
- * Memories are always the caller's own in the company of the path: a person's
- * through a personal access key, the company's own through a company key.
+ * Memories are always the caller's own in the company of the path: a
+ * personal access key's user's, or a company key's creator's.
  */
 
 export const toMemory = (record: MemoryRecord): typeof Memory.Type => ({

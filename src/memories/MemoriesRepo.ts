@@ -7,7 +7,7 @@ import { movedForward, newestFirstPage, selectPage, type Window } from "../stora
 export interface MemoryRecord {
   readonly id: string
   readonly companyId: string
-  /** The person the memory is about; null for the company's own (company API keys). */
+  /** The person the memory is about; null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
   readonly userId: string | null
   readonly content: string
   readonly category: string

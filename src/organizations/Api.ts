@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
@@ -70,11 +70,18 @@ export const UsageFilterQuery = {
 const errors = [BadRequest, Forbidden, NotFound]
 
 /** Organizations the caller belongs to and their usage. */
-export class OrganizationsApi extends HttpApiGroup.make("organizations").add(
+export class OrganizationsApi extends HttpApiGroup.make("organizations")
+  .annotateMerge(OpenApi.annotations({
+    description: "The caller's organizations and their credit usage.",
+    override: { "x-displayName": "Organizations" }
+  })).add(
   HttpApiEndpoint.get("list", "/organizations", {
     success: Schema.Struct({ organizations: Schema.Array(OrganizationEntry) }),
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "List your organizations",
+    description: "The organizations where the calling person has a role, with plan, credits, seats and company limit. A company key lists none (organizations are reached through a person). Who: any valid key. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 429."
+  })),
   HttpApiEndpoint.get("usageSummary", "/organizations/:orgId/usage/history/summary", {
     params: { orgId: Schema.String },
     query: {
@@ -84,11 +91,17 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations").add(
     },
     success: UsageSummary,
     error: errors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Summarize an organization's usage",
+    description: "Credits and tokens used in a time window, by feature. Who: a personal access key of an organization owner or admin (acts as a person). Errors: 400 for an invalid window; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles or a company key; 404 for an organization the caller is not in."
+  })),
   HttpApiEndpoint.get("usageHistory", "/organizations/:orgId/usage/history", {
     params: { orgId: Schema.String },
     query: { ...UsageFilterQuery, ...PageQuery },
     success: Page(UsageEventResource),
     error: errors
-  })
+  }).annotateMerge(OpenApi.annotations({
+    summary: "List an organization's usage events",
+    description: "The organization's usage events (credits, tokens, model, feature) in a time window, newest first, paginated. Who: a personal access key of an organization owner or admin. Errors: 400 for an invalid window or page; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles or a company key; 404 for an organization the caller is not in."
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -21,11 +21,9 @@ const usageEventResource = (event: UsageEvent) => ({
   createdDate: event.createdAt
 })
 
-/** The organizations where the caller's user has a membership or ownership record; none for a company key. */
+/** The organizations where the caller's user (a company key's: its creator) has a membership or ownership record. */
 const listOrganizations = CurrentPrincipal.use((principal) =>
-  principal.userId === null
-    ? Effect.succeed([])
-    : OrganizationsRepo.use((repo) => repo.listForUser(principal.userId!))
+  OrganizationsRepo.use((repo) => repo.listForUser(principal.userId))
 )
 
 export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>

@@ -1,10 +1,10 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import type { OrgRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
 import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
 
-export type OrgRole = "owner" | "admin" | "member"
 
 export interface OrganizationRecord {
   readonly id: string

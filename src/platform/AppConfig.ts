@@ -1,5 +1,17 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { ModelEntry } from "../llm/Catalog.ts"
+
+/** One `LLM_MODELS` entry: a model of the catalog (src/llm/Catalog.ts). */
+export const ModelEntry = Schema.Struct({
+  id: Schema.String.check(Schema.isMinLength(1)),
+  provider: Schema.Literals(["openai", "anthropic", "local"]),
+  upstream: Schema.optional(Schema.String.check(Schema.isMinLength(1))),
+  tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"])),
+  inputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
+  outputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
+  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+})
+
+export type ModelEntry = typeof ModelEntry.Type
 
 /** Every setting the service reads from its environment; README's table lists the same. */
 export interface AppSettings {
@@ -12,6 +24,14 @@ export interface AppSettings {
   readonly rateLimitPerMinute: number
   readonly maxBodyBytes: number
   readonly shutdownTimeoutMs: number
+  /** A client must have sent a request's headers within this time of starting it. */
+  readonly headersTimeoutMs: number
+  /** ... and the whole request, body included. */
+  readonly requestTimeoutMs: number
+  /** An idle keep-alive connection is closed after this time. */
+  readonly keepAliveTimeoutMs: number
+  /** Open connections beyond this are closed as they arrive. */
+  readonly maxConnections: number
   readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
   /** The model catalog (docs/gateway.md); none: each configured provider's defaults, or the local models. */
   readonly llmModels: Option.Option<ReadonlyArray<ModelEntry>>
@@ -23,7 +43,18 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
+  /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
+  readonly creditHoldTtlMs: number
+  /** The SerpApi-compatible job-search provider (docs/jobs.md); no key: job search answers 403. */
+  readonly serpapiBaseUrl: string
+  readonly serpapiApiKey: Option.Option<Redacted.Redacted>
+  readonly serpapiTimeoutMs: number
+  readonly serpapiMaxRetries: number
 }
+
+/** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
+const positiveInt = (name: string, fallback: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
   static readonly fromEnv = Config.all({
@@ -39,6 +70,10 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
     maxBodyBytes: Config.Int("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
     shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+    headersTimeoutMs: positiveInt("HTTP_HEADERS_TIMEOUT_MS", 20_000),
+    requestTimeoutMs: positiveInt("HTTP_REQUEST_TIMEOUT_MS", 60_000),
+    keepAliveTimeoutMs: positiveInt("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000),
+    maxConnections: positiveInt("HTTP_MAX_CONNECTIONS", 1_000),
     logLevel: Config.Literals(["Trace", "Debug", "Info", "Warn", "Error"], "LOG_LEVEL").pipe(
       Config.withDefault("Info" as const)
     ),
@@ -48,7 +83,12 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
-    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3))
+    creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
+    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+    serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
+    serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
+    serpapiTimeoutMs: positiveInt("SERPAPI_TIMEOUT_MS", 30_000),
+    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.fromEnv))
@@ -68,6 +108,10 @@ export const defaults: AppSettings = {
   rateLimitPerMinute: 600,
   maxBodyBytes: 1024 * 1024,
   shutdownTimeoutMs: 10_000,
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
   logLevel: "Info",
   llmModels: Option.none(),
   openaiBaseUrl: Option.none(),
@@ -75,5 +119,10 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
-  llmMaxRetries: 3
+  creditHoldTtlMs: 120_000,
+  llmMaxRetries: 3,
+  serpapiBaseUrl: "https://serpapi.com",
+  serpapiApiKey: Option.none(),
+  serpapiTimeoutMs: 30_000,
+  serpapiMaxRetries: 3
 }

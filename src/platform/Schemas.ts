@@ -1,11 +1,13 @@
 import { Schema } from "effect"
-import type { CompanyUserView } from "../companies/CompaniesRepo.ts"
 
 /** Schemas shared by several areas. */
 
-/** A required, non-blank string of reasonable size. */
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
+
+/** A required, non-blank single-line string of reasonable size: names, titles, ids. No control characters. */
 export const NonEmpty = Schema.String.check(
   Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty"),
+  Schema.makeFilter((s: string) => !controlCharacter.test(s) || "must not contain control characters"),
   Schema.isMaxLength(500)
 )
 
@@ -37,31 +39,6 @@ export const FutureDate = Schema.Date.check(
 export const OrganizationRole = Schema.Literals(["owner", "admin", "member"])
 
 export const CompanyRole = Schema.Literals(["owner", "admin", "member", "viewer"])
-
-/** The spec's Company user. */
-export const CompanyUser = Schema.Struct({
-  id: Schema.String,
-  companyId: Schema.String,
-  uid: Schema.String,
-  email: Schema.String,
-  role: CompanyRole,
-  displayName: Schema.String,
-  photo: Schema.String,
-  allowedFeatures: Schema.Array(Schema.String),
-  createdDate: Schema.String
-}).annotate({ identifier: "CompanyUser" })
-
-export const toCompanyUser = (view: CompanyUserView): typeof CompanyUser.Type => ({
-  id: view.id,
-  companyId: view.companyId,
-  uid: view.userId,
-  email: view.email,
-  role: view.role,
-  displayName: view.displayName,
-  photo: view.photo,
-  allowedFeatures: view.allowedFeatures,
-  createdDate: view.createdAt.toISOString()
-})
 
 /** A string of at most `max` characters (may be empty). */
 export const Text = (max: number) => Schema.String.check(Schema.isMaxLength(max))

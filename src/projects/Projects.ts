@@ -63,8 +63,8 @@ export const create = Effect.fn("Projects.create")(function*(input: typeof NewPr
       name: input.name,
       description: input.description ?? "",
       instructions: input.instructions ?? "",
-      // A person's project starts private; a company key's belongs to the company, so it starts shared.
-      sharing: input.sharing ?? (principal.userId === null ? "Shared" : "Private"),
+      // A person's project starts private; a company key's (an integration's) starts shared with the company.
+      sharing: input.sharing ?? (principal.keyKind === "company" ? "Shared" : "Private"),
       settings: input.settings ?? {},
       createdAt: now,
       updatedAt: now

@@ -9,7 +9,7 @@ export type Sharing = "Private" | "Shared"
 export interface ProjectRecord {
   readonly id: string
   readonly companyId: string
-  /** Null when the company owns it (made with a company API key). */
+  /** The owner user; null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
   readonly ownerUserId: string | null
   readonly name: string
   readonly description: string

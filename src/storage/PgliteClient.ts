@@ -200,10 +200,19 @@ export const makeClient = Effect.fnUntraced(function*(db: PGlite) {
 })
 
 /** Opens PGlite (in memory when `dataDir` is undefined) and closes it with the scope. */
+/**
+ * PostgreSQL settings of the embedded database, on its command line (they win
+ * over postgresql.conf, which stays as initdb wrote it). PGlite's default
+ * 128 MB of shared buffers live in its WebAssembly memory, which never
+ * shrinks: 32 MB cuts the idle process by ~80 MB, and the files below stay in
+ * the operating system's cache. Index builds in migrations need little.
+ */
+const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=32MB", "-c", "maintenance_work_mem=16MB"]
+
 export const open = (dataDir: string | undefined): Effect.Effect<PGlite, SqlError.SqlError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => PGlite.create(dataDir === undefined ? undefined : dataDir),
+      try: () => PGlite.create(dataDir, { startParams }),
       catch: (cause) => toSqlError(cause, "open")
     }),
     (db) => Effect.promise(() => db.close())

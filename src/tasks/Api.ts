@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ModelId } from "../agents/Api.ts"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -52,7 +52,7 @@ const Prompt = NonBlankText(20_000)
 export const ScheduledTask = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
-  /** The owning user; null for a task made with a company API key. */
+  /** The owning user (a company key's: its creator); null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
   userId: Schema.NullOr(Schema.String),
   employeeId: Schema.String,
   name: Schema.String,
@@ -85,6 +85,25 @@ export const NewScheduledTask = Schema.Struct({
   timezone: Schema.optional(TimeZone),
   contextSettings: Schema.optional(ContextSettings),
   dailyCreditLimit: Schema.optional(DailyCreditLimit)
+}).annotate({
+  examples: [
+    {
+      name: "Morning brief",
+      prompt: "Summarize yesterday's notes in five bullet points.",
+      scheduleType: "recurring",
+      employeeId: "emp_019a4f2c8e7b7c3d9a1e5f6b2c3d4e5f",
+      recurringConfig: { cron: "0 8 * * 1-5" },
+      timezone: "Europe/Berlin",
+      dailyCreditLimit: 50
+    },
+    {
+      name: "Inbox heartbeat",
+      prompt: "Check the task notes and answer what needs an answer.",
+      scheduleType: "heartbeat",
+      employeeId: "emp_019a4f2c8e7b7c3d9a1e5f6b2c3d4e5f",
+      recurringConfig: { intervalMinutes: 30 }
+    }
+  ]
 })
 
 /** Every field optional: only those supplied change; null clears a nullable one. */
@@ -154,62 +173,105 @@ const created = HttpApiSchema.status(201)
 const changeErrors = [BadRequest, Forbidden, NotFound]
 
 /** `POST /scheduled-tasks/{task_id}/<name>`, answering the task. */
-const action = <const Name extends string>(name: Name) =>
+const action = <const Name extends string>(name: Name, summary: string, description: string) =>
   HttpApiEndpoint.post(name, `/scheduled-tasks/:task_id/${name}`, {
     params: taskId,
     payload: actionPayload,
     success: ScheduledTask,
     error: changeErrors
-  })
+  }).annotateMerge(OpenApi.annotations({ summary, description }))
 
-export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks").add(
+export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
+  .annotateMerge(OpenApi.annotations({
+    description: "Prompts an AI employee runs once, on a recurring schedule or as a heartbeat, with executions, notes and a daily credit limit.",
+    override: { "x-displayName": "Scheduled tasks" }
+  })).add(
   HttpApiEndpoint.post("create", "/scheduled-tasks", {
     payload: NewScheduledTask,
     success: ScheduledTask.pipe(created),
     error: changeErrors
-  }),
-  HttpApiEndpoint.get("list", "/scheduled-tasks", { query: PageQuery, success: Page(ScheduledTask), error: [Forbidden] }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create a scheduled task",
+    description: "Schedules a prompt for an employee: `one_time` at `scheduledAt`, `recurring` by cron or interval, or `heartbeat` every interval, optionally with a daily credit limit. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field (schedule fields that do not fit the type, an unknown employee); 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+  })),
+  HttpApiEndpoint.get("list", "/scheduled-tasks", { query: PageQuery, success: Page(ScheduledTask), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
+    summary: "List scheduled tasks",
+    description: "The company's scheduled tasks, newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+  })),
   HttpApiEndpoint.get("get", "/scheduled-tasks/:task_id", {
     params: taskId,
     success: ScheduledTask,
     error: [Forbidden, NotFound]
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Get a scheduled task",
+    description: "One task with its status, next and last run. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  })),
   HttpApiEndpoint.patch("update", "/scheduled-tasks/:task_id", {
     params: taskId,
     payload: ScheduledTaskPatch,
     success: ScheduledTask,
     error: changeErrors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Change a scheduled task",
+    description: "Changes a task's fields or schedule (the next run is computed again; `null` clears the daily limit). Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  })),
   HttpApiEndpoint.delete("delete", "/scheduled-tasks/:task_id", {
     params: taskId,
     success: ScheduledTask,
     error: [Forbidden, NotFound]
-  }),
-  action("pause"),
-  action("resume"),
-  action("reset"),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Delete a scheduled task",
+    description: "Deletes a task (it runs no more) and answers it. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  })),
+  action(
+    "pause",
+    "Pause a scheduled task",
+    "Stops a task's runs until it is resumed (`nextRunAt` becomes null); pausing a paused task answers it unchanged. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  ),
+  action(
+    "resume",
+    "Resume a scheduled task",
+    "Resumes a paused task from now: occurrences missed while paused do not run. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  ),
+  action(
+    "reset",
+    "Reset a scheduled task",
+    "Resets the task's run state as the spec describes and answers the task. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  ),
   HttpApiEndpoint.post("run", "/scheduled-tasks/:task_id/run", {
     params: taskId,
     payload: actionPayload,
     success: TaskExecution.pipe(created),
     error: changeErrors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Run a scheduled task now",
+    description: "Queues one execution now (201 with the queued execution); a worker runs it like a scheduled occurrence and bills it. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  })),
   HttpApiEndpoint.get("listExecutions", "/scheduled-tasks/:task_id/executions", {
     params: taskId,
     query: PageQuery,
     success: Page(TaskExecution),
     error: [Forbidden, NotFound]
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "List a task's executions",
+    description: "The task's executions (queued, running, succeeded, failed) with output, usage and timing, newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+  })),
   HttpApiEndpoint.post("addNote", "/scheduled-tasks/:task_id/notes", {
     params: taskId,
     payload: NewTaskNote,
     success: TaskNote.pipe(created),
     error: changeErrors
-  }),
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Add a note to a task",
+    description: "Adds a note the task's next runs read as input. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+  })),
   HttpApiEndpoint.get("listNotes", "/scheduled-tasks/:task_id/notes", {
     params: taskId,
     query: PageQuery,
     success: Page(TaskNote),
     error: [Forbidden, NotFound]
-  })
+  }).annotateMerge(OpenApi.annotations({
+    summary: "List a task's notes",
+    description: "The task's notes (input, heartbeat, daily limit), newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

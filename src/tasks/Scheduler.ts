@@ -1,10 +1,8 @@
 import { Cause, Context, Data, Duration, Effect, Layer } from "effect"
 import type { EmployeesRepo } from "../agents/EmployeesRepo.ts"
-import type { Llm } from "../llm/Llm.ts"
-import type { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
+import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { currentDate } from "../platform/Time.ts"
-import { Credits } from "../usage/Credits.ts"
-import type { UsageRepo } from "../usage/UsageRepo.ts"
+import type { Credits } from "../usage/Credits.ts"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import { handleClaim } from "./TaskRunner.ts"
 import { type Claim, TasksRepo } from "./TasksRepo.ts"
@@ -24,7 +22,7 @@ export class Scheduler extends Context.Service<Scheduler, {
   static readonly layer = Layer.effect(Scheduler, Effect.gen(function*() {
     const config = yield* SchedulerConfig
     const repo = yield* TasksRepo
-    const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | SchedulerConfig>()
+    const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const keepLease = (claim: Claim) =>
@@ -85,13 +83,12 @@ export class Scheduler extends Context.Service<Scheduler, {
   }))
 }
 
-/** The worker with its configuration from the environment and billing; needs storage and an `Llm`. */
+/** The worker with its configuration from the environment; needs storage, `Credits` and an `Llm`. */
 export const SchedulerLive: Layer.Layer<
   never,
   never,
-  TasksRepo | EmployeesRepo | OrganizationsRepo | UsageRepo | Llm
+  TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog
 > = Scheduler.worker.pipe(
   Layer.provide(Scheduler.layer),
-  Layer.provide(Credits.layer),
   Layer.provide(SchedulerConfig.layer)
 )

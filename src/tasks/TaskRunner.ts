@@ -1,9 +1,11 @@
 import { Duration, Effect, Option } from "effect"
 import { type EmployeeRecord, EmployeesRepo } from "../agents/EmployeesRepo.ts"
-import { Llm, prompt, type StopReason, textOf } from "../llm/Llm.ts"
+import { Llm, type LlmRequest, prompt, type StopReason, textOf } from "../llm/Llm.ts"
+import { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { currentDate } from "../platform/Time.ts"
-import { Credits, creditsForTokens, type Payer } from "../usage/Credits.ts"
+import * as BilledLlm from "../usage/BilledLlm.ts"
+import { Credits, type Payer, type Spent } from "../usage/Credits.ts"
 import { firstRunNextDay, localDay, occurrenceAfter, startOfNextDay } from "./Occurrences.ts"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import {
@@ -146,10 +148,11 @@ const maxTokensSetting = (task: TaskRecord) => {
   return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined
 }
 
-/** A finished model call, or why there was none. */
+/** A finished model call, or why there was none; `spent` is what a succeeded call costs. */
 interface Attempt {
   readonly result: Omit<ExecutionResult, "finishedAt">
   readonly stopReason: StopReason | null
+  readonly spent?: Spent | undefined
 }
 
 const failed = (model: string, error: string): Attempt => ({
@@ -157,42 +160,66 @@ const failed = (model: string, error: string): Attempt => ({
   stopReason: null
 })
 
-/** Calls the model as the employee; failures become a failed attempt, never an error of the worker. */
-const attemptRun = (task: TaskRecord, inputs: ReadonlyArray<NoteRecord>, payer: Payer, expectedCredits: number) =>
+/** Calls the model; failures and timeouts become a failed attempt, never an error of the worker. */
+const callModel = (request: LlmRequest, billing: BilledLlm.Quote) =>
   Effect.gen(function*() {
     const config = yield* SchedulerConfig
-    const found = yield* EmployeesRepo.use((repo) => repo.get(task.companyId, task.employeeId))
-    if (Option.isNone(found)) return failed("", `Employee ${task.employeeId} no longer exists`)
-    const employee = found.value
-    const model = stringSetting(task, "model") ?? employee.model ?? config.defaultModel
-    const available = yield* Effect.result(Credits.use((credits) => credits.ensureAvailable(payer, expectedCredits)))
-    if (available._tag === "Failure") return failed(model, available.failure.error)
-    const request = {
-      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee)),
-      maxTokens: maxTokensSetting(task)
-    }
     return yield* Llm.use((llm) => llm.generate(request)).pipe(
       Effect.map((response): Attempt => {
-        const { inputTokens, outputTokens } = response.usage
+        const spent = billing.spent(response.usage, response.model)
         return {
           result: {
             status: "succeeded",
             model: response.model,
             output: textOf(response),
             error: null,
-            inputTokens,
-            outputTokens,
-            credits: creditsForTokens(inputTokens + outputTokens)
+            inputTokens: response.usage.inputTokens,
+            outputTokens: response.usage.outputTokens,
+            credits: spent.credits
           },
-          stopReason: response.stopReason
+          stopReason: response.stopReason,
+          spent
         }
       }),
-      Effect.catchTag("LlmError", (error) => Effect.succeed(failed(model, `Model call failed: ${error.message}`))),
+      Effect.catchTag("LlmError", (error) => Effect.succeed(failed(request.model, `Model call failed: ${error.message}`))),
       Effect.timeoutOrElse({
         duration: Duration.millis(config.runTimeoutMs),
-        orElse: () => Effect.succeed(failed(model, `The model did not answer within ${config.runTimeoutMs} ms`))
+        orElse: () => Effect.succeed(failed(request.model, `The model did not answer within ${config.runTimeoutMs} ms`))
       })
     )
+  })
+
+/**
+ * Runs the prompt as the employee under a credit hold and records the run
+ * with `recordAttempt`, which settles the hold in the recording transaction
+ * (`settle`); a run that is not recorded (lease lost), failed or was
+ * interrupted releases it, so it bills nothing.
+ */
+const attemptRun = <E, R>(
+  task: TaskRecord,
+  inputs: ReadonlyArray<NoteRecord>,
+  payer: Payer,
+  recordAttempt: (attempt: Attempt, settle: (spent: Spent) => Effect.Effect<number>) => Effect.Effect<boolean, E, R>
+) =>
+  Effect.gen(function*() {
+    const config = yield* SchedulerConfig
+    const unbilled = (attempt: Attempt) => recordAttempt(attempt, () => Effect.succeed(0))
+    const found = yield* EmployeesRepo.use((repo) => repo.get(task.companyId, task.employeeId))
+    if (Option.isNone(found)) return yield* unbilled(failed("", `Employee ${task.employeeId} no longer exists`))
+    const employee = found.value
+    const model = stringSetting(task, "model") ?? employee.model ?? config.defaultModel
+    const request = {
+      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee)),
+      maxTokens: maxTokensSetting(task)
+    }
+    const quoted = yield* Effect.result(BilledLlm.quote("tasks", request))
+    if (quoted._tag === "Failure") return yield* unbilled(failed(model, `Model call failed: ${quoted.failure.message}`))
+    const billing = quoted.success
+    const credits = yield* Credits
+    return yield* credits.withHold(payer, billing.estimate, (hold) =>
+      Effect.flatMap(callModel(request, billing), (attempt) => recordAttempt(attempt, (spent) => credits.settle(hold, spent)))).pipe(
+        Effect.catchIf((error) => error instanceof Forbidden, (denied) => unbilled(failed(model, denied.error)))
+      )
   })
 
 /** The automatic evaluation of a run: each check is a fact about the execution. */
@@ -221,34 +248,12 @@ const evaluate = (attempt: Attempt, limit: number | null, spentBefore: number): 
   ]
 }
 
-/** Bills a succeeded attempt under feature `tasks`; an organization out of credits turns it into a failure. */
-const bill = (attempt: Attempt, payer: Payer) =>
-  attempt.result.status !== "succeeded" || attempt.result.credits === 0
-    ? Effect.succeed(attempt)
-    : Credits.use((credits) =>
-      credits.charge(payer, {
-        feature: "tasks",
-        model: attempt.result.model,
-        credits: attempt.result.credits,
-        inputTokens: attempt.result.inputTokens,
-        outputTokens: attempt.result.outputTokens
-      })
-    ).pipe(
-      Effect.as(attempt),
-      Effect.catchTag("Forbidden", (denied) =>
-        Effect.succeed({
-          ...attempt,
-          result: { ...attempt.result, status: "failed" as const, error: denied.error, credits: 0 }
-        }))
-    )
-
 /** Runs the prompt and records the run. */
 const runPrompt = (
   claim: Claim,
   occurrence: Occurrence,
   inputs: ReadonlyArray<NoteRecord>,
-  spentToday: number,
-  expectedCredits: number
+  spentToday: number
 ) =>
   Effect.gen(function*() {
     const repo = yield* TasksRepo
@@ -265,11 +270,12 @@ const runPrompt = (
       createdAt: occurrence.now
     }))
     const payer: Payer = { organizationId: task.organizationId, companyId: task.companyId, userId: task.userId }
-    const attempt = yield* attemptRun(task, inputs, payer, expectedCredits)
-    return yield* record(claim, (locked) =>
-      Effect.gen(function*() {
+    return yield* attemptRun(task, inputs, payer, (attempt, settle) =>
+      record(claim, (locked) =>
+        Effect.gen(function*() {
         const finishedAt = yield* currentDate
-        const billed = yield* bill(attempt, payer)
+        const charged = attempt.spent === undefined ? 0 : yield* settle(attempt.spent)
+        const billed = { ...attempt, result: { ...attempt.result, credits: charged } }
         const { result } = billed
         const succeeded = result.status === "succeeded"
         const checks = evaluate(billed, locked.dailyCreditLimit, spentToday)
@@ -301,7 +307,7 @@ const runPrompt = (
         const next = nextState(locked, occurrence, true, (task) => occurrenceAfter(task, occurrence.at, finishedAt))
         const handledExecutionId = occurrence.scheduled ? null : started.id
         yield* repo.advance(locked.id, { ran: true, ...next, handledExecutionId }, finishedAt)
-      }))
+      })))
   })
 
 /** Handles one claimed task. False when the lease was lost before recording (nothing was recorded or billed). */
@@ -314,7 +320,7 @@ export const handleClaim = Effect.fn("TaskRunner.handleClaim")(function*(claim: 
     return yield* checkIn(claim, occurrence)
   }
   const limit = task.dailyCreditLimit
-  if (limit === null) return yield* runPrompt(claim, occurrence, inputs, 0, 1)
+  if (limit === null) return yield* runPrompt(claim, occurrence, inputs, 0)
   const spentToday = Option.match(yield* repo.dailyLog(task.id, occurrence.day), {
     onNone: () => 0,
     onSome: (log) => log.credits
@@ -329,5 +335,5 @@ export const handleClaim = Effect.fn("TaskRunner.handleClaim")(function*(claim: 
         `${expectedCredits}; runs resume from ${resumes}`
     )
   }
-  return yield* runPrompt(claim, occurrence, inputs, spentToday, expectedCredits)
+  return yield* runPrompt(claim, occurrence, inputs, spentToday)
 })

@@ -3,6 +3,7 @@ import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized, ownsOrManages } from "../auth/Policy.ts"
 import type { Principal } from "../auth/Principal.ts"
+import { requireKnownModel } from "../llm/Llm.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
@@ -146,6 +147,7 @@ export const create = Effect.fn("Tasks.create")(function*(input: typeof NewSched
   yield* Authorized("tasks:write")
   const principal = yield* requireCompany(input.companyId)
   yield* requireEmployee(principal.companyId, input.employeeId)
+  yield* requireKnownModel(input.contextSettings?.model)
   const now = yield* currentDate
   const spec: ScheduleSpec = {
     scheduleType: input.scheduleType,
@@ -211,6 +213,7 @@ export const update = Effect.fn("Tasks.update")(function*(id: string, patch: typ
   const principal = yield* requireCompany(patch.companyId)
   const task = yield* findChangeable(principal, id)
   if (patch.employeeId !== undefined) yield* requireEmployee(principal.companyId, patch.employeeId)
+  yield* requireKnownModel(patch.contextSettings?.model)
   const settings: TaskChange = {
     name: patch.name,
     prompt: patch.prompt,

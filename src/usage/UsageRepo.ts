@@ -1,9 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { newId } from "../platform/Ids.ts"
 import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
-import { organizationsTable } from "../organizations/OrganizationsRepo.ts"
 
 export interface UsageEvent {
   readonly id: string
@@ -23,8 +21,6 @@ export type NewUsageEvent = Omit<UsageEvent, "id" | "createdAt">
 
 /** The two balances an organization holds. */
 export type CreditPool = "credits" | "data"
-
-export type ChargeMode = "exact" | "upToBalance"
 
 export interface UsageFilter {
   readonly startDate?: Date | undefined
@@ -60,21 +56,8 @@ export interface Window {
   readonly limit: number
 }
 
-/** The usage ledger and the organization balances it draws on. */
+/** The usage ledger (what `CreditsRepo.settle` records), read by the usage endpoints. */
 export interface UsageRepository {
-  /**
-   * Debits the pool and records the event (with the credits debited),
-   * atomically. `exact`: all of `amount` or nothing — undefined, and nothing
-   * written, when it would pass the pool's limit. `upToBalance`: as much of
-   * `amount` as the pool still holds (for usage that already happened).
-   * Answers the credits debited.
-   */
-  readonly charge: (
-    pool: CreditPool,
-    amount: number,
-    event: Omit<NewUsageEvent, "credits">,
-    mode: ChargeMode
-  ) => Effect.Effect<number | undefined>
   /** Totals over every matching event; `window` pages the rows, ordered by credits descending. */
   readonly summary: (organizationId: string, filter: UsageFilter, window: Window) => Effect.Effect<UsageSummary>
   /** Matching events, newest first. */
@@ -120,43 +103,6 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
           }))
       )
     return {
-      charge: Effect.fn("UsageRepo.charge")(function*(pool, amount, event, mode) {
-        const [limit, usage] = pool === "credits"
-          ? ["credit_limit", "credit_usage"]
-          : ["data_credit_limit", "data_credit_usage"]
-        const debit = mode === "exact"
-          ? sql`${amount}::bigint`
-          : sql`least(${amount}::bigint, greatest(before.lim - before.used, 0))`
-        return yield* sql.withTransaction(Effect.gen(function*() {
-          const debited = yield* sql<{ readonly debited: unknown }>`
-            WITH before AS (
-              SELECT ${sql(usage)} AS used, ${sql(limit)} AS lim FROM organizations
-              WHERE id = ${event.organizationId} FOR UPDATE
-            )
-            UPDATE organizations SET ${sql(usage)} = before.used + ${debit}
-            FROM before
-            WHERE organizations.id = ${event.organizationId}
-              AND ${mode === "exact" ? sql`before.used + ${amount} <= before.lim` : sql`true`}
-            RETURNING ${debit} AS debited`
-          if (debited.length === 0) return undefined
-          const credits = toNumber(debited[0].debited)
-          yield* sql`INSERT INTO usage_events ${
-            sql.insert({
-              id: newId("use"),
-              organization_id: event.organizationId,
-              company_id: event.companyId,
-              user_id: event.userId,
-              feature: event.feature,
-              model: event.model,
-              credits,
-              tokens: event.tokens,
-              input_tokens: event.inputTokens,
-              output_tokens: event.outputTokens
-            })
-          }`
-          return credits
-        }))
-      }, Effect.orDie),
       summary: Effect.fn("UsageRepo.summary")(function*(organizationId, filter, window) {
         const [totals, byModel, byFeature] = yield* Effect.all([
           sql<Record<"credits" | "tokens" | "input_tokens" | "output_tokens" | "requests", unknown>>`
@@ -214,24 +160,6 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
       return [...rows.values()].sort(byCreditsThenName(key)).slice(window.offset, window.offset + window.limit)
     }
     return {
-      charge: (pool, amount, event, mode) =>
-        store.write((tables) => {
-          const organization = tables(organizationsTable).get(event.organizationId)
-          if (organization === undefined) return undefined
-          const [limit, usage] = pool === "credits"
-            ? [organization.creditLimit, organization.creditUsage]
-            : [organization.dataCreditLimit, organization.dataCreditUsage]
-          if (mode === "exact" && usage + amount > limit) return undefined
-          const credits = mode === "exact" ? amount : Math.min(amount, Math.max(limit - usage, 0))
-          tables(organizationsTable).set(
-            organization.id,
-            pool === "credits"
-              ? { ...organization, creditUsage: usage + credits }
-              : { ...organization, dataCreditUsage: usage + credits }
-          )
-          tables(usageTable).push({ ...event, credits, id: newId("use"), createdAt: new Date() })
-          return credits
-        }),
       summary: (organizationId, filter, window) =>
         store.read((tables) => {
           const events = matching(tables(usageTable), organizationId, filter)

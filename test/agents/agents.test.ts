@@ -10,14 +10,14 @@ it.layer(testServer(memoryStorage))("agents API", (it) => {
       const tenant = yield* seedTenant()
       const api = yield* client({ apiKey: tenant.apiKey })
       const agent = yield* api.agents.create({
-        payload: { name: "Scout", description: "Finds leads", instructions: "Be precise", model: "fast-model" }
+        payload: { name: "Scout", description: "Finds leads", instructions: "Be precise", model: "local-fastest" }
       })
       expect(agent).toMatchObject({
         companyId: tenant.companyId,
         name: "Scout",
         description: "Finds leads",
         instructions: "Be precise",
-        model: "fast-model",
+        model: "local-fastest",
         status: "active"
       })
       const bare = yield* api.agents.create({ payload: { name: "Helper" } })
@@ -68,7 +68,11 @@ it.layer(testServer(memoryStorage))("agents API", (it) => {
         ["POST", "/api/v0/agents", { description: "no name" }, "name"],
         ["POST", "/api/v0/agents", { name: "x", model: "" }, "model"],
         ["PATCH", `/api/v0/agents/${agent.id}`, { status: "deleted" }, "status"],
-        ["GET", "/api/v0/agents?page=0", undefined, "page"]
+        ["GET", "/api/v0/agents?page=0", undefined, "page"],
+        // A model is checked against the catalog when it is named, not when an agent first runs.
+        ["POST", "/api/v0/agents", { name: "x", model: "gpt-typo" }, /Unknown model "gpt-typo"/],
+        ["PATCH", `/api/v0/agents/${agent.id}`, { model: "gpt-typo" }, /Unknown model "gpt-typo"/],
+        ["POST", "/api/v0/employees", { name: "x", role: "Writer", model: "gpt-typo" }, /Unknown model "gpt-typo"/]
       ] as const
       for (const [method, path, body, field] of cases) {
         const response = yield* send(requestWithKey(method, path, tenant.apiKey, body))

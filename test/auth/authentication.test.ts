@@ -44,7 +44,7 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
         const tenant = yield* seedTenant()
         for (const scheme of ["x-api-key", "bearer"] as const) {
           const api = yield* client({ apiKey: tenant.apiKey, scheme })
-          expect(yield* api.me.get()).toMatchObject({ keyKind: "company", companyId: tenant.companyId, userId: null })
+          expect(yield* api.me.get()).toMatchObject({ keyKind: "company", companyId: tenant.companyId, userId: tenant.userId })
         }
       }))
 
@@ -193,6 +193,45 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
         expect((yield* api.companyUsers.list({ params: { companyId: tenant.companyId }, query: {} })).pagination.total).toBe(1)
       }))
 
+    it.effect("a company key acts as the user who created it, with that user's current role, until they leave", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const admin = yield* addPerson(tenant, { companyRole: "admin" })
+        const adminPersonal = yield* client({ apiKey: admin.personalAccessKey, companyId: tenant.companyId })
+        const { apiKey } = yield* adminPersonal.apiKeys.create({ payload: { name: "admins-integration" } })
+        const adminsKey = yield* client({ apiKey })
+        expect(yield* adminsKey.me.get()).toMatchObject({ keyKind: "company", userId: admin.userId, role: "admin" })
+        const project = yield* adminsKey.projects.create({ payload: { name: "Integration" } })
+        expect(project).toMatchObject({ uid: admin.userId, sharing: "Shared" })
+        // Without companyId a company key creates the key for its own company, acting as the same user.
+        const derived = yield* adminsKey.apiKeys.create({ payload: { name: "derived" } })
+        const derivedKey = yield* client({ apiKey: derived.apiKey })
+        expect(yield* derivedKey.me.get()).toMatchObject({ companyId: tenant.companyId, userId: admin.userId })
+
+        const owner = yield* client({ apiKey: tenant.apiKey })
+        const target = { companyId: tenant.companyId, userId: admin.userId }
+        yield* owner.companyUsers.update({ params: target, payload: { role: "member" } })
+        expect((yield* adminsKey.me.get()).role).toBe("member")
+        yield* failsWith(adminsKey.apiKeys.create({ payload: { name: "more" } }), "Forbidden", /Your role \(member\)/)
+
+        yield* owner.companyUsers.remove({ params: target })
+        for (const key of [adminsKey, derivedKey]) {
+          yield* failsWith(key.me.get(), "Unauthorized", /creator no longer belongs/)
+        }
+        expect((yield* owner.me.get()).userId).toBe(tenant.userId)
+      }))
+
+    it.effect("a company key naming another company than its own answers 404, even when it also names its own", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const other = yield* seedTenant("other")
+        for (const companyId of [undefined, tenant.companyId]) {
+          const api = yield* client({ apiKey: tenant.apiKey, companyId })
+          yield* failsWith(api.apiKeys.getByName({ params: { companyId: other.companyId, name: "default" } }), "NotFound")
+          yield* failsWith(api.apiKeys.create({ payload: { companyId: other.companyId, name: "x" } }), "NotFound")
+        }
+      }))
+
     it.effect("company ids that contradict each other answer 400", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
@@ -260,6 +299,25 @@ describe.each(sharedStores)("revocation across processes on %s", () => {
       expect((yield* elsewhere.me.get()).role).toBe("viewer")
       yield* admin.companyUsers.remove({ params: { companyId: tenant.companyId, userId: person.userId } })
       yield* failsWith(elsewhere.me.get(), "NotFound")
+    }))
+
+  it.effect("a company key whose creator leaves the company fails on the very next request to the other server", () =>
+    Effect.gen(function*() {
+      const [first, second] = yield* serversSharingPostgres({})
+      const tenant = yield* Effect.provideContext(seedTenant(), first)
+      const person = yield* Effect.provideContext(addPerson(tenant, { companyRole: "admin" }), first)
+      const owner = yield* Effect.provideContext(client({ apiKey: tenant.apiKey }), first)
+      const personal = yield* Effect.provideContext(
+        client({ apiKey: person.personalAccessKey, companyId: tenant.companyId }),
+        first
+      )
+      const { apiKey } = yield* personal.apiKeys.create({ payload: { name: "theirs" } })
+      const elsewhere = yield* Effect.provideContext(client({ apiKey }), second)
+      expect((yield* elsewhere.me.get()).role).toBe("admin")
+      yield* owner.companyUsers.update({ params: { companyId: tenant.companyId, userId: person.userId }, payload: { role: "viewer" } })
+      expect((yield* elsewhere.me.get()).role).toBe("viewer")
+      yield* owner.companyUsers.remove({ params: { companyId: tenant.companyId, userId: person.userId } })
+      yield* failsWith(elsewhere.me.get(), "Unauthorized", /creator no longer belongs/)
     }))
 })
 

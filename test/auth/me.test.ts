@@ -9,7 +9,8 @@ it.layer(testServer(memoryStorage))("GET /api/v0/me", (it) => {
       const tenant = yield* seedTenant()
       const api = yield* client({ apiKey: tenant.apiKey })
       const me = yield* api.me.get()
-      expect(me).toMatchObject({ keyKind: "company", companyId: tenant.companyId, userId: null, role: "admin" })
+      // The bootstrap key acts as the company's owner, who created the tenant.
+      expect(me).toMatchObject({ keyKind: "company", companyId: tenant.companyId, userId: tenant.userId, role: "owner" })
     }))
 
   it.effect("a personal access key needs the company id", () =>

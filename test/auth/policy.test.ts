@@ -15,7 +15,6 @@ const principal = (overrides: Partial<Principal> = {}): Principal => ({
   userId: "usr_x",
   role: "member",
   allowedFeatures: [],
-  companyNamedByRequest: true,
   ...overrides
 })
 

@@ -4,7 +4,7 @@ import * as Admin from "../../src/admin/Admin.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
-import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, seedTenant, testServer } from "../support/TestServer.ts"
 
 it.layer(testServer(memoryStorage))("companies (/api/v0/companies)", (it) => {
   it.effect("GET lists the caller's companies in the generic envelope; a company key sees its own", () =>
@@ -89,8 +89,11 @@ it.layer(testServer(memoryStorage))("companies (/api/v0/companies)", (it) => {
       yield* failsWith(collaboratorApi.companies.create({ payload }), "NotFound", `Organization ${tenant.organizationId} not found`)
       const stranger = yield* client({ apiKey: other.personalAccessKey, companyId: other.companyId })
       yield* failsWith(stranger.companies.create({ payload }), "NotFound", tenant.organizationId)
-      const companyKey = yield* client({ apiKey: tenant.apiKey })
-      yield* failsWith(companyKey.companies.create({ payload }), "Forbidden", /company API key cannot create companies/)
+      // A company key has its creator's organization role: the bootstrap key's is the organization owner's.
+      const ownersKey = yield* client({ apiKey: tenant.apiKey })
+      expect((yield* ownersKey.companies.create({ payload })).organizationId).toBe(tenant.organizationId)
+      const collaboratorsKey = yield* client({ apiKey: yield* companyKeyBy(tenant, collaborator.userId) })
+      yield* failsWith(collaboratorsKey.companies.create({ payload }), "NotFound", `Organization ${tenant.organizationId} not found`)
       const otherCompanyKey = yield* client({ apiKey: other.apiKey })
       yield* failsWith(otherCompanyKey.companies.create({ payload }), "NotFound", tenant.organizationId)
       yield* failsWith(adminApi.companies.create({ payload: { organizationId: "org_missing", name: "x" } }), "NotFound")

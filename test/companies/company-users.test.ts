@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
-import { addPerson, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
 
 let counter = 0
 const email = (name: string) => `${name}-${Date.now()}-${counter++}@example.com`
@@ -135,9 +135,10 @@ it.layer(testServer(memoryStorage))("company users (/api/v0/company_users)", (it
       const admin = yield* addPerson(tenant, { companyRole: "admin" })
       const member = yield* addPerson(tenant, { companyRole: "member" })
       const adminApi = yield* personalClient(tenant, admin.personalAccessKey)
-      const companyKey = yield* client({ apiKey: tenant.apiKey })
+      // A company key made by the admin has the admin's powers.
+      const adminsKey = yield* client({ apiKey: yield* companyKeyBy(tenant, admin.userId) })
       const params = { companyId: tenant.companyId }
-      for (const api of [adminApi, companyKey]) {
+      for (const api of [adminApi, adminsKey]) {
         yield* failsWith(api.companyUsers.add({ params, payload: { email: email("o"), role: "owner" } }), "Forbidden", "Only a company owner can add an owner")
         yield* failsWith(
           api.companyUsers.update({ params: { ...params, userId: member.userId }, payload: { role: "owner" } }),

@@ -167,7 +167,8 @@ it.layer(testServer(memoryStorage))("admin API", (it) => {
         companyId: created.companyId,
         organizationId: created.organizationId,
         companyName: "Boot co",
-        userId: null
+        userId: created.userId,
+        role: "owner"
       })
       const personal = yield* client({ apiKey: created.personalAccessKey, companyId: created.companyId })
       expect(yield* personal.me.get()).toMatchObject({ keyKind: "personal", userId: created.userId, role: "owner" })

@@ -146,6 +146,17 @@ it.layer(testServer(memoryStorage))("published description", (it) => {
       expect(operationIds).toContain("apiKeys_create")
     }))
 
+  it.effect("the OpenAPI document describes only /api/v0/… paths; /health is served outside it", () =>
+    Effect.gen(function*() {
+      const document = (yield* send(HttpClientRequest.get("/api/v0/openapi.json"))).body as {
+        readonly paths: Record<string, unknown>
+      }
+      const paths = Object.keys(document.paths)
+      expect(paths.length).toBeGreaterThan(20)
+      for (const path of paths) expect(path).toMatch(/^\/api\/v0\//)
+      expect((yield* send(HttpClientRequest.get("/health"))).status).toBe(200)
+    }))
+
   it.effect("/docs serves the reference page as HTML", () =>
     Effect.gen(function*() {
       const response = yield* send(HttpClientRequest.get("/docs"))

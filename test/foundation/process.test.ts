@@ -10,7 +10,8 @@ import { afterAll } from "vitest"
  * The server as a process: how it starts, refuses to start and stops. These
  * run `src/main.ts` with Node's type stripping, as `npm start` runs the build.
  */
-const main = join(import.meta.dirname, "..", "..", "src", "main.ts")
+const root = join(import.meta.dirname, "..", "..")
+const main = join(root, "src", "main.ts")
 const dataDirs: Array<string> = []
 
 afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
@@ -29,8 +30,8 @@ interface Started {
   readonly exited: Promise<number | null>
 }
 
-const start = (env: Record<string, string>): Started => {
-  const child = spawn(process.execPath, [main], { env: { ...process.env, LOG_LEVEL: "Info", ...env }, stdio: "pipe" })
+const start = (env: Record<string, string>, command = process.execPath, args = [main]): Started => {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: "Info", ...env }, stdio: "pipe" })
   let output = ""
   child.stdout.on("data", (chunk) => (output += chunk))
   child.stderr.on("data", (chunk) => (output += chunk))
@@ -74,6 +75,8 @@ describe("the server process", { timeout: 120_000 }, () => {
     first.child.kill("SIGINT")
     await first.exited
     expect(existsSync(join(dataDir, "platform-api.lock"))).toBe(false)
+    const stopped = first.output().split("\n").filter((line) => line.includes("Stopped in"))
+    expect(stopped).toEqual([expect.stringMatching(/waited for \d+ in-flight request\(s\).*closed the database/)])
 
     const restarted = start({ DATA_DIR: dataDir, PORT: String(port) })
     await waitForHealth(port, restarted)
@@ -90,5 +93,18 @@ describe("the server process", { timeout: 120_000 }, () => {
     expect(await unreachable.exited).toBe(1)
     const lines = unreachable.output().trim().split("\n")
     expect(lines).toEqual([expect.stringMatching(/^platform-api: cannot start: .*connect/i)])
+  })
+
+  it("stops with `npm start` when a process manager sends SIGTERM to npm: no orphaned server", async () => {
+    const dataDir = newDataDir()
+    const port = await freePort()
+    const npm = start({ DATA_DIR: dataDir, PORT: String(port) }, "npm", ["start", "--silent"])
+    await waitForHealth(port, npm)
+    npm.child.kill("SIGTERM")
+    await npm.exited
+    // the server itself stopped: the port answers nothing and the data folder is free
+    expect(await fetch(`http://127.0.0.1:${port}/health`).then(() => "answered", () => "refused")).toBe("refused")
+    expect(existsSync(join(dataDir, "platform-api.lock"))).toBe(false)
+    expect(npm.output()).toContain("Stopped in")
   })
 })

@@ -2,9 +2,9 @@ import Anthropic from "@anthropic-ai/sdk"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import OpenAI from "openai"
-import { Credits } from "../../src/usage/Credits.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
+import { spend } from "../support/Billing.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
 
@@ -172,7 +172,7 @@ it.layer(server, { timeout: 60_000, excludeTestServices: true })("the gateway th
     Effect.gen(function*() {
       const { openai, anthropic, tenant } = yield* clients
       const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }
-      yield* Credits.use((credits) => credits.charge(payer, { feature: "test", credits: 100_000 }))
+      yield* spend(payer, { feature: "test", credits: 100_000 })
       const from = yield* requestCount
       const denied = yield* failure(() => openai.chat.completions.create({ model: "smart", messages: [{ role: "user", content: "Hi" }] }))
       expect(denied).toBeInstanceOf(OpenAI.PermissionDeniedError)

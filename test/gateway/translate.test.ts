@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Option, Result, Schema } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
 import * as Anthropic from "../../src/llm/anthropic/Translate.ts"
 import * as AnthropicWire from "../../src/llm/anthropic/Wire.ts"
 import { catalogFrom, localModels, resolveModel } from "../../src/llm/Catalog.ts"
@@ -311,7 +311,7 @@ describe("streams", () => {
         chunk({}, "tool_calls"),
         { ...chunk({}), choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } }
       ].flatMap(decoder.decode),
-      decoder.finish(() => ({ inputTokens: 0, outputTokens: 0, cachedTokens: 0 }))
+      Effect.runSync(decoder.finish(() => Effect.succeed({ inputTokens: 0, outputTokens: 0, cachedTokens: 0 })))
     ]
     expect(events.slice(1)).toEqual([
       { type: "text_delta", index: 0, text: "Let me " },
@@ -343,7 +343,7 @@ describe("streams", () => {
   it("estimates usage when an upstream stream reports none", () => {
     const decoder = OpenAi.chunkDecoder()
     decoder.decode(chunk({ content: "abc" }, "stop"))
-    expect(decoder.finish((generated) => ({ inputTokens: 1, outputTokens: generated.length, cachedTokens: 0 }))).toEqual({
+    expect(Effect.runSync(decoder.finish((generated) => Effect.succeed({ inputTokens: 1, outputTokens: generated.length, cachedTokens: 0 })))).toEqual({
       type: "finish",
       stopReason: "end_turn",
       usage: { inputTokens: 1, outputTokens: 3, cachedTokens: 0 }

@@ -62,7 +62,12 @@ it.layer(testServer(memoryStorage))("the Keys area (/api/v0/keys)", (it) => {
       const companyKey = yield* client({ apiKey: tenant.apiKey })
       expect(yield* companyKey.keys.list()).toEqual({
         personalAccessKeys: [],
-        companyKeys: [expect.objectContaining({ companyId: tenant.companyId, name: "default", maskedKey: masked(tenant.apiKey) })]
+        companyKeys: [expect.objectContaining({
+          companyId: tenant.companyId,
+          createdByUserId: tenant.userId,
+          name: "default",
+          maskedKey: masked(tenant.apiKey)
+        })]
       })
       const member = yield* addPerson(tenant, { companyRole: "member" })
       const memberApi = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })

@@ -2,7 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
-import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, seedTenant, testServer } from "../support/TestServer.ts"
 
 it.layer(testServer(memoryStorage))("memories API", (it) => {
   it.effect("a person keeps memories of their own in the company", () =>
@@ -11,7 +11,9 @@ it.layer(testServer(memoryStorage))("memories API", (it) => {
       const member = yield* addPerson(tenant, { companyRole: "member" })
       const mine = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
       const theirs = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
-      const company = yield* client({ apiKey: tenant.apiKey })
+      // A company key keeps the memories of its creator: here a third person, an admin.
+      const admin = yield* addPerson(tenant, { companyRole: "admin" })
+      const company = yield* client({ apiKey: yield* companyKeyBy(tenant, admin.userId) })
       const params = { companyId: tenant.companyId }
       const memory = yield* mine.memories.create({
         params,

@@ -2,7 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
-import { addPerson, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
 
 /** The organizations a person's personal key lists, as [organization id, role] pairs. */
 const listed = (tenant: Tenant, personalAccessKey: string) =>
@@ -63,8 +63,16 @@ it.layer(testServer(memoryStorage))("GET /api/v0/organizations", (it) => {
       const tenant = yield* seedTenant()
       const collaborator = yield* addPerson(tenant, { companyRole: "owner" })
       expect(yield* listed(tenant, collaborator.personalAccessKey)).toEqual([])
+      const collaboratorsKey = yield* client({ apiKey: yield* companyKeyBy(tenant, collaborator.userId) })
+      expect(yield* collaboratorsKey.organizations.list()).toEqual({ organizations: [] })
+    }))
+
+  it.effect("a company key lists its creator's organizations", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
       const companyKey = yield* client({ apiKey: tenant.apiKey })
-      expect(yield* companyKey.organizations.list()).toEqual({ organizations: [] })
+      const listing = yield* companyKey.organizations.list()
+      expect(listing.organizations.map((organization) => [organization.id, organization.role])).toEqual([[tenant.organizationId, "owner"]])
     }))
 
   it.effect("lists every organization with a record, and only those", () =>

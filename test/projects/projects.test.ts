@@ -2,10 +2,10 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
-import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, seedTenant, testServer } from "../support/TestServer.ts"
 
 it.layer(testServer(memoryStorage))("projects API", (it) => {
-  it.effect("a company key's project belongs to the company and starts shared", () =>
+  it.effect("a company key's project carries the key's creator as uid and starts shared", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
       const api = yield* client({ apiKey: tenant.apiKey })
@@ -16,7 +16,7 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
         instructions: "",
         sharing: "Shared",
         settings: { tone: "calm" },
-        uid: null,
+        uid: tenant.userId,
         companyId: tenant.companyId
       })
       expect(project.created).toBeTypeOf("number")
@@ -30,7 +30,8 @@ it.layer(testServer(memoryStorage))("projects API", (it) => {
       const member = yield* addPerson(tenant, { companyRole: "member" })
       const owner = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
       const colleague = yield* client({ apiKey: member.personalAccessKey, companyId: tenant.companyId })
-      const company = yield* client({ apiKey: tenant.apiKey })
+      // A company key sees what its creator sees: one made by the colleague does not see the owner's private project.
+      const company = yield* client({ apiKey: yield* companyKeyBy(tenant, member.userId) })
       const project = yield* owner.projects.create({ payload: { name: "Diary" } })
       expect(project).toMatchObject({ sharing: "Private", uid: tenant.userId })
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { CompaniesRepo } from "../../src/companies/CompaniesRepo.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
-import type { NewUsageEvent } from "../../src/usage/UsageRepo.ts"
+import { CreditsRepo } from "../../src/usage/CreditsRepo.ts"
+import type { CreditPool, NewUsageEvent } from "../../src/usage/UsageRepo.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { UsersRepo } from "../../src/users/UsersRepo.ts"
 import { backends, organizationDefaults } from "../support/TestServer.ts"
@@ -42,12 +44,28 @@ const usageEvent = (organizationId: string, event: Partial<NewUsageEvent> & { re
   ...event
 })
 
-const charge = (pool: "credits" | "data", event: NewUsageEvent) =>
-  UsageRepo.use((usage) => usage.charge(pool, event.credits, event, "exact")).pipe(
-    Effect.map((debited) => debited !== undefined)
+const holdFor = (organizationId: string, pool: CreditPool, amount: number) => ({
+  id: unique("hold"),
+  organizationId,
+  pool,
+  amount,
+  expiresAt: new Date(Date.now() + 60_000)
+})
+
+/** Holds the event's credits and settles them at once: false, and nothing written, when they do not fit. */
+const charge = (pool: CreditPool, event: NewUsageEvent) =>
+  CreditsRepo.use((repo) =>
+    Effect.gen(function*() {
+      const hold = holdFor(event.organizationId, pool, event.credits)
+      if (!(yield* repo.hold(hold))) return false
+      expect(yield* repo.settle(hold, event.credits, event)).toBe(event.credits)
+      return true
+    })
   )
 
-describe.each(backends)("storage contract on $name", ({ storage }) => {
+describe.each(backends)("storage contract on $name", ({ name, storage }) => {
+  // PGlite serves one process: its holds live in that process's memory (CreditsRepo.local).
+  const durableHolds = name !== "pglite"
   it.layer(storage)((it) => {
     describe("Users", () => {
       it.effect("creates users and finds them by id and by email, case-insensitively", () =>
@@ -288,10 +306,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
     describe("Keys", () => {
       const companyKey = (companyId: string, name: string) => {
         const generated = generateKey("company")
-        return Effect.map(
-          KeysRepo.use((keys) => keys.createCompanyKey({ companyId, name, keyHash: generated.hash, masked: generated.masked })),
-          (created) => ({ created, generated })
-        )
+        return Effect.gen(function*() {
+          const creator = yield* newUser()
+          const created = yield* KeysRepo.use((keys) =>
+            keys.createCompanyKey({ companyId, createdByUserId: creator.id, name, keyHash: generated.hash, masked: generated.masked })
+          )
+          return { created, generated, creator }
+        })
       }
 
       it.effect("company keys: one name per company, found by name and by hash, listed in creation order", () =>
@@ -302,7 +323,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           const other = yield* newCompany(organization.id)
           const first = yield* companyKey(company.id, "default")
           const key = Option.getOrThrow(first.created)
-          expect(key).toMatchObject({ companyId: company.id, name: "default", keyHash: first.generated.hash, masked: first.generated.masked })
+          expect(key).toMatchObject({
+            companyId: company.id,
+            createdByUserId: first.creator.id,
+            name: "default",
+            keyHash: first.generated.hash,
+            masked: first.generated.masked
+          })
           expect((yield* companyKey(company.id, "default")).created).toEqual(Option.none())
           expect(Option.isSome((yield* companyKey(other.id, "default")).created)).toBe(true)
           const second = Option.getOrThrow((yield* companyKey(company.id, "ci")).created)
@@ -354,37 +381,77 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
     })
 
     describe("Usage", () => {
-      it.effect("a charge is conditional: it never passes the limit, and a refused one writes nothing", () =>
+      it.effect("a hold is conditional: usage plus everything held never passes the limit, and a refused one writes nothing", () =>
         Effect.gen(function*() {
+          const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
-          const event = usageEvent(organization.id, { credits: 4 })
-          expect(yield* charge("credits", event)).toBe(true)
-          expect(yield* charge("credits", event)).toBe(true)
-          expect(yield* charge("credits", event)).toBe(false)
-          expect(yield* charge("credits", usageEvent(organization.id, { credits: 2 }))).toBe(true)
-          expect(yield* charge("credits", usageEvent(organization.id, { credits: 1 }))).toBe(false)
-          const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
-          expect(after).toMatchObject({ creditLimit: 10, creditUsage: 10, dataCreditUsage: 0 })
+          const first = holdFor(organization.id, "credits", 4)
+          const second = holdFor(organization.id, "credits", 4)
+          expect(yield* repo.hold(first)).toBe(true)
+          expect(yield* repo.hold(second)).toBe(true)
+          expect(yield* repo.hold(holdFor(organization.id, "credits", 3))).toBe(false)
+          expect(yield* repo.settle(first, 0, undefined)).toBe(0)
+          expect(yield* repo.hold(holdFor(organization.id, "credits", 3))).toBe(true)
+          expect(yield* repo.hold(holdFor(organization.id, "credits", 4))).toBe(false)
+          expect(yield* repo.hold(holdFor("org_missing", "credits", 1))).toBe(false)
           const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
-          expect(history.total).toBe(3)
-          expect(history.events.map((e) => e.credits)).toEqual([2, 4, 4])
-          expect(yield* charge("credits", usageEvent("org_missing", { credits: 1 }))).toBe(false)
+          expect(history.total).toBe(0)
+          const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
+          expect(after).toMatchObject({ creditLimit: 10, creditUsage: 0 })
         }))
 
-      it.effect("settling usage that already happened debits up to the balance and always records it", () =>
+      it.effect("a settlement debits at most its hold (durable holds: plus what nobody holds), never past the limit, and records", () =>
         Effect.gen(function*() {
+          const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
-          const settle = (credits: number) =>
-            UsageRepo.use((usage) =>
-              usage.charge("credits", credits, usageEvent(organization.id, { credits, outputTokens: 50 }), "upToBalance")
-            )
-          expect(yield* settle(7)).toBe(7)
-          expect(yield* settle(7)).toBe(3)
-          expect(yield* settle(7)).toBe(0)
+          const first = holdFor(organization.id, "credits", 4)
+          const second = holdFor(organization.id, "credits", 4)
+          yield* repo.hold(first)
+          yield* repo.hold(second)
+          const event = usageEvent(organization.id, { credits: 0, outputTokens: 50 })
+          // Durable: 4 held plus the 2 nobody holds; then 4 held and nothing free; then a hold already gone.
+          const firstDebit = durableHolds ? 6 : 4
+          expect(yield* repo.settle(first, 7, event)).toBe(firstDebit)
+          expect(yield* repo.settle(second, 7, event)).toBe(4)
+          expect(yield* repo.settle(first, 7, event)).toBe(0)
           const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
-          expect(after).toMatchObject({ creditLimit: 10, creditUsage: 10 })
+          expect(after).toMatchObject({ creditLimit: 10, creditUsage: firstDebit + 4 })
           const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
-          expect(history.events.map((e) => [e.credits, e.outputTokens])).toEqual([[0, 50], [3, 50], [7, 50]])
+          expect(history.events.map((e) => [e.credits, e.outputTokens])).toEqual([[0, 50], [4, 50], [firstDebit, 50]])
+          const free = 10 - firstDebit - 4
+          expect(yield* repo.hold(holdFor(organization.id, "credits", free))).toBe(true)
+          expect(yield* repo.hold(holdFor(organization.id, "credits", 1))).toBe(false)
+        }))
+
+      it.effect(durableHolds ? "holds expire unless renewed, and an expired hold is released once" : "holds live and die with their process", () =>
+        Effect.gen(function*() {
+          if (!durableHolds) {
+            const organization = yield* newOrganization({ creditLimit: 10 })
+            expect(yield* CreditsRepo.use((repo) => repo.hold(holdFor(organization.id, "credits", 8)))).toBe(true)
+            // Another process over the same database (after a crash of this one) sees nothing held.
+            const client = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
+            const restarted = yield* Layer.build(
+              Layer.fresh(CreditsRepo.local).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, client)))
+            )
+            const fresh = Context.get(restarted, CreditsRepo)
+            expect(yield* fresh.hold(holdFor(organization.id, "credits", 10))).toBe(true)
+            expect(yield* fresh.expired(new Date(Date.now() + 3_600_000), 1_000)).toEqual([])
+            return
+          }
+          const repo = yield* CreditsRepo
+          const organization = yield* newOrganization({ creditLimit: 10 })
+          const now = Date.now()
+          const kept = { ...holdFor(organization.id, "credits", 3), expiresAt: new Date(now + 1_000) }
+          const lapsed = { ...holdFor(organization.id, "credits", 5), expiresAt: new Date(now + 1_000) }
+          yield* repo.hold(kept)
+          yield* repo.hold(lapsed)
+          yield* repo.renew([kept.id], new Date(now + 60_000))
+          const expired = (yield* repo.expired(new Date(now + 2_000), 1_000)).filter((key) => key.organizationId === organization.id)
+          expect(expired).toEqual([{ id: lapsed.id, organizationId: organization.id, pool: "credits" }])
+          expect(yield* repo.settle(expired[0], 0, undefined)).toBe(0)
+          expect(yield* repo.settle(expired[0], 0, undefined)).toBe(0)
+          expect(yield* repo.hold(holdFor(organization.id, "credits", 7))).toBe(true)
+          expect(yield* repo.hold(holdFor(organization.id, "credits", 1))).toBe(false)
         }))
 
       it.effect("the data-credit pool is independent of the credit pool", () =>

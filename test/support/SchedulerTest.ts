@@ -1,7 +1,6 @@
 import { Clock, Layer } from "effect"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { SchedulerConfig, type SchedulerSettings } from "../../src/tasks/SchedulerConfig.ts"
-import { Credits } from "../../src/usage/Credits.ts"
 import { type Script, scriptedLlm } from "./ScriptedLlm.ts"
 import { testServer } from "./TestServer.ts"
 
@@ -25,7 +24,6 @@ export const schedulerTestServer = <A, E>(
   settings: Partial<SchedulerSettings> = {}
 ) =>
   Scheduler.layer.pipe(
-    Layer.provideMerge(Credits.layer),
     Layer.provideMerge(scriptedLlm(script)),
     Layer.provideMerge(SchedulerConfig.layerWith({ enabled: false, leaseMs: testLeaseMs, ...settings })),
     Layer.provideMerge(testServer(onLiveClock(storage)))

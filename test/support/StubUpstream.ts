@@ -13,6 +13,8 @@ import type { AddressInfo } from "node:net"
  *   most 500) so that a client can leave mid-stream; `[fail-400]` answers 400;
  *   `[flaky]` answers 503 to every other attempt.
  * Usage is always reported as 21 prompt (3 cached) and 7 completion tokens.
+ * `delayMs` makes every answer (a stream's first byte) wait, so that many
+ * calls are in flight at once.
  */
 
 export interface RecordedRequest {
@@ -68,10 +70,11 @@ const created = 1_700_000_000
 
 /**
  * `record: false` keeps no request (for benchmarks, whose millions of requests would only cost memory);
- * `reply` scripts the answer to a request (a scripted model), the default rules answering where it gives none.
+ * `delayMs` delays every answer; `reply` scripts the answer to a request (a scripted model), the default
+ * rules answering where it gives none.
  */
 export const startStubUpstream = async (
-  options: { readonly record?: boolean; readonly reply?: (body: any) => Reply | undefined } = {}
+  options: { readonly record?: boolean; readonly delayMs?: number; readonly reply?: (body: any) => Reply | undefined } = {}
 ): Promise<StubUpstream> => {
   const requests: Array<RecordedRequest> = []
   const attempts = new Map<string, number>()
@@ -157,6 +160,7 @@ export const startStubUpstream = async (
       attempts.set(lastText, attempt)
       if (attempt % 2 === 1) return json(response, 503, { error: { message: "Overloaded, try again" } })
     }
+    if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
     const reply = options.reply?.(body) ?? replyTo(body)
     if (body.stream === true) return stream(request, response, body, reply, lastText.includes("[slow]"))
     return complete(response, body, reply)

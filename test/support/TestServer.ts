@@ -1,17 +1,17 @@
 import { PGlite } from "@electric-sql/pglite"
-import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
+import * as Keys from "../../src/keys/Keys.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
-import type { CompanyRole } from "../../src/companies/CompaniesRepo.ts"
+import type { CompanyRole, OrgRole } from "../../src/auth/Roles.ts"
 import { makeServer } from "../../src/app/Server.ts"
-import type { OrgRole } from "../../src/organizations/OrganizationsRepo.ts"
-import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
+import { AppConfig, type AppSettings, defaults } from "../../src/platform/AppConfig.ts"
+import { nodeServer } from "../../src/http/NodeServer.ts"
 import { memoryStorage, sqlStorage } from "../../src/app/Storage.ts"
 import { type Backend, postgresClient } from "../../src/storage/Database.ts"
 import type { MemoryStore } from "../../src/storage/MemoryStore.ts"
@@ -56,7 +56,7 @@ export const createPostgresDatabase = Effect.gen(function*() {
 
 /** Storage over an existing PostgreSQL database: several of these model several server processes. */
 export const postgresStorageAt = (url: string) =>
-  sqlStorage(postgresClient(Redacted.make(url)), "postgres", false)
+  sqlStorage(postgresClient(Redacted.make(url)), "postgres")
 
 export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
 
@@ -69,8 +69,7 @@ export const pgliteStorage = sqlStorage(
     Effect.promise(() => PGlite.create({ loadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) })),
     (db) => Effect.promise(() => db.close())
   )),
-  "pglite",
-  true
+  "pglite"
 )
 
 /** What every storage backend provides: the repositories and `Storage`. */
@@ -97,8 +96,17 @@ if (postgresUrl === undefined) {
  * `HttpClient` aimed at it (what `client` uses).
  */
 export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<AppSettings> = {}) =>
-  makeServer(NodeHttpServer.layerTest, storage, { logAddress: false }).pipe(
+  makeServer(testHttpServer({ ...defaults, ...testSettings, ...overrides }), storage, { logAddress: false }).pipe(
     Layer.provideMerge(testConfig(overrides))
+  )
+
+/** `NodeHttpServer.layerTest` over the service's own hardened Node server, on any free port. */
+const testHttpServer = (settings: AppSettings) =>
+  HttpServer.layerTestClient.pipe(
+    Layer.provide(Layer.fresh(FetchHttpClient.layer).pipe(
+      Layer.provide(Layer.succeed(FetchHttpClient.RequestInit)({ keepalive: false }))
+    )),
+    Layer.provideMerge(nodeServer(settings, { port: 0 }))
   )
 
 export interface TestClientOptions extends Omit<ClientOptions, "baseUrl"> {
@@ -177,6 +185,13 @@ export const addPerson = (
     const key = yield* Admin.createPersonalKey(user.id, { name: "test" })
     return { userId: user.id, email: user.email, personalAccessKey: key.key }
   }).pipe(Effect.orDie)
+
+/** A company API key of the tenant's company created by `userId`: it acts as that user (plaintext). */
+export const companyKeyBy = (tenant: Tenant, userId: string) =>
+  Keys.issueCompanyKey(tenant.companyId, `key-${tenantCounter++}`, userId).pipe(
+    Effect.map(({ plaintext }) => plaintext),
+    Effect.orDie
+  )
 
 /**
  * Two complete servers over one PostgreSQL database, as two processes of a

@@ -9,6 +9,7 @@ import { handleClaim } from "../../src/tasks/TaskRunner.ts"
 import type { NewScheduledTask } from "../../src/tasks/Api.ts"
 import { newExecution, TasksRepo } from "../../src/tasks/TasksRepo.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
+import { spend } from "../support/Billing.ts"
 import { schedulerTestServer, testLeaseMs } from "../support/SchedulerTest.ts"
 import { LlmCalls } from "../support/ScriptedLlm.ts"
 import { client, seedTenant } from "../support/TestServer.ts"
@@ -100,7 +101,8 @@ describe("scheduler", () => {
         inputTokens: 1_500,
         outputTokens: 500,
         companyId: tenant.companyId,
-        userId: null
+        // The task was made with the company key: it runs for the key's creator.
+        userId: tenant.userId
       })
 
       yield* at("2026-05-05T08:10:00Z")
@@ -288,14 +290,14 @@ describe("scheduler", () => {
         prompt: "FAIL please",
         scheduleType: "recurring",
         recurringConfig: { intervalMinutes: 5 },
-        contextSettings: { model: "special-model", maxTokens: 64 }
+        contextSettings: { model: "fastest", maxTokens: 64 }
       })
       yield* at("2026-05-04T09:05:00Z")
       expect(yield* runDue).toBe(1)
       const [execution] = yield* executions(created.id)
       expect(execution).toMatchObject({
         status: "failed",
-        model: "special-model",
+        model: "fastest",
         error: "Model call failed: upstream unavailable",
         credits: 0,
         output: null
@@ -306,7 +308,7 @@ describe("scheduler", () => {
       expect(after.runCount).toBe(1)
       expect(after.nextRunAt).toEqual(new Date("2026-05-04T09:10:00Z"))
       const [request] = (yield* LlmCalls.use((calls) => calls.requests)).slice(-1)
-      expect(request).toMatchObject({ model: "special-model", maxTokens: 64 })
+      expect(request).toMatchObject({ model: "fastest", maxTokens: 64 })
     })))
 
   it.effect("a crashed worker's occurrence is retried once its lease expires, and billed once", () =>
@@ -357,19 +359,11 @@ describe("scheduler", () => {
       yield* at("2026-05-04T09:00:00Z")
       const { tenant, createTask, runDue, executions, usage } = yield* setup
       const organization = Option.getOrThrow(yield* OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)))
-      const spend = organization.creditLimit - organization.creditUsage
-      yield* UsageRepo.use((repo) =>
-        repo.charge("credits", spend, {
-          organizationId: tenant.organizationId,
-          companyId: tenant.companyId,
-          userId: null,
-          feature: "chat",
-          model: "",
-          tokens: 0,
-          inputTokens: 0,
-          outputTokens: 0
-        }, "exact")
-      )
+      const spendable = organization.creditLimit - organization.creditUsage
+      yield* spend({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }, {
+        feature: "chat",
+        credits: spendable
+      })
       const created = yield* createTask({
         name: "Broke",
         prompt: "Work",

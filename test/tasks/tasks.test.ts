@@ -46,7 +46,7 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
           employeeId: employee.id,
           recurringConfig: { cron: "30 7 * * 1-5" },
           timezone: "Europe/Berlin",
-          contextSettings: { model: "fast", tools: ["web"] },
+          contextSettings: { model: "local-fastest", tools: ["web"] },
           dailyCreditLimit: 50
         }
       })
@@ -60,7 +60,7 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
         scheduleType: "recurring",
         scheduledAt: null,
         recurringConfig: { cron: "30 7 * * 1-5" },
-        contextSettings: { model: "fast", tools: ["web"] },
+        contextSettings: { model: "local-fastest", tools: ["web"] },
         timezone: "Europe/Berlin",
         // 08:00Z on Monday 1 June is past 07:30 in Berlin (CEST, UTC+2): Tuesday's 07:30 comes next.
         nextRunAt: new Date("2026-06-02T05:30:00Z"),
@@ -125,6 +125,18 @@ it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
         const response = yield* send(requestWithKey("GET", path, tenant.apiKey))
         expectErrorResponse(response, 400, path.includes("page=") ? "page" : "pageSize")
       }
+    }))
+
+  it.effect("a model the catalog cannot serve is refused when it is set, on create and PATCH", () =>
+    Effect.gen(function*() {
+      const { api, tenant, createTask } = yield* setup()
+      const unknown = { model: "gpt-typo" }
+      const refused = yield* Effect.flip(createTask({ contextSettings: unknown }))
+      expect(refused).toMatchObject({ _tag: "BadRequest", error: expect.stringContaining("Unknown model \"gpt-typo\"") })
+      const task = yield* createTask({ contextSettings: { model: "local-fastest" } })
+      const patched = yield* send(requestWithKey("PATCH", `/api/v0/scheduled-tasks/${task.id}`, tenant.apiKey, { contextSettings: unknown }))
+      expectErrorResponse(patched, 400, /Unknown model "gpt-typo"/)
+      expect((yield* api.scheduledTasks.get({ params: { task_id: task.id } })).contextSettings).toEqual({ model: "local-fastest" })
     }))
 
   it.effect("an employee of another company is refused", () =>

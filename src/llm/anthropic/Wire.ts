@@ -77,10 +77,16 @@ export const VendorTool = Schema.Struct({ type: Schema.String, name: Schema.Stri
 
 export const Tool = Schema.Union([CustomTool, VendorTool])
 
+const modeChoice = <Mode extends "auto" | "any" | "none">(type: Mode) =>
+  Schema.Struct({ type: Schema.Literal(type), disable_parallel_tool_use: Schema.optional(Schema.Boolean) })
+
+// One member per `type`, so that the type picks its member; a type no member has gets a message naming them all.
 export const ToolChoice = Schema.Union([
-  Schema.Struct({ type: Schema.Literals(["auto", "any", "none"]), disable_parallel_tool_use: Schema.optional(Schema.Boolean) }),
+  modeChoice("auto"),
+  modeChoice("any"),
+  modeChoice("none"),
   Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: Schema.optional(Schema.Boolean) })
-])
+]).annotate({ message: 'Expected a tool choice whose type is one of "auto", "any", "none", "tool"' })
 
 const System = Schema.Union([Schema.String, Schema.Array(TextBlock)])
 

@@ -78,60 +78,57 @@ const replyText = (request: LlmRequest, model: CatalogModel): string => {
   return `This is ${model.id}, the offline demo model. You said: "${said}"`
 }
 
-/** Cuts `text` at the first stop sequence and at `maxTokens` tokens. */
-const bounded = (text: string, request: LlmRequest, counter: TokenCounter) => {
-  let output = text
-  let stopReason: StopReason = "end_turn"
-  let stopSequence: string | undefined
-  for (const stop of request.stop ?? []) {
-    const at = stop === "" ? -1 : output.indexOf(stop)
-    if (at >= 0) {
-      output = output.slice(0, at)
-      stopReason = "stop_sequence"
-      stopSequence = stop
+/** Cuts `text` at the first stop sequence and at `maxTokens` tokens (whole words). */
+const bounded = (text: string, request: LlmRequest, counter: TokenCounter) =>
+  Effect.gen(function*() {
+    let output = text
+    let stopReason: StopReason = "end_turn"
+    let stopSequence: string | undefined
+    for (const stop of request.stop ?? []) {
+      const at = stop === "" ? -1 : output.indexOf(stop)
+      if (at >= 0) {
+        output = output.slice(0, at)
+        stopReason = "stop_sequence"
+        stopSequence = stop
+      }
     }
-  }
-  if (request.maxTokens !== undefined && counter.text(output) > request.maxTokens) {
-    const words = output.split(/(?<=\s)/)
-    let kept = ""
-    for (const word of words) {
-      if (counter.text(kept + word) > request.maxTokens) break
-      kept += word
+    if (request.maxTokens !== undefined && (yield* counter.text(output)) > request.maxTokens) {
+      output = yield* counter.wordsWithin(output, request.maxTokens)
+      stopReason = "max_tokens"
+      stopSequence = undefined
     }
-    output = kept
-    stopReason = "max_tokens"
-    stopSequence = undefined
-  }
-  return { output, stopReason, stopSequence }
-}
+    return { output, stopReason, stopSequence }
+  })
 
-const answer = (request: LlmRequest, model: CatalogModel, counter: TokenCounter): LlmResponse => {
-  const last = lastMessage(request)
-  const prompt = last?.role === "user" ? textOfParts(last.content) : ""
-  const afterToolResult = last?.content.some((part) => part.type === "tool_result") ?? false
-  const tool = afterToolResult ? undefined : toolToCall(request, prompt)
-  const inputTokens = counter.request(request)
-  if (tool !== undefined) {
-    const input = sampleOf({ type: "object", ...tool.inputSchema }, prompt)
-    const call: ContentPart = { type: "tool_call", id: newId("call"), name: tool.name, input }
+const answer = (request: LlmRequest, model: CatalogModel, counter: TokenCounter) =>
+  Effect.gen(function*() {
+    const last = lastMessage(request)
+    const prompt = last?.role === "user" ? textOfParts(last.content) : ""
+    const afterToolResult = last?.content.some((part) => part.type === "tool_result") ?? false
+    const tool = afterToolResult ? undefined : toolToCall(request, prompt)
+    const inputTokens = yield* counter.request(request)
+    if (tool !== undefined) {
+      const input = sampleOf({ type: "object", ...tool.inputSchema }, prompt)
+      const call: ContentPart = { type: "tool_call", id: newId("call"), name: tool.name, input }
+      const outputTokens = (yield* counter.text(tool.name)) + (yield* counter.text(JSON.stringify(input)))
+      return {
+        id: newId("msg"),
+        model: model.id,
+        content: [call],
+        stopReason: "tool_use",
+        usage: { inputTokens, outputTokens, cachedTokens: 0 }
+      } satisfies LlmResponse
+    }
+    const { output, stopReason, stopSequence } = yield* bounded(replyText(request, model), request, counter)
     return {
       id: newId("msg"),
       model: model.id,
-      content: [call],
-      stopReason: "tool_use",
-      usage: { inputTokens, outputTokens: counter.text(tool.name) + counter.text(JSON.stringify(input)), cachedTokens: 0 }
-    }
-  }
-  const { output, stopReason, stopSequence } = bounded(replyText(request, model), request, counter)
-  return {
-    id: newId("msg"),
-    model: model.id,
-    content: [{ type: "text", text: output }],
-    stopReason,
-    stopSequence,
-    usage: { inputTokens, outputTokens: counter.text(output), cachedTokens: 0 }
-  }
-}
+      content: [{ type: "text", text: output }],
+      stopReason,
+      stopSequence,
+      usage: { inputTokens, outputTokens: yield* counter.text(output), cachedTokens: 0 }
+    } satisfies LlmResponse
+  })
 
 /** The stream events that deliver `response`: text word by word, tool input in two pieces. */
 export const responseEvents = (response: LlmResponse): Array<LlmStreamEvent> => {
@@ -159,13 +156,13 @@ export const LocalProvider: Provider = {
   generate: (request, model) =>
     Effect.andThen(
       withoutOpenAiOnlyFeatures(request, model),
-      Effect.map(tokenCounter, (counter) => answer(request, model, counter))
+      Effect.flatMap(tokenCounter, (counter) => answer(request, model, counter))
     ),
   stream: (request, model) =>
     Stream.fromIterableEffect(
       Effect.andThen(
         withoutOpenAiOnlyFeatures(request, model),
-        Effect.map(tokenCounter, (counter) => responseEvents(answer(request, model, counter)))
+        Effect.map(Effect.flatMap(tokenCounter, (counter) => answer(request, model, counter)), responseEvents)
       )
     )
 }

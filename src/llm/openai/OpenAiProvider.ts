@@ -66,7 +66,7 @@ export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: Open
         if (wire.usage) return response
         const counter = yield* tokenCounter
         const generated = response.content.map((part) => (part.type === "text" ? part.text : JSON.stringify(part))).join("")
-        return { ...response, usage: counter.estimate(request, generated) }
+        return { ...response, usage: yield* counter.estimate(request, generated) }
       }),
     stream: (request, model) =>
       Stream.unwrap(Effect.map(post(request, model, true, Effect.succeed), (response) => {
@@ -77,7 +77,7 @@ export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: Open
           Stream.map(decoder.decode),
           Stream.flattenIterable
         )
-        const finish = Effect.map(tokenCounter, (counter) => decoder.finish((generated) => counter.estimate(request, generated)))
+        const finish = Effect.flatMap(tokenCounter, (counter) => decoder.finish((generated) => counter.estimate(request, generated)))
         return Stream.make({ type: "start" as const, model: model.id }).pipe(
           Stream.concat(events),
           Stream.concat(Stream.fromEffect(finish))

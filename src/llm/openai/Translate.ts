@@ -1,4 +1,4 @@
-import { Result } from "effect"
+import { Effect, Result } from "effect"
 import type {
   ContentPart,
   LlmMessage,
@@ -438,15 +438,15 @@ export const chunkDecoder = () => {
       return events
     },
     /** The closing event; `estimate` supplies usage when the upstream reported none. */
-    finish: (estimate: (generated: string) => TokenUsage): LlmStreamEvent => {
+    finish: (estimate: (generated: string) => Effect.Effect<TokenUsage>): Effect.Effect<LlmStreamEvent> => {
       const [first, ...others] = states.length > 0 ? states : [stateOf(0)]
       const stopOf = (state: ChoiceState) => stopReasonFrom(state.finishReason, state.tools.size > 0)
-      return {
-        type: "finish",
+      return Effect.map(usage === undefined ? estimate(generated) : Effect.succeed(usage), (spent) => ({
+        type: "finish" as const,
         stopReason: stopOf(first),
-        usage: usage ?? estimate(generated),
+        usage: spent,
         ...(others.length > 0 ? { alternativeStopReasons: others.map(stopOf) } : {})
-      }
+      }))
     }
   }
 }

@@ -30,11 +30,13 @@ export const ToolCall = Schema.Struct({
 
 const TextContent = Schema.Union([Schema.String, Schema.Array(TextPart)])
 
-export const SystemMessage = Schema.Struct({
-  role: Schema.Literals(["system", "developer"]),
-  content: TextContent,
-  name: Schema.optional(Schema.String)
-})
+/** One struct per role, so that a message's `role` picks its schema (a discriminated union). */
+const instructionsMessage = <Role extends "system" | "developer">(role: Role) =>
+  Schema.Struct({ role: Schema.Literal(role), content: TextContent, name: Schema.optional(Schema.String) })
+
+export const SystemMessage = instructionsMessage("system")
+
+export const DeveloperMessage = instructionsMessage("developer")
 
 export const UserMessage = Schema.Struct({
   role: Schema.Literal("user"),
@@ -56,7 +58,10 @@ export const ToolMessage = Schema.Struct({
   content: TextContent
 })
 
-export const Message = Schema.Union([SystemMessage, UserMessage, AssistantMessage, ToolMessage])
+// A role no member has selects no member: the union's message then names every role.
+export const Message = Schema.Union([SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage]).annotate({
+  message: 'Expected a message whose role is one of "system", "developer", "user", "assistant", "tool"'
+})
 
 export const FunctionTool = Schema.Struct({
   type: Schema.Literal("function"),

@@ -1,0 +1,56 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { exchange, OutboundError } from "../platform/Outbound.ts"
+
+/** A job-search provider's answer: its JSON object, passed on as is. */
+export type JobResults = Readonly<Record<string, unknown>>
+
+/**
+ * The SerpApi-compatible job-search provider (`engine=google_jobs`) at
+ * `SERPAPI_BASE_URL`, with the outbound retry policy. Not configured when
+ * `SERPAPI_API_KEY` is unset.
+ */
+export class JobProvider extends Context.Service<JobProvider, {
+  readonly configured: boolean
+  /** Searches with the provider's own parameter names (`q`, `gl`, `next_page_token`, …). */
+  readonly search: (parameters: Readonly<Record<string, string>>) => Effect.Effect<JobResults, OutboundError>
+}>()("jobs/JobProvider") {
+  static readonly layer = Layer.effect(
+    JobProvider,
+    Effect.gen(function*() {
+      const settings = yield* AppConfig
+      const client = yield* HttpClient.HttpClient
+      const endpoint = new URL("search.json", settings.serpapiBaseUrl.endsWith("/") ? settings.serpapiBaseUrl : `${settings.serpapiBaseUrl}/`)
+      return {
+        configured: Option.isSome(settings.serpapiApiKey),
+        search: (parameters) => {
+          const apiKey = Option.match(settings.serpapiApiKey, { onNone: () => "", onSome: Redacted.value })
+          const request = HttpClientRequest.get(endpoint.toString()).pipe(
+            HttpClientRequest.setUrlParams({ ...parameters, engine: "google_jobs", api_key: apiKey }),
+            HttpClientRequest.acceptJson
+          )
+          return exchange(client, request, {
+            service: "The job search provider",
+            timeoutMs: settings.serpapiTimeoutMs,
+            maxRetries: settings.serpapiMaxRetries,
+            read: readResults
+          })
+        }
+      }
+    })
+  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+}
+
+const readResults = (response: HttpClientResponse.HttpClientResponse) =>
+  response.json.pipe(
+    Effect.mapError(() => unreadable),
+    Effect.flatMap((body) =>
+      typeof body === "object" && body !== null && !Array.isArray(body)
+        ? Effect.succeed(body as JobResults)
+        : Effect.fail(unreadable)
+    )
+  )
+
+const unreadable = new OutboundError({ kind: "unavailable", message: "The job search provider sent an unreadable answer" })

@@ -1,0 +1,126 @@
+import { Effect, Stream } from "effect"
+import { type ModelPrice, priceOf, unknownModelMessage } from "../llm/Catalog.ts"
+import {
+  invalidRequest,
+  Llm,
+  type LlmRequest,
+  type LlmResponse,
+  type LlmStreamEvent,
+  ModelCatalog,
+  type TokenUsage
+} from "../llm/Llm.ts"
+import { tokenCounter } from "../llm/Tokenizer.ts"
+import { Credits, type Estimate, type Payer, type Spent } from "./Credits.ts"
+
+/**
+ * Model calls billed through `Credits`, for every AI feature: each call
+ * holds its worst-case cost — the request's input tokens (the project's
+ * tokenizer) plus `maxTokens` (else the model's output cap) per alternative,
+ * at the model's prices — and settles to the tokens the provider reported.
+ *
+ *   const response = yield* BilledLlm.generate(payer, "content", request)
+ *
+ * Fails with `Forbidden` ("Insufficient credits", no model call) or the
+ * call's `LlmError` (an unknown model: `invalid_request`, before any hold).
+ */
+
+/** Credits `usage` costs at `price`: whole credits, rounded up; no tokens cost nothing. */
+export const creditsFor = (price: ModelPrice, usage: Pick<TokenUsage, "inputTokens" | "outputTokens">): number =>
+  Math.ceil((usage.inputTokens * price.inputCreditsPerMillion + usage.outputTokens * price.outputCreditsPerMillion) / 1e6)
+
+/** What a call about to be made is billed by: its hold, its price and its input tokens. */
+export interface Quote {
+  readonly estimate: Estimate
+  readonly price: ModelPrice
+  readonly inputTokens: number
+  /** The charge for usage the call reported (or that was counted for it). */
+  readonly spent: (usage: Pick<TokenUsage, "inputTokens" | "outputTokens">, model?: string) => Spent
+}
+
+/** The hold and prices of `request` under `feature`; `invalid_request` when no catalog model serves it. */
+export const quote = (feature: string, request: LlmRequest) =>
+  Effect.gen(function*() {
+    const model = (yield* ModelCatalog).resolve(request.model)
+    if (model === undefined) return yield* invalidRequest(unknownModelMessage(request.model))
+    const price = priceOf(model)
+    const inputTokens = yield* (yield* tokenCounter).request(request)
+    const outputTokens = (request.maxTokens ?? price.maxOutputTokens) * (request.n ?? 1)
+    const result: Quote = {
+      estimate: { feature, model: model.id, credits: creditsFor(price, { inputTokens, outputTokens }) },
+      price,
+      inputTokens,
+      spent: (usage, answeredBy) => ({
+        credits: creditsFor(price, usage),
+        model: answeredBy,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens
+      })
+    }
+    return result
+  })
+
+/**
+ * One billed completion. A call interrupted while the provider works (a
+ * client that left) is charged its input tokens; a failed call is released.
+ */
+export const generate = (payer: Payer, feature: string, request: LlmRequest) =>
+  Effect.gen(function*() {
+    const billing = yield* quote(feature, request)
+    const credits = yield* Credits
+    return yield* credits.withHold(payer, billing.estimate, (hold) =>
+      Llm.use((llm) => llm.generate(request)).pipe(
+        Effect.onInterrupt(() => hold.report(billing.spent({ inputTokens: billing.inputTokens, outputTokens: 0 }))),
+        Effect.tap((response: LlmResponse) => hold.report(billing.spent(response.usage, response.model)))
+      ))
+  })
+
+/**
+ * One billed stream. Settles when the stream ends, however it ends: to the
+ * provider's usage when it finished, else (a client that left, a provider
+ * failing mid-way) to the tokenizer's count of the request and of what was
+ * generated; a stream the provider never started is released.
+ */
+export const stream = (payer: Payer, feature: string, request: LlmRequest) =>
+  Stream.unwrap(Effect.gen(function*() {
+    const billing = yield* quote(feature, request)
+    const credits = yield* Credits
+    const llm = yield* Llm
+    const counter = yield* tokenCounter
+    return credits.stream(payer, billing.estimate, (hold) => {
+      let model: string | undefined
+      let usage: TokenUsage | undefined
+      let generated = ""
+      const observe = (event: LlmStreamEvent) => {
+        switch (event.type) {
+          case "start":
+            model = event.model
+            break
+          case "text_delta":
+            generated += event.text
+            break
+          case "tool_call_start":
+            generated += event.name
+            break
+          case "tool_call_delta":
+            generated += event.partialJson
+            break
+          case "finish":
+            usage = event.usage
+        }
+      }
+      const report = Effect.suspend(() => {
+        if (model === undefined) return Effect.void
+        const answeredBy = model
+        return Effect.flatMap(
+          usage === undefined
+            ? Effect.map(counter.text(generated), (outputTokens) => ({ inputTokens: billing.inputTokens, outputTokens }))
+            : Effect.succeed(usage),
+          (spent) => hold.report(billing.spent(spent, answeredBy))
+        )
+      })
+      return llm.stream(request).pipe(
+        Stream.tap((event) => Effect.sync(() => observe(event))),
+        Stream.onExit(() => report)
+      )
+    })
+  }))
