@@ -29,7 +29,7 @@ interface Target {
   readonly url: string
   readonly headers: Record<string, string>
   /** A JSON body (POST), or none (GET). */
-  readonly body?: string
+  readonly body?: unknown
 }
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
@@ -38,17 +38,18 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 /** Requests back to back on one connection for `seconds`, each one's latency in milliseconds added to `samples`. */
 const sequentialLatency = async (target: Target, seconds: number, samples: Array<number>) => {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const payload = target.body === undefined ? undefined : JSON.stringify(target.body)
   const once = () =>
     new Promise<void>((resolve, reject) => {
       const started = performance.now()
       const req = httpRequest(target.url, {
-        method: target.body === undefined ? "GET" : "POST",
+        method: payload === undefined ? "GET" : "POST",
         agent,
         headers: {
           ...target.headers,
-          ...(target.body === undefined
+          ...(payload === undefined
             ? {}
-            : { "content-type": "application/json", "content-length": Buffer.byteLength(target.body) })
+            : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) })
         }
       }, (response) => {
         if (response.statusCode !== 200) reject(new Error(`${target.name} answered ${response.statusCode}`))
@@ -59,7 +60,7 @@ const sequentialLatency = async (target: Target, seconds: number, samples: Array
         })
       })
       req.on("error", reject)
-      req.end(target.body)
+      req.end(payload)
     })
   const deadline = performance.now() + seconds * 1000
   while (performance.now() < deadline) await once()
@@ -83,12 +84,12 @@ runScript(async () => {
   const rpcMessage = { jsonrpc: "2.0", id: 1, method: "tools/call", params: toolCall }
   const targets: ReadonlyArray<Target> = [
     { name: "REST", url: `${server.baseUrl}/api/v0/projects/${project.id}`, headers },
-    { name: "MCP over REST", url: `${server.baseUrl}/api/v0/mcp/tools/call`, headers, body: JSON.stringify(toolCall) },
+    { name: "MCP over REST", url: `${server.baseUrl}/api/v0/mcp/tools/call`, headers, body: toolCall },
     {
       name: "MCP JSON-RPC",
       url: `${server.baseUrl}/api/v0/mcp`,
       headers: { ...headers, accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
-      body: JSON.stringify(rpcMessage)
+      body: rpcMessage
     }
   ]
 

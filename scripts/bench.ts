@@ -12,6 +12,7 @@ import { request, runScript } from "./bench/children.ts"
 import { type LoadResult, runLoad } from "./bench/load.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
 import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
+import { typicalHtmlEmail } from "../test/support/Emails.ts"
 import { ensureBuilt, memoryOf, root, seedTenant, type Server, startBaseline, startPlatform, type Tenant } from "./bench/servers.ts"
 
 const settings = {
@@ -29,7 +30,7 @@ const p99TargetMs = 25
 const profileTopCount = 15
 
 type Backend = "pglite" | "postgres"
-type Kind = "baseline" | "health" | "auth" | "storage"
+type Kind = "baseline" | "health" | "auth" | "storage" | "content"
 
 interface Endpoint {
   readonly name: string
@@ -37,6 +38,8 @@ interface Endpoint {
   readonly label: string
   readonly path: string
   readonly headers: Record<string, string>
+  /** A JSON body, sent with POST; GET without one. */
+  readonly body?: unknown
 }
 
 const baselineEndpoint: Endpoint = { name: "baseline", kind: "baseline", label: "GET / (raw node:http)", path: "/", headers: {} }
@@ -59,9 +62,21 @@ const endpointsOf = (tenant: Tenant): ReadonlyArray<Endpoint> => {
       label: "GET /api/v0/company_users/{companyId}",
       path: `/api/v0/company_users/${tenant.companyId}`,
       headers: personalKey
-    }
+    },
+    contentEndpoint("spam_check", "spam-check", tenant),
+    contentEndpoint("spintax", "spintax", tenant)
   ]
 }
+
+/** A content tool on a typical ~2 KB HTML cold e-mail (CPU-bound, no storage). */
+const contentEndpoint = (name: string, tool: string, tenant: Tenant): Endpoint => ({
+  name,
+  kind: "content",
+  label: `POST /api/v0/content/${tool} (2 KB HTML)`,
+  path: `/api/v0/content/${tool}`,
+  headers: { "x-api-key": tenant.apiKey },
+  body: { content: typicalHtmlEmail, subject: "Interview reviews for {{company}}" }
+})
 
 /** Minimum throughput as a share of the baseline's, by kind of endpoint and backend. */
 const minimumRatio = (kind: Kind, backend: Backend): number | undefined =>
@@ -99,13 +114,14 @@ const judge = (backend: Backend, kind: Kind, load: LoadResult, ratio: number): A
 const measure = async (backend: Row["backend"], endpoint: Endpoint, server: Server, baseline?: LoadResult): Promise<Row> => {
   const url = `${server.baseUrl}${endpoint.path}`
   const row = { backend, endpoint: endpoint.label, kind: endpoint.kind }
-  const probe = await request(url, { headers: endpoint.headers })
+  const method = endpoint.body === undefined ? "GET" : "POST"
+  const probe = await request(url, { method, headers: endpoint.headers, body: endpoint.body })
   if (probe.status !== 200) {
     const skipped = `skipped: endpoint answered ${probe.status} ${probe.body.slice(0, 160)}`
     // A missing endpoint may simply not be built yet; any other answer is a failure.
     return { ...row, skipped, targets: probe.status === 404 ? [] : [{ label: "answers 200", met: false }] }
   }
-  const load = { url, headers: endpoint.headers, connections: settings.connections, serverPid: server.child.pid }
+  const load = { url, headers: endpoint.headers, body: endpoint.body, connections: settings.connections, serverPid: server.child.pid }
   process.stderr.write(`${backend} ${endpoint.label}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured\n`)
   if (settings.warmupSeconds > 0) await runLoad({ ...load, durationSeconds: settings.warmupSeconds })
   const result = await runLoad({ ...load, durationSeconds: settings.durationSeconds })

@@ -12,8 +12,8 @@ const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n)
 export interface LoadOptions {
   readonly url: string
   readonly headers: Record<string, string>
-  /** A JSON body, sent with POST (GET without one). */
-  readonly body?: string
+  /** A JSON body: the load is POSTed. */
+  readonly body?: unknown
   readonly connections: number
   readonly durationSeconds: number
   /** The server's process, whose CPU use over the run is reported. */
@@ -57,7 +57,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     ...Object.entries(options.headers).flatMap(([name, value]) => ["--headers", `${name}=${value}`]),
     ...(options.body === undefined
       ? []
-      : ["--method", "POST", "--headers", "content-type=application/json", "--body", options.body]),
+      : ["--method", "POST", "--headers", "content-type=application/json", "--body", JSON.stringify(options.body)]),
     options.url
   ]
   const cpuBefore = cpuSecondsOf(options.serverPid)

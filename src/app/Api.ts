@@ -2,8 +2,11 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { StrictQuery, strictBodies } from "../http/StrictInput.ts"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
+import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
+import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
+import { DocumentsApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { WebApi } from "../jobs/Api.ts"
@@ -46,6 +49,9 @@ export class Api extends HttpApi.make("platform")
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
   .add(WebApi)
+  .add(CanvasesApi)
+  .add(DocumentsApi)
+  .add(ContentApi)
   .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -5,7 +5,9 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
+import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
@@ -16,6 +18,7 @@ import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
 import { ProjectsLive } from "../projects/Http.ts"
+import { ContentLive } from "../content/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
@@ -48,6 +51,9 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     EmployeesLive,
     ScheduledTasksLive,
     WebLive,
+    CanvasesLive,
+    DocumentsLive,
+    ContentLive,
     McpLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),

@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
@@ -26,7 +27,8 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  tasksRepoSql
+  tasksRepoSql,
+  CanvasesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -40,7 +42,8 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  tasksRepoMemory
+  tasksRepoMemory,
+  CanvasesRepo.memory
 )
 
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */

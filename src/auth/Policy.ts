@@ -44,7 +44,10 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
-  "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" }
+  "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
+  "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
+  "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
+  "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */

@@ -50,6 +50,40 @@ export interface AppSettings {
   readonly serpapiApiKey: Option.Option<Redacted.Redacted>
   readonly serpapiTimeoutMs: number
   readonly serpapiMaxRetries: number
+  /** Document conversion limits and workers (docs/documents.md). */
+  readonly documents: DocumentSettings
+}
+
+export interface DocumentSettings {
+  readonly maxFiles: number
+  readonly maxFileBytes: number
+  readonly maxTotalBytes: number
+  /** What one docx/xlsx/pptx may unpack to, and its most zip entries. */
+  readonly maxUnzippedBytes: number
+  readonly maxZipEntries: number
+  readonly maxPdfPages: number
+  /** Per file: a conversion running longer is stopped (its worker thread terminated). */
+  readonly timeoutMs: number
+  readonly workers: number
+  /** Heap limit of each conversion worker thread. */
+  readonly workerMemoryMb: number
+  /** With `generateSummary`, documents above this many tokens get a summary. */
+  readonly summaryMinTokens: number
+}
+
+const mebibytes = (count: number) => count * 1024 * 1024
+
+export const documentDefaults: DocumentSettings = {
+  maxFiles: 10,
+  maxFileBytes: mebibytes(10),
+  maxTotalBytes: mebibytes(25),
+  maxUnzippedBytes: mebibytes(100),
+  maxZipEntries: 2_000,
+  maxPdfPages: 1_000,
+  timeoutMs: 30_000,
+  workers: 2,
+  workerMemoryMb: 1_024,
+  summaryMinTokens: 2_000
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
@@ -88,7 +122,19 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
     serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
     serpapiTimeoutMs: positiveInt("SERPAPI_TIMEOUT_MS", 30_000),
-    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3))
+    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3)),
+    documents: Config.all({
+      maxFiles: positiveInt("DOCUMENT_MAX_FILES", documentDefaults.maxFiles),
+      maxFileBytes: positiveInt("DOCUMENT_MAX_FILE_BYTES", documentDefaults.maxFileBytes),
+      maxTotalBytes: positiveInt("DOCUMENT_MAX_TOTAL_BYTES", documentDefaults.maxTotalBytes),
+      maxUnzippedBytes: positiveInt("DOCUMENT_MAX_UNZIPPED_BYTES", documentDefaults.maxUnzippedBytes),
+      maxZipEntries: positiveInt("DOCUMENT_MAX_ZIP_ENTRIES", documentDefaults.maxZipEntries),
+      maxPdfPages: positiveInt("DOCUMENT_MAX_PDF_PAGES", documentDefaults.maxPdfPages),
+      timeoutMs: positiveInt("DOCUMENT_TIMEOUT_MS", documentDefaults.timeoutMs),
+      workers: positiveInt("DOCUMENT_WORKERS", documentDefaults.workers),
+      workerMemoryMb: positiveInt("DOCUMENT_WORKER_MEMORY_MB", documentDefaults.workerMemoryMb),
+      summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
+    })
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.fromEnv))
@@ -124,5 +170,6 @@ export const defaults: AppSettings = {
   serpapiBaseUrl: "https://serpapi.com",
   serpapiApiKey: Option.none(),
   serpapiTimeoutMs: 30_000,
-  serpapiMaxRetries: 3
+  serpapiMaxRetries: 3,
+  documents: documentDefaults
 }

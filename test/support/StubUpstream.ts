@@ -68,14 +68,18 @@ const replyTo = (body: any): Reply => {
 
 const created = 1_700_000_000
 
-/**
- * `record: false` keeps no request (for benchmarks, whose millions of requests would only cost memory);
- * `delayMs` delays every answer; `reply` scripts the answer to a request (a scripted model), the default
- * rules answering where it gives none.
- */
-export const startStubUpstream = async (
-  options: { readonly record?: boolean; readonly delayMs?: number; readonly reply?: (body: any) => Reply | undefined } = {}
-): Promise<StubUpstream> => {
+export interface StubOptions {
+  /** `false` keeps no request (for benchmarks, whose millions of requests would only cost memory). */
+  readonly record?: boolean
+  /** Waits this long before answering. */
+  readonly delayMs?: number
+  /** A text answer for a request (its last user message's text), in place of the default rules when defined. */
+  readonly answer?: (lastUserText: string) => string | undefined
+  /** The whole answer to a request (text or a tool call: a scripted model), before `answer` and the default rules. */
+  readonly reply?: (body: any) => Reply | undefined
+}
+
+export const startStubUpstream = async (options: StubOptions = {}): Promise<StubUpstream> => {
   const requests: Array<RecordedRequest> = []
   const attempts = new Map<string, number>()
   let abandoned = 0
@@ -161,7 +165,8 @@ export const startStubUpstream = async (
       if (attempt % 2 === 1) return json(response, 503, { error: { message: "Overloaded, try again" } })
     }
     if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
-    const reply = options.reply?.(body) ?? replyTo(body)
+    const answer = options.answer?.(lastText)
+    const reply = options.reply?.(body) ?? (answer === undefined ? replyTo(body) : { text: answer })
     if (body.stream === true) return stream(request, response, body, reply, lastText.includes("[slow]"))
     return complete(response, body, reply)
   })

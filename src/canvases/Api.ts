@@ -1,0 +1,106 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Page, PageQuery } from "../platform/Pagination.ts"
+import { NonEmpty, Text } from "../platform/Schemas.ts"
+
+/** A canvas: an HTML document of the company, with chat threads; `created`/`updated` are epoch milliseconds. */
+export const Canvas = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  /** The user who made it; null for a canvas a company API key made. */
+  uid: Schema.NullOr(Schema.String),
+  title: Schema.String,
+  html: Schema.String,
+  /** The canvas's newest chat thread; null before its first. */
+  activeThreadId: Schema.NullOr(Schema.String),
+  created: Schema.Number,
+  updated: Schema.Number
+}).annotate({ identifier: "Canvas" })
+
+/** The spec's Canvas chat thread. */
+export const CanvasThread = Schema.Struct({
+  id: Schema.String,
+  canvasId: Schema.String,
+  title: Schema.String,
+  uid: Schema.NullOr(Schema.String),
+  created: Schema.Number
+}).annotate({ identifier: "CanvasThread" })
+
+/** The largest canvas HTML kept (characters). */
+export const maxCanvasHtml = 500_000
+
+const Html = Text(maxCanvasHtml)
+
+export const NewCanvas = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  title: NonEmpty,
+  html: Schema.optional(Html)
+})
+
+/** Every field optional: only those supplied change. */
+export const CanvasPatch = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  title: Schema.optional(NonEmpty),
+  html: Schema.optional(Html)
+})
+
+export const NewThread = Schema.Struct({ companyId: Schema.optional(Schema.String), title: NonEmpty })
+
+const canvasId = { canvas_id: Schema.String }
+
+const notFound = "404 for an unknown canvas or another company's."
+
+export class CanvasesApi extends HttpApiGroup.make("canvases").add(
+  HttpApiEndpoint.post("create", "/content/canvases", {
+    payload: NewCanvas,
+    success: Canvas.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "Create a canvas")
+    .annotate(
+      OpenApi.Description,
+      "Creates an HTML canvas for the company (title required, html optional, empty by default). Company owners, admins and members on a plan with the content feature; viewers get 403. 400 names an invalid field."
+    ),
+  HttpApiEndpoint.get("list", "/content/canvases", { query: PageQuery, success: Page(Canvas), error: [Forbidden] })
+    .annotate(OpenApi.Summary, "List canvases")
+    .annotate(OpenApi.Description, "The company's canvases, newest first, in the generic page envelope. Any company user."),
+  HttpApiEndpoint.get("get", "/content/canvases/:canvas_id", {
+    params: canvasId,
+    success: Canvas,
+    error: [Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "Get a canvas")
+    .annotate(OpenApi.Description, `One canvas with its HTML and active thread. Any company user; ${notFound}`),
+  HttpApiEndpoint.patch("update", "/content/canvases/:canvas_id", {
+    params: canvasId,
+    payload: CanvasPatch,
+    success: Canvas,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "Change a canvas")
+    .annotate(
+      OpenApi.Description,
+      `Changes the supplied fields (title, html); \`updated\` moves forward. Owners, admins and members; ${notFound}`
+    ),
+  HttpApiEndpoint.post("createThread", "/content/canvases/:canvas_id/threads", {
+    params: canvasId,
+    payload: NewThread,
+    success: CanvasThread.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "Create a canvas chat thread")
+    .annotate(
+      OpenApi.Description,
+      `Starts a chat thread on the canvas; the new thread becomes the canvas's activeThreadId. A missing or empty title answers 400. Owners, admins and members; ${notFound}`
+    ),
+  HttpApiEndpoint.get("listThreads", "/content/canvases/:canvas_id/threads", {
+    params: canvasId,
+    query: PageQuery,
+    success: Page(CanvasThread),
+    error: [Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "List a canvas's chat threads")
+    .annotate(OpenApi.Description, `The canvas's threads, newest first, in the generic page envelope. Any company user; ${notFound}`)
+).middleware(Authentication).prefix("/api/v0") {}

@@ -1,0 +1,108 @@
+import { Effect } from "effect"
+import { requireCompany } from "../auth/Authentication.ts"
+import { Authorized } from "../auth/Policy.ts"
+import { orNotFound } from "../platform/Errors.ts"
+import { newId } from "../platform/Ids.ts"
+import { type PageRequest, toPage } from "../platform/Pagination.ts"
+import { currentDate } from "../platform/Time.ts"
+import { windowOf } from "../storage/Windows.ts"
+import type { Canvas, CanvasPatch, CanvasThread, NewCanvas, NewThread } from "./Api.ts"
+import { type CanvasRecord, CanvasesRepo, type ThreadRecord } from "./CanvasesRepo.ts"
+
+/**
+ * Canvases are visible to the whole company; owners, admins and members
+ * create and change them. A new chat thread becomes the canvas's active
+ * thread (the spec's state change). Decisions in docs/canvases.md.
+ */
+
+export const toCanvas = (record: CanvasRecord): typeof Canvas.Type => ({
+  id: record.id,
+  companyId: record.companyId,
+  uid: record.ownerUserId,
+  title: record.title,
+  html: record.html,
+  activeThreadId: record.activeThreadId,
+  created: record.createdAt.getTime(),
+  updated: record.updatedAt.getTime()
+})
+
+export const toThread = (record: ThreadRecord): typeof CanvasThread.Type => ({
+  id: record.id,
+  canvasId: record.canvasId,
+  title: record.title,
+  uid: record.ownerUserId,
+  created: record.createdAt.getTime()
+})
+
+const notFound = (id: string) => `Canvas ${id} not found`
+
+const find = (companyId: string, id: string) =>
+  Effect.flatMap(CanvasesRepo.use((repo) => repo.get(companyId, id)), orNotFound(notFound(id)))
+
+export const create = Effect.fn("Canvases.create")(function*(input: typeof NewCanvas.Type) {
+  yield* Authorized("canvases:write")
+  const principal = yield* requireCompany(input.companyId)
+  const now = yield* currentDate
+  const created = yield* CanvasesRepo.use((repo) =>
+    repo.create({
+      id: newId("cnv"),
+      companyId: principal.companyId,
+      ownerUserId: principal.userId,
+      title: input.title,
+      html: input.html ?? "",
+      activeThreadId: null,
+      createdAt: now,
+      updatedAt: now
+    })
+  )
+  return toCanvas(created)
+})
+
+export const list = Effect.fn("Canvases.list")(function*(request: PageRequest) {
+  const { principal } = yield* Authorized("canvases:read")
+  const { rows, total } = yield* CanvasesRepo.use((repo) => repo.list(principal.companyId, windowOf(request)))
+  return toPage(rows.map(toCanvas), total, request)
+})
+
+export const get = Effect.fn("Canvases.get")(function*(id: string) {
+  const { principal } = yield* Authorized("canvases:read")
+  return toCanvas(yield* find(principal.companyId, id))
+})
+
+export const update = Effect.fn("Canvases.update")(function*(id: string, patch: typeof CanvasPatch.Type) {
+  yield* Authorized("canvases:write")
+  const principal = yield* requireCompany(patch.companyId)
+  const canvas = yield* find(principal.companyId, id)
+  if (patch.title === undefined && patch.html === undefined) return toCanvas(canvas)
+  const now = yield* currentDate
+  const updated = yield* CanvasesRepo.use((repo) =>
+    repo.update(principal.companyId, id, { title: patch.title, html: patch.html }, now)
+  )
+  return toCanvas(yield* orNotFound(notFound(id))(updated))
+})
+
+export const createThread = Effect.fn("Canvases.createThread")(function*(canvasId: string, input: typeof NewThread.Type) {
+  yield* Authorized("canvases:write")
+  const principal = yield* requireCompany(input.companyId)
+  const now = yield* currentDate
+  const added = yield* CanvasesRepo.use((repo) =>
+    repo.addThread({
+      id: newId("cth"),
+      canvasId,
+      companyId: principal.companyId,
+      ownerUserId: principal.userId,
+      title: input.title,
+      createdAt: now
+    })
+  )
+  return toThread(yield* orNotFound(notFound(canvasId))(added))
+})
+
+export const listThreads = Effect.fn("Canvases.listThreads")(function*(canvasId: string, request: PageRequest) {
+  const { principal } = yield* Authorized("canvases:read")
+  yield* find(principal.companyId, canvasId)
+  const { rows, total } = yield* CanvasesRepo.use((repo) =>
+    repo.listThreads(principal.companyId, canvasId, windowOf(request))
+  )
+  return toPage(rows.map(toThread), total, request)
+})

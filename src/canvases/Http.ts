@@ -1,0 +1,16 @@
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../app/Api.ts"
+import { authorize } from "../auth/Policy.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import * as Canvases from "./Canvases.ts"
+
+export const CanvasesLive = HttpApiBuilder.group(Api, "canvases", (handlers) =>
+  handlers
+    .handle("create", ({ payload }) => authorize("canvases:write")(Canvases.create(payload)))
+    .handle("list", ({ query }) => authorize("canvases:read")(Canvases.list(pageRequest(query))))
+    .handle("get", ({ params }) => authorize("canvases:read")(Canvases.get(params.canvas_id)))
+    .handle("update", ({ params, payload }) => authorize("canvases:write")(Canvases.update(params.canvas_id, payload)))
+    .handle("createThread", ({ params, payload }) =>
+      authorize("canvases:write")(Canvases.createThread(params.canvas_id, payload)))
+    .handle("listThreads", ({ params, query }) =>
+      authorize("canvases:read")(Canvases.listThreads(params.canvas_id, pageRequest(query)))))

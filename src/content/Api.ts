@@ -1,0 +1,92 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Text } from "../platform/Schemas.ts"
+
+/** The largest `content` the content tools take: 500 KB of UTF-8 (well above Gmail's ~102 KB clipping). */
+export const maxContentBytes = 500 * 1024
+/** The largest `subject`, in characters. */
+export const maxSubjectLength = 1_000
+
+const Content = Schema.String.check(
+  Schema.makeFilter((content: string) => content.trim().length > 0 || "must not be empty"),
+  Schema.makeFilter((content: string) =>
+    content.length <= maxContentBytes && Buffer.byteLength(content, "utf8") <= maxContentBytes ||
+    `must be at most ${maxContentBytes / 1024} KB (${maxContentBytes} bytes of UTF-8)`
+  )
+)
+
+export const SpamCheckRequest = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  /** The e-mail body, plain text or HTML. */
+  content: Content,
+  subject: Schema.optional(Text(maxSubjectLength))
+})
+
+export const SpamMetric = Schema.Struct({
+  name: Schema.String,
+  score: Schema.Number,
+  description: Schema.String,
+  issues: Schema.Array(Schema.String),
+  suggestions: Schema.Array(Schema.String)
+}).annotate({ identifier: "SpamMetric" })
+
+/** The spec's Spam analysis. */
+export const SpamAnalysis = Schema.Struct({
+  overallScore: Schema.Number,
+  verdict: Schema.Literals(["excellent", "good", "average", "poor", "spam"]),
+  metrics: Schema.Array(SpamMetric),
+  spamWordsFound: Schema.Array(Schema.String),
+  summary: Schema.String,
+  improvedSubject: Schema.optional(Schema.String),
+  improvedContent: Schema.optional(Schema.String)
+}).annotate({ identifier: "SpamAnalysis" })
+
+export const SpintaxRequest = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  content: Content,
+  subject: Schema.optional(Text(maxSubjectLength)),
+  /** Vary every eligible word, not only phrases and one word per sentence. */
+  aggressive: Schema.optional(Schema.Boolean)
+})
+
+/** The spec's Spintax result. */
+export const SpintaxResult = Schema.Struct({
+  content: Schema.String,
+  subject: Schema.String,
+  explanation: Schema.String
+}).annotate({ identifier: "SpintaxResult" })
+
+export class ContentApi extends HttpApiGroup.make("content").add(
+  HttpApiEndpoint.post("spamCheck", "/content/spam-check", {
+    payload: SpamCheckRequest,
+    success: SpamAnalysis,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "Check an e-mail for spam signals")
+    .annotate(
+      OpenApi.Description,
+      "Scores an e-mail body (plain text or HTML, at most 500 KB) and optional subject for deliverability: eight " +
+        "metrics (subject line, trigger phrases, formatting, links, images, compliance, length, personalisation), " +
+        "each with issues and suggestions, a weighted overall score and a verdict. Below 70 it adds improvedSubject " +
+        "and improvedContent (a model's rewrite when a model provider is configured, billed under `content`; " +
+        "otherwise, or when the rewrite does not score better, a rule-based one). Needs the `content:use` " +
+        "permission. 400 for empty or oversized content, 403 without the permission or credits, 404 for another company."
+    ),
+  HttpApiEndpoint.post("spintax", "/content/spintax", {
+    payload: SpintaxRequest,
+    success: SpintaxResult,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .annotate(OpenApi.Summary, "Add spintax variations to an e-mail")
+    .annotate(
+      OpenApi.Description,
+      "Rewrites the body and subject with `{{RANDOM | option1 | option2}}` groups so that each recipient can get a " +
+        "different wording: greetings, openers, calls to action and sign-offs first, then single words (every " +
+        "eligible word with `aggressive: true`). Merge fields, URLs, e-mail addresses, numbers, prices, HTML markup " +
+        "and existing spintax are never changed. With a model provider configured the model proposes variations " +
+        "(billed under `content`) which are validated before use. Needs `content:use`. 400 for empty or oversized " +
+        "content, a non-boolean `aggressive`, or malformed spintax (naming its line and column)."
+    )
+).middleware(Authentication).prefix("/api/v0") {}

@@ -1,0 +1,135 @@
+import { Result } from "effect"
+import emailPhrases from "./data/email-phrases.json" with { type: "json" }
+import synonymTable from "./data/synonyms.json" with { type: "json" }
+import { readEmail } from "./EmailMarkup.ts"
+import { countVariants, parse } from "./Spintax.ts"
+import { type Chunk, chunksOf, join, phraseMatcher, applyEdits, withCaseOf } from "./Words.ts"
+
+/**
+ * The offline spintax converter: wraps interchangeable wording in
+ * `{{RANDOM | original | alternative…}}` groups. Whole e-mail phrases
+ * (greetings, openers, calls to action, sign-offs) come first from a curated
+ * list; single words come from a WordNet-derived synonym table (same part of
+ * speech, dominant sense, common words: scripts/build-synonyms.ts). Only the
+ * visible text is touched: markup, attributes, merge fields, existing
+ * spintax, URLs, e-mail addresses and anything with a digit stay as they are.
+ */
+
+export interface Variation {
+  /** Lowercase words, as matched. */
+  readonly phrase: string
+  readonly alternatives: ReadonlyArray<string>
+  readonly kind: string
+}
+
+/** At most this many alternatives besides the original in one group. */
+export const maxAlternatives = 3
+
+/** The pronoun "I" is written in capitals wherever a phrase puts it. */
+const capitalI = (phrase: string) => phrase.replace(/\bi\b/g, "I")
+
+/** Each phrase of each set, with the others as alternatives; a phrase heading its set comes before its other uses. */
+const curated: ReadonlyArray<Variation> = Object.entries(emailPhrases.sets).flatMap(([kind, sets]) =>
+  sets.flatMap((set) =>
+    set.map((phrase, i) => ({
+      phrase,
+      kind,
+      heads: i === 0,
+      alternatives: set.filter((_, j) => j !== i).slice(0, maxAlternatives).map(capitalI)
+    }))
+  )
+).sort((a, b) => Number(b.heads) - Number(a.heads)).map(({ heads: _, ...variation }) => variation)
+
+const synonyms: ReadonlyArray<Variation> = Object.entries(synonymTable).map(([word, alternatives]) => ({
+  phrase: word,
+  kind: "word",
+  alternatives: alternatives.slice(0, maxAlternatives)
+}))
+
+export interface ConvertOptions {
+  /** Also vary every eligible single word, not just one per sentence. */
+  readonly aggressive: boolean
+  /** Extra variations (a model's, already validated), preferred over the built-in ones. */
+  readonly proposed?: ReadonlyArray<Variation>
+}
+
+export interface Converted {
+  readonly text: string
+  /** The variations applied, in order. */
+  readonly applied: ReadonlyArray<Variation>
+}
+
+const curatedMatcher = phraseMatcher(curated, (entry) => entry.phrase)
+const synonymMatcher = phraseMatcher(synonyms, (entry) => entry.phrase)
+
+const hasDigit = (chunk: Chunk) => /\p{N}/u.test(chunk.core)
+const endsSentence = (chunk: Chunk) => /[.!?:]/.test(chunk.suffix) || chunk.space.includes("\n")
+
+/** Converts plain text (one visible-text range of a body, or a subject). */
+const convertText = (text: string, options: ConvertOptions, applied: Array<Variation>): string => {
+  const chunks = chunksOf(text).map((chunk) => (hasDigit(chunk) ? { ...chunk, isProtected: true } : chunk))
+  const matcher = options.proposed === undefined || options.proposed.length === 0
+    ? curatedMatcher
+    : phraseMatcher([...options.proposed, ...curated], (entry) => entry.phrase)
+  const phrases = matcher.find(chunks)
+  const words = synonymMatcher.find(chunks)
+  const taken = new Set<number>()
+  const matches = [...phrases]
+  for (const match of phrases) for (let i = match.start; i < match.end; i++) taken.add(i)
+  let wordInSentence = false
+  let nextWord = 0
+  for (let i = 0; i < chunks.length; i++) {
+    const word = words[nextWord]
+    if (word !== undefined && word.start === i) {
+      nextWord += 1
+      if (!taken.has(i) && (options.aggressive || !wordInSentence)) {
+        matches.push(word)
+        wordInSentence = true
+      }
+    }
+    if (endsSentence(chunks[i]!)) wordInSentence = false
+  }
+  matches.sort((a, b) => a.start - b.start)
+  const output: Array<Chunk> = []
+  let position = 0
+  for (const match of matches) {
+    for (let i = position; i < match.start; i++) output.push(chunks[i]!)
+    const first = chunks[match.start]!
+    const last = chunks[match.end - 1]!
+    const original = join(chunks.slice(match.start, match.end).map((chunk, i, all) => ({
+      ...chunk,
+      prefix: i === 0 ? "" : chunk.prefix,
+      suffix: i === all.length - 1 ? "" : chunk.suffix,
+      space: i === all.length - 1 ? "" : chunk.space
+    })))
+    const options = [original, ...match.entry.alternatives.map((alternative) => withCaseOf(original, alternative))]
+    output.push({
+      prefix: first.prefix,
+      core: `{{RANDOM | ${options.join(" | ")}}}`,
+      suffix: last.suffix,
+      space: last.space,
+      isProtected: true
+    })
+    applied.push(match.entry)
+    position = match.end
+  }
+  for (let i = position; i < chunks.length; i++) output.push(chunks[i]!)
+  return join(output)
+}
+
+/** Converts a body (plain text or HTML, visible text only) or a subject. */
+export const convert = (content: string, options: ConvertOptions): Converted => {
+  const applied: Array<Variation> = []
+  const markup = readEmail(content)
+  const text = applyEdits(
+    content,
+    markup.textRanges.map(([start, end]) => ({ start, end, text: convertText(content.slice(start, end), options, applied) }))
+  )
+  return { text, applied }
+}
+
+/** Variants of a converted text; 1 when it does not parse (it always does: groups are only added around plain words). */
+export const variantsOf = (text: string): number => {
+  const parsed = parse(text)
+  return Result.isSuccess(parsed) ? countVariants(parsed.success) : 1
+}

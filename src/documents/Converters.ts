@@ -1,0 +1,231 @@
+import { Effect } from "effect"
+import { parse as parseCsv } from "csv-parse/sync"
+import { zipSync } from "fflate"
+import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
+import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
+import { unzipBounded, type ZipLimits } from "./SafeZip.ts"
+import { Unconvertible, unconvertible } from "./Unconvertible.ts"
+
+/**
+ * Parsers load on first use: a fresh worker thread starts fast, and pays
+ * only for the formats it meets.
+ */
+const load = <A>(module: () => Promise<A>) => Effect.promise(module)
+
+/** What one conversion may use, beyond the worker's own memory and time limits. */
+export interface ConversionLimits extends ZipLimits {
+  readonly maxPdfPages: number
+  readonly maxHtmlDepth: number
+}
+
+export interface Converted {
+  readonly type: string
+  readonly content: string
+}
+
+const normalized = (text: string) => text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").trim()
+
+const csvToMarkdown = (text: string) =>
+  Effect.try({
+    try: () =>
+      markdownTable(parseCsv(text, {
+        delimiter: csvDelimiterOf(text) ?? ",",
+        bom: true,
+        relax_column_count: true,
+        relax_quotes: true,
+        skip_empty_lines: true
+      }) as Array<Array<string>>),
+    catch: unconvertible("CSV")
+  })
+
+const jsonToMarkdown = (text: string) =>
+  Effect.try({ try: () => `\`\`\`json\n${JSON.stringify(JSON.parse(text), null, 2)}\n\`\`\``, catch: unconvertible("JSON") })
+
+const textToMarkdown = (format: TextFormat, text: string, limits: ConversionLimits): Effect.Effect<string, Unconvertible> => {
+  switch (format) {
+    case "txt":
+    case "md":
+      return Effect.succeed(text)
+    case "csv":
+      return csvToMarkdown(text)
+    case "json":
+      return jsonToMarkdown(text)
+    case "html":
+      return htmlToMarkdown(text, limits.maxHtmlDepth)
+  }
+}
+
+/** Failures pdf.js reports by name; anything else is a corrupt file. */
+const pdfFailure = (cause: unknown) =>
+  cause instanceof Error && cause.name === "PasswordException"
+    ? new Unconvertible({ reason: "is an encrypted PDF (password protected)" })
+    : unconvertible("a PDF")(cause)
+
+/** A PDF's text, page by page; a file past `maxPdfPages` is refused before any page is read. */
+const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
+  Effect.acquireUseRelease(
+    Effect.flatMap(load(() => import("unpdf")), ({ getDocumentProxy }) => Effect.tryPromise({
+      // No fonts, no network: text extraction needs neither (the bytes are given, no URL).
+      try: () =>
+        getDocumentProxy(new Uint8Array(bytes), {
+          disableFontFace: true,
+          useSystemFonts: false,
+          verbosity: 0
+        }),
+      catch: pdfFailure
+    })),
+    (pdf) =>
+      Effect.gen(function*() {
+        if (pdf.numPages > limits.maxPdfPages) {
+          return yield* new Unconvertible({ reason: `has ${pdf.numPages} pages; at most ${limits.maxPdfPages} are accepted` })
+        }
+        const pages: Array<string> = []
+        for (let number = 1; number <= pdf.numPages; number++) {
+          const content = yield* Effect.tryPromise({
+            try: () => pdf.getPage(number).then((page) => page.getTextContent()),
+            catch: pdfFailure
+          })
+          let text = ""
+          for (const item of content.items) {
+            if ("str" in item) text += item.str + (item.hasEOL ? "\n" : "")
+          }
+          pages.push(text.trim())
+        }
+        return pages.filter((page) => page.length > 0).join("\n\n")
+      }),
+    (pdf) => Effect.promise(() => pdf.loadingTask.destroy().catch(() => undefined))
+  )
+
+/** The unpacked, size-checked entries again as a zip, so that parsers read only what was checked. */
+const checkedZip = (entries: ReadonlyMap<string, Buffer>) =>
+  Buffer.from(zipSync(Object.fromEntries(entries), { level: 0 }))
+
+const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, limits: ConversionLimits) =>
+  Effect.flatMap(
+    Effect.flatMap(load(() => import("mammoth")), ({ default: mammoth }) => Effect.tryPromise({
+      // Linked (external) files are never opened; images are dropped (turndown keeps their alt text).
+      try: () =>
+        mammoth.convertToHtml({ buffer: checkedZip(entries) }, {
+          externalFileAccess: false,
+          convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: "" }))
+        }),
+      catch: unconvertible("a Word document")
+    })),
+    (result) => htmlToMarkdown(result.value, limits.maxHtmlDepth)
+  )
+
+/** exceljs types its input as an `ArrayBuffer` (and reads Node buffers too): hand it exactly the zip's bytes. */
+const asArrayBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+
+const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
+  Effect.map(
+    Effect.flatMap(load(() => import("exceljs")), ({ default: ExcelJS }) => Effect.tryPromise({
+      try: () => new ExcelJS.Workbook().xlsx.load(asArrayBuffer(checkedZip(entries))),
+      catch: unconvertible("an Excel workbook")
+    })),
+    (workbook) =>
+      workbook.worksheets.map((sheet) => {
+        const rows: Array<Array<string>> = []
+        sheet.eachRow({ includeEmpty: false }, (row) => {
+          const cells: Array<string> = []
+          row.eachCell({ includeEmpty: true }, (cell, column) => {
+            cells[column - 1] = cell.text ?? ""
+          })
+          rows.push(Array.from(cells, (value) => value ?? ""))
+        })
+        return `## ${sheet.name}\n\n${markdownTable(rows)}`.trim()
+      }).join("\n\n")
+  )
+
+type XmlNode = Record<string, unknown>
+
+/** Pushes `nodes` so that they pop in document order (no spread: slides can hold very many nodes). */
+const pushInOrder = (stack: Array<XmlNode>, nodes: ReadonlyArray<XmlNode>) => {
+  for (let index = nodes.length - 1; index >= 0; index--) stack.push(nodes[index])
+}
+
+/** The text of each `<a:p>` paragraph of a slide, in order, walked without recursion. */
+const slideParagraphs = (tree: ReadonlyArray<XmlNode>): Array<string> => {
+  const paragraphs: Array<string> = []
+  const textOf = (nodes: ReadonlyArray<XmlNode>): string => {
+    let text = ""
+    const stack: Array<XmlNode> = []
+    pushInOrder(stack, nodes)
+    while (stack.length > 0) {
+      for (const [key, value] of Object.entries(stack.pop()!)) {
+        if (key === "#text") text += String(value)
+        else if (Array.isArray(value)) pushInOrder(stack, value)
+      }
+    }
+    return text
+  }
+  const stack: Array<XmlNode> = []
+  pushInOrder(stack, tree)
+  while (stack.length > 0) {
+    for (const [key, value] of Object.entries(stack.pop()!)) {
+      if (!Array.isArray(value)) continue
+      if (key === "a:p") {
+        const text = textOf(value).trim()
+        if (text.length > 0) paragraphs.push(text)
+      } else {
+        pushInOrder(stack, value)
+      }
+    }
+  }
+  return paragraphs
+}
+
+const slideNumber = (name: string) => Number(/slide(\d+)\.xml$/.exec(name)?.[1] ?? 0)
+
+const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
+  Effect.flatMap(load(() => import("fast-xml-parser")), ({ XMLParser }) => {
+    const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
+    return Effect.try({
+      try: () =>
+        [...entries.keys()]
+          .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
+          .sort((a, b) => slideNumber(a) - slideNumber(b))
+          .map((name, index) => {
+            const paragraphs = slideParagraphs(xml.parse(entries.get(name)!.toString("utf8")))
+            return [`## Slide ${index + 1}`, ...paragraphs].join("\n\n")
+          })
+          .join("\n\n"),
+      catch: unconvertible("a PowerPoint presentation")
+    })
+  })
+
+const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>
+  Effect.gen(function*() {
+    const entries = yield* unzipBounded(bytes, limits)
+    const format = officeFormatOf(entries)
+    switch (format) {
+      case "docx":
+        return { type: format, content: yield* docxToMarkdown(entries, limits) }
+      case "xlsx":
+        return { type: format, content: yield* xlsxToMarkdown(entries) }
+      case "pptx":
+        return { type: format, content: yield* pptxToMarkdown(entries) }
+      default:
+        return yield* new Unconvertible({ reason: "is a zip archive but not a Word, Excel or PowerPoint file" })
+    }
+  })
+
+/** A file's content as Markdown-flavoured text, by the format its bytes show. */
+export const convert = (bytes: Buffer, hints: Hints, limits: ConversionLimits): Effect.Effect<Converted, Unconvertible> =>
+  Effect.gen(function*() {
+    if (bytes.length === 0) return yield* new Unconvertible({ reason: "is empty" })
+    const sniffed = yield* sniff(bytes, hints)
+    switch (sniffed.kind) {
+      case "pdf":
+        return { type: "pdf", content: normalized(yield* pdfToMarkdown(bytes, limits)) }
+      case "zip": {
+        const converted = yield* officeToMarkdown(bytes, limits)
+        return { ...converted, content: normalized(converted.content) }
+      }
+      case "text":
+        return {
+          type: sniffed.format,
+          content: normalized(yield* textToMarkdown(sniffed.format, normalized(sniffed.text), limits))
+        }
+    }
+  })

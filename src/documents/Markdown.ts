@@ -1,0 +1,90 @@
+import { Effect } from "effect"
+import type * as domino from "@mixmark-io/domino"
+import type TurndownService from "turndown"
+import { Unconvertible, unconvertible } from "./Unconvertible.ts"
+
+/** Markdown output shared by every format: tables, HTML. Runs on the conversion worker. */
+
+const cell = (value: string) => value.replace(/\r?\n/g, " ").replaceAll("|", "\\|").trim()
+
+/** Rows as a Markdown table, the first row as its header; ragged rows are padded. */
+export const markdownTable = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  if (rows.length === 0) return ""
+  const width = Math.max(1, ...rows.map((row) => row.length))
+  const line = (row: ReadonlyArray<string>) =>
+    `| ${Array.from({ length: width }, (_, i) => cell(row[i] ?? "")).join(" | ")} |`
+  return [line(rows[0]), `| ${Array.from({ length: width }, () => "---").join(" | ")} |`, ...rows.slice(1).map(line)]
+    .join("\n")
+}
+
+/** The HTML parser and the converter, loaded on first use (see `Converters`). */
+let tools: Promise<{ readonly parse: typeof domino.createDocument; readonly turndown: TurndownService }> | undefined
+
+const loadTools = () =>
+  Effect.promise(() =>
+    tools ??= Promise.all([import("@mixmark-io/domino"), import("turndown"), import("@joplin/turndown-plugin-gfm")])
+      .then(([dom, { default: Turndown }, { gfm }]) => {
+        const turndown = new Turndown({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" })
+        turndown.use(gfm)
+        turndown.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "head"])
+        // Images become their alt text: their addresses are never fetched, and inline data would bloat the text.
+        turndown.addRule("imageAltText", {
+          filter: "img",
+          replacement: (_content, node) => {
+            const alt = (node as unknown as domino.DomNode).getAttribute("alt")?.trim() ?? ""
+            return alt === "" ? "" : `[${alt}]`
+          }
+        })
+        return { parse: dom.createDocument, turndown }
+      })
+  )
+
+/** The depth of a document's element tree, walked without recursion. */
+const depthOf = (root: domino.DomNode): number => {
+  let deepest = 0
+  const stack: Array<[domino.DomNode, number]> = [[root, 0]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (depth > deepest) deepest = depth
+    for (let child = node.firstChild; child !== null; child = child.nextSibling) {
+      if (child.nodeType === 1) stack.push([child, depth + 1])
+    }
+  }
+  return deepest
+}
+
+/**
+ * A table whose first row has no header cells gets that row as its header
+ * (Word tables have none), so the Markdown table keeps its column names.
+ */
+const promoteHeaderRows = (document: domino.DomDocument) => {
+  for (const table of Array.from(document.querySelectorAll("table"))) {
+    const firstRow = table.querySelector("tr")
+    if (firstRow === undefined || firstRow.querySelector("th") !== undefined) continue
+    for (const cell of Array.from(firstRow.children)) {
+      if (cell.tagName !== "TD") continue
+      const header = document.createElement("th")
+      while (cell.firstChild !== null) header.appendChild(cell.firstChild)
+      firstRow.replaceChild(header, cell)
+    }
+  }
+}
+
+/**
+ * HTML as Markdown: parsed like a browser (nothing runs, nothing is loaded),
+ * refused past `maxDepth` nested elements, then converted by turndown with
+ * GitHub-flavoured tables.
+ */
+export const htmlToMarkdown = (html: string, maxDepth: number): Effect.Effect<string, Unconvertible> =>
+  Effect.gen(function*() {
+    const { parse, turndown } = yield* loadTools()
+    const document = yield* Effect.try({ try: () => parse(html), catch: unconvertible("HTML") })
+    const depth = depthOf(document.documentElement)
+    if (depth > maxDepth) {
+      return yield* new Unconvertible({ reason: `nests HTML elements ${depth} levels deep; at most ${maxDepth} are accepted` })
+    }
+    return yield* Effect.try({ try: () => {
+      promoteHeaderRows(document)
+      return turndown.turndown((document.body ?? document.documentElement) as unknown as TurndownService.Node)
+    }, catch: unconvertible("HTML") })
+  })

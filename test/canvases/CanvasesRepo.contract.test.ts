@@ -1,0 +1,100 @@
+import { expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { type CanvasRecord, CanvasesRepo } from "../../src/canvases/CanvasesRepo.ts"
+import { newId } from "../../src/platform/Ids.ts"
+import { backends, seedTenant } from "../support/TestServer.ts"
+
+const t0 = new Date("2026-06-01T08:00:00Z")
+const t1 = new Date("2026-06-01T09:00:00Z")
+
+const fixture = Effect.gen(function*() {
+  const tenant = yield* seedTenant()
+  const repo = yield* CanvasesRepo
+  const create = (overrides: Partial<CanvasRecord> = {}) =>
+    repo.create({
+      id: newId("cnv"),
+      companyId: tenant.companyId,
+      ownerUserId: tenant.userId,
+      title: "Canvas",
+      html: "<p>hi</p>",
+      activeThreadId: null,
+      createdAt: t0,
+      updatedAt: t0,
+      ...overrides
+    })
+  const thread = (canvasId: string, companyId = tenant.companyId) => ({
+    id: newId("cth"),
+    canvasId,
+    companyId,
+    ownerUserId: null,
+    title: "Thread",
+    createdAt: t1
+  })
+  return { tenant, repo, create, thread }
+})
+
+for (const backend of backends) {
+  it.layer(backend.storage)(`CanvasesRepo contract on ${backend.name}`, (it) => {
+    it.effect("stores every field, scoped by company", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create } = yield* fixture
+        const canvas = yield* create({ ownerUserId: null, html: "<h1>Ünïcode ✓</h1>" })
+        expect(Option.getOrThrow(yield* repo.get(tenant.companyId, canvas.id))).toEqual(canvas)
+        expect(Option.isNone(yield* repo.get("cmp_other", canvas.id))).toBe(true)
+      }))
+
+    it.effect("lists a company's canvases newest first, in windows", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create } = yield* fixture
+        const other = yield* seedTenant("other")
+        const first = yield* create({ title: "first" })
+        const second = yield* create({ title: "second" })
+        yield* create({ companyId: other.companyId, ownerUserId: other.userId, title: "theirs" })
+        const all = yield* repo.list(tenant.companyId, { offset: 0, limit: 10 })
+        expect(all.rows.map((c) => c.id)).toEqual([second.id, first.id])
+        expect(all.total).toBe(2)
+        expect(yield* repo.list(tenant.companyId, { offset: 1, limit: 1 })).toMatchObject({
+          total: 2,
+          rows: [{ id: first.id }]
+        })
+      }))
+
+    it.effect("update changes the supplied fields and always moves updatedAt forward", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create } = yield* fixture
+        const canvas = yield* create()
+        const first = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { title: "renamed" }, t0))
+        expect(first).toMatchObject({ title: "renamed", html: canvas.html })
+        expect(first.updatedAt.getTime()).toBe(t0.getTime() + 1)
+        const second = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { html: "" }, t1))
+        expect(second).toMatchObject({ title: "renamed", html: "", updatedAt: t1, createdAt: t0 })
+        expect(Option.isNone(yield* repo.update("cmp_other", canvas.id, { title: "x" }, t1))).toBe(true)
+      }))
+
+    it.effect("a new thread becomes the canvas's active thread; threads list newest first", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create, thread } = yield* fixture
+        const canvas = yield* create()
+        const first = Option.getOrThrow(yield* repo.addThread(thread(canvas.id)))
+        const second = Option.getOrThrow(yield* repo.addThread({ ...thread(canvas.id), title: "Second" }))
+        expect(second).toMatchObject({ canvasId: canvas.id, title: "Second", createdAt: t1 })
+        const after = Option.getOrThrow(yield* repo.get(tenant.companyId, canvas.id))
+        expect(after.activeThreadId).toBe(second.id)
+        expect(after.updatedAt.getTime()).toBeGreaterThan(canvas.updatedAt.getTime())
+        const threads = yield* repo.listThreads(tenant.companyId, canvas.id, { offset: 0, limit: 10 })
+        expect(threads).toEqual({ rows: [second, first], total: 2 })
+        expect((yield* repo.listThreads("cmp_other", canvas.id, { offset: 0, limit: 10 })).total).toBe(0)
+      }))
+
+    it.effect("no thread is added to another company's or an unknown canvas", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create, thread } = yield* fixture
+        const other = yield* seedTenant("other")
+        const canvas = yield* create()
+        expect(Option.isNone(yield* repo.addThread(thread(canvas.id, other.companyId)))).toBe(true)
+        expect(Option.isNone(yield* repo.addThread(thread("cnv_unknown")))).toBe(true)
+        expect(Option.getOrThrow(yield* repo.get(tenant.companyId, canvas.id)).activeThreadId).toBeNull()
+        expect((yield* repo.listThreads(other.companyId, canvas.id, { offset: 0, limit: 10 })).total).toBe(0)
+      }))
+  })
+}
