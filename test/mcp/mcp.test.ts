@@ -196,6 +196,13 @@ describe.each(backends)("the MCP server through the official SDK on $name", ({ s
         const missingBody = yield* execute({ operationId: "projects_create" })
         expect(structured(missingBody)).toEqual({ status: 400, error: expect.stringMatching(/"name"/) })
 
+        // The endpoint's own strict input names a misspelt body field, as over REST.
+        const typo = yield* execute({ operationId: "projects_update", project_id: projectId, nmae: "x" })
+        expect(structured(typo)).toEqual({ status: 400, error: expect.stringMatching(/nmae/) })
+
+        const upload = yield* execute({ operationId: "documents_convert" })
+        expect(structured(upload)).toEqual({ status: 400, error: expect.stringMatching(/multipart file upload.*over REST/) })
+
         const unknownArgument = yield* execute({ operationId: "projects_get", project_id: projectId, verbose: true })
         expect(structured(unknownArgument).error).toMatch(/Unknown argument "verbose" for projects_get/)
 
