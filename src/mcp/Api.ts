@@ -78,7 +78,12 @@ const toolsDescription =
  * The MCP server: the whole API as three tools, over the MCP Streamable HTTP
  * transport and over plain REST. Every route authenticates like the REST API.
  */
-export class McpApi extends HttpApiGroup.make("mcp").add(
+export class McpApi extends HttpApiGroup.make("mcp")
+  .annotateMerge(OpenApi.annotations({
+    description: "The Model Context Protocol server: the whole API as three tools (search, describe, execute as " +
+      "the caller), over Streamable HTTP and plain REST. See docs/mcp.md for client configuration.",
+    override: { "x-displayName": "MCP server" }
+  })).add(
   HttpApiEndpoint.post("rpc", "/mcp", { payload: JsonRpcMessage, success: JsonRpcResponse })
     .annotate(OpenApi.Summary, "MCP Streamable HTTP endpoint (JSON-RPC 2.0)")
     .annotate(
