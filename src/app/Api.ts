@@ -12,6 +12,7 @@ import { HealthApi } from "../health/Api.ts"
 import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { WebApi } from "../jobs/Api.ts"
+import { McpApi } from "../mcp/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
 import { OrganizationsApi } from "../organizations/Api.ts"
@@ -57,6 +58,7 @@ export class Api extends HttpApi.make("platform")
   .add(CanvasesApi)
   .add(DocumentsApi)
   .add(ContentApi)
+  .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -16,6 +16,7 @@ import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
 import { WebLive } from "../jobs/Http.ts"
+import { McpLive } from "../mcp/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
@@ -60,7 +61,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     WebLive,
     CanvasesLive,
     DocumentsLive,
-    ContentLive
+    ContentLive,
+    McpLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
