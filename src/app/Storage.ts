@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
@@ -23,7 +24,8 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  TasksRepo.sql
+  TasksRepo.sql,
+  CampaignsRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -36,7 +38,8 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  TasksRepo.memory
+  TasksRepo.memory,
+  CampaignsRepo.memory
 )
 
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */

@@ -43,7 +43,9 @@ export const companyPermissions = {
   "tasks:read": { roles: everyone, feature: "tasks", description: "read scheduled tasks" },
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
-  "content:use": { roles: contributors, feature: "content", description: "use the content tools" }
+  "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
+  "campaigns:read": { roles: everyone, feature: "campaigns", description: "read campaigns, contact lists and templates" },
+  "campaigns:write": { roles: contributors, feature: "campaigns", description: "create, change and send campaigns, contact lists and templates" }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */

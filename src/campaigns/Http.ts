@@ -1,0 +1,20 @@
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../app/Api.ts"
+import { authorize } from "../auth/Policy.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import * as Campaigns from "./Campaigns.ts"
+
+const read = authorize("campaigns:read")
+const write = authorize("campaigns:write")
+
+export const CampaignsLive = HttpApiBuilder.group(Api, "campaigns", (handlers) =>
+  handlers
+    .handle("create", ({ payload }) => write(Campaigns.create(payload)))
+    .handle("list", ({ query }) => read(Campaigns.list(pageRequest(query))))
+    .handle("get", ({ params }) => read(Campaigns.get(params.campaignId)))
+    .handle("update", ({ params, payload }) => write(Campaigns.update(params.campaignId, payload)))
+    .handle("delete", ({ params }) => write(Campaigns.remove(params.campaignId)))
+    .handle("listVersions", ({ params, query }) => read(Campaigns.listVersions(params.campaignId, pageRequest(query))))
+    .handle("getVersion", ({ params }) => read(Campaigns.getVersion(params.campaignId, params.version)))
+    .handle("restoreVersion", ({ params, payload }) =>
+      write(Campaigns.restoreVersion(params.campaignId, params.version, payload))))
