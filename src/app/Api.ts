@@ -5,6 +5,7 @@ import { CampaignsApi } from "../campaigns/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
+import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
@@ -44,6 +45,7 @@ export class Api extends HttpApi.make("platform")
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
   .add(CampaignsApi)
+  .add(ListsApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

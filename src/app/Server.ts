@@ -10,6 +10,7 @@ import { CampaignsLive } from "../campaigns/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
+import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
@@ -43,7 +44,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
-    CampaignsLive
+    CampaignsLive,
+    ListsLive
   ]),
   Layer.provide(AuthenticationLive),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),

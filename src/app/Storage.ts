@@ -4,6 +4,8 @@ import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
+import { ListsRepo } from "../lists/ListsRepo.ts"
+import { Suppressions } from "../lists/Suppressions.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
@@ -25,7 +27,9 @@ const repositoriesSql = Layer.mergeAll(
   AgentsRepo.sql,
   EmployeesRepo.sql,
   TasksRepo.sql,
-  CampaignsRepo.sql
+  CampaignsRepo.sql,
+  ListsRepo.sql,
+  Suppressions.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -39,7 +43,9 @@ const repositoriesMemory = Layer.mergeAll(
   AgentsRepo.memory,
   EmployeesRepo.memory,
   TasksRepo.memory,
-  CampaignsRepo.memory
+  CampaignsRepo.memory,
+  ListsRepo.memory,
+  Suppressions.memory
 )
 
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */

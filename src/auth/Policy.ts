@@ -44,8 +44,16 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
-  "campaigns:read": { roles: everyone, feature: "campaigns", description: "read campaigns, contact lists and templates" },
-  "campaigns:write": { roles: contributors, feature: "campaigns", description: "create, change and send campaigns, contact lists and templates" }
+  "campaigns:read": {
+    roles: everyone,
+    feature: "campaigns",
+    description: "read campaigns, contact lists, templates and the suppression list"
+  },
+  "campaigns:write": {
+    roles: contributors,
+    feature: "campaigns",
+    description: "create and change campaigns, contact lists, templates and the suppression list"
+  }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */

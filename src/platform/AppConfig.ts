@@ -23,6 +23,8 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
+  /** Largest CSV file a contact-list import accepts. */
+  readonly importMaxBytes: number
 }
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
@@ -48,7 +50,8 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
-    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3))
+    llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
+    importMaxBytes: Config.Int("IMPORT_MAX_BYTES").pipe(Config.withDefault(20 * 1024 * 1024))
   })
 
   static readonly layer = Layer.effect(AppConfig, Effect.orDie(AppConfig.fromEnv))
@@ -75,5 +78,6 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
-  llmMaxRetries: 3
+  llmMaxRetries: 3,
+  importMaxBytes: 20 * 1024 * 1024
 }
