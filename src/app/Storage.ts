@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
+import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
+import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
@@ -29,7 +31,9 @@ const repositoriesSql = Layer.mergeAll(
   TasksRepo.sql,
   CampaignsRepo.sql,
   ListsRepo.sql,
-  Suppressions.sql
+  Suppressions.sql,
+  RecipientsRepo.sql,
+  InstallationSecrets.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -45,7 +49,9 @@ const repositoriesMemory = Layer.mergeAll(
   TasksRepo.memory,
   CampaignsRepo.memory,
   ListsRepo.memory,
-  Suppressions.memory
+  Suppressions.memory,
+  RecipientsRepo.memory,
+  InstallationSecrets.memory
 )
 
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */

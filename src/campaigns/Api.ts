@@ -2,8 +2,8 @@ import { Context, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
-import { Page, PageNumber, PageQuery } from "../platform/Pagination.ts"
-import { Email, IsoDate, JsonObject, NonEmpty, Text } from "../platform/Schemas.ts"
+import { Page, PageNumber, PageQuery, PageSize } from "../platform/Pagination.ts"
+import { Email, FutureDate, IsoDate, JsonObject, NonEmpty, Text } from "../platform/Schemas.ts"
 
 export const CampaignStatus = Schema.Literals(["draft", "scheduled", "sending", "paused", "sent", "cancelled", "failed"])
 export type CampaignStatus = typeof CampaignStatus.Type
@@ -101,18 +101,85 @@ const CompanyBody = Schema.Struct({ companyId: Schema.optional(Schema.String) })
 /** An empty request body decodes as `null`, so the actions take no body as well as `{}`. */
 const actionPayload = [CompanyBody, Schema.Null]
 
+export const SendBody = Schema.Struct({ companyId: Schema.optional(Schema.String), listId: Schema.optional(NonEmpty) })
+
+export const ScheduleBody = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  scheduledAt: FutureDate,
+  listId: Schema.optional(NonEmpty)
+})
+
+export const RecipientStatus = Schema.Literals(["pending", "sent", "failed", "skipped"])
+export type RecipientStatus = typeof RecipientStatus.Type
+
+/** The spec's Campaign recipient; dates are ISO 8601 strings, null until they happen. */
+export const CampaignRecipient = Schema.Struct({
+  id: Schema.String,
+  campaignId: Schema.String,
+  listRowId: Schema.String,
+  email: Schema.String,
+  status: RecipientStatus,
+  sentAt: Schema.NullOr(Schema.String),
+  errorMessage: Schema.NullOr(Schema.String),
+  opened: Schema.Boolean,
+  clicked: Schema.Boolean,
+  firstOpenedDate: Schema.NullOr(Schema.String),
+  lastOpenedDate: Schema.NullOr(Schema.String),
+  firstClickedDate: Schema.NullOr(Schema.String),
+  lastClickedDate: Schema.NullOr(Schema.String),
+  openCount: Schema.Int,
+  clickCount: Schema.Int,
+  created_date: Schema.String,
+  updated_date: Schema.String
+}).annotate({ identifier: "CampaignRecipient" })
+
+/** Over every recipient of the campaign, whatever the search; rates are fractions (0–1) of `sent`, 0 when none was sent. */
+export const RecipientMetrics = Schema.Struct({
+  total: Schema.Number,
+  sent: Schema.Number,
+  failed: Schema.Number,
+  skipped: Schema.Number,
+  opened: Schema.Number,
+  clicked: Schema.Number,
+  openRate: Schema.Number,
+  clickRate: Schema.Number
+}).annotate({ identifier: "RecipientMetrics" })
+
+export const RecipientPage = Schema.Struct({
+  items: Schema.Array(CampaignRecipient),
+  total: Schema.Int,
+  metrics: RecipientMetrics
+}).annotate({ identifier: "RecipientPage" })
+
+export const RecipientsQuery = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  search: Schema.optional(Text(320)),
+  page: Schema.optional(Schema.FiniteFromString.pipe(Schema.decodeTo(PageNumber))),
+  pageSize: Schema.optional(Schema.FiniteFromString.pipe(Schema.decodeTo(PageSize(100))))
+})
+
 const campaignId = { campaignId: Schema.String }
 const versionParams = { campaignId: Schema.String, version: Schema.FiniteFromString.pipe(Schema.decodeTo(PageNumber)) }
 const created = HttpApiSchema.status(201)
+const accepted = HttpApiSchema.status(202)
 const changeErrors = [BadRequest, Forbidden, NotFound]
 
 /** An endpoint's OpenAPI summary and description (what it does, who may call it, notable errors). */
-const described = (summary: string, description: string) =>
+export const described = (summary: string, description: string) =>
 <E extends { annotateMerge<I>(annotations: Context.Context<I>): E }>(endpoint: E): E =>
   endpoint.annotateMerge(Context.make(OpenApi.Summary, summary).pipe(Context.add(OpenApi.Description, description)))
 
 const reader = "Any company user with the campaigns feature (campaigns:read)."
 const writer = "Company owners, admins and members with the campaigns feature (campaigns:write)."
+
+/** `POST /marketing-campaigns/{campaignId}/<name>`, answering the campaign. */
+const action = <const Name extends string>(name: Name, summary: string, description: string) =>
+  HttpApiEndpoint.post(name, `/marketing-campaigns/:campaignId/${name}`, {
+    params: campaignId,
+    payload: actionPayload,
+    success: Campaign,
+    error: changeErrors
+  }).pipe(described(summary, `${description} ${writer} A move the current status does not allow → 400 naming both statuses.`))
 
 export class CampaignsApi extends HttpApiGroup.make("campaigns").add(
   HttpApiEndpoint.post("create", "/marketing-campaigns", {
@@ -144,6 +211,31 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns").add(
     success: Campaign,
     error: changeErrors
   }).pipe(described("Delete a draft campaign", `Deletes a draft campaign with its versions; any other status → 400. ${writer}`)),
+  HttpApiEndpoint.post("send", "/marketing-campaigns/:campaignId/send", {
+    params: campaignId,
+    payload: [SendBody, Schema.Null],
+    success: Campaign.pipe(accepted),
+    error: changeErrors
+  }).pipe(described(
+    "Start sending now",
+    `Starts a draft or scheduled campaign: one recipient per row of its list (listId here or on the campaign), suppressed and duplicate addresses skipped; the sending worker then delivers them. Answers 202 with status sending. Needs a list with rows, a subject and a body (400 otherwise). ${writer}`
+  )),
+  HttpApiEndpoint.post("schedule", "/marketing-campaigns/:campaignId/schedule", {
+    params: campaignId,
+    payload: ScheduleBody,
+    success: Campaign,
+    error: changeErrors
+  }).pipe(described(
+    "Schedule a campaign",
+    `Schedules a draft (or re-schedules a scheduled) campaign to start at scheduledAt (in the future). Needs a list with rows, a subject and a body (400 otherwise). ${writer}`
+  )),
+  action("pause", "Pause sending", "Stops a sending campaign from claiming further recipients; those in flight finish."),
+  action("resume", "Resume sending", "Continues a paused campaign where it stopped."),
+  action(
+    "cancel",
+    "Cancel a campaign",
+    "Cancels a scheduled, sending or paused campaign; recipients not yet sent become skipped."
+  ),
   HttpApiEndpoint.get("listVersions", "/marketing-campaigns/:campaignId/versions", {
     params: campaignId,
     query: PageQuery,
@@ -163,5 +255,14 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns").add(
   }).pipe(described(
     "Restore a body version",
     `Saves an earlier version's bodyDocument as a new version of a draft or scheduled campaign (400 otherwise). ${writer}`
+  )),
+  HttpApiEndpoint.get("listRecipients", "/marketing-campaigns/:campaignId/recipients", {
+    params: campaignId,
+    query: RecipientsQuery,
+    success: RecipientPage,
+    error: changeErrors
+  }).pipe(described(
+    "List campaign recipients",
+    `The recipients of a campaign, most recent first: search filters by case-insensitive substring of the e-mail; page (1-indexed) and pageSize (1–100, default 25) page them, and without page every match is answered (legacy). metrics always covers every recipient. ${reader}`
   ))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -43,3 +43,6 @@ export const checkEditable = (
   allowed.includes(status)
     ? Effect.void
     : Effect.fail(new BadRequest({ error: `Cannot ${action} a ${status} campaign: only ${allowed.join(" or ")} campaigns` }))
+
+/** The error message of the recipients a cancel skipped. */
+export const cancelledReason = "Campaign cancelled"

@@ -88,6 +88,12 @@ export interface CampaignsRepository {
     change: MoveChange,
     now: Date
   ) => Effect.Effect<Option.Option<CampaignRecord>>
+  /**
+   * Leases up to `limit` scheduled campaigns whose `scheduledAt` has come and
+   * that no unexpired lease holds, until `expiresAt`. Concurrent callers never
+   * get the same campaign.
+   */
+  readonly claimDue: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ReadonlyArray<CampaignRecord>>
   /** Deletes the campaign (with its versions) if its status is in `from`. */
   readonly remove: (companyId: string, id: string, from: ReadonlyArray<CampaignStatus>) => Effect.Effect<boolean>
   /** The campaign's versions without their bodies, newest first. */
@@ -100,6 +106,8 @@ export interface CampaignsRepository {
 
 /** The memory backend's campaigns and versions (see `MemoryStore`). */
 export const campaignsTable = memoryTable("campaigns", (): Map<string, CampaignRecord> => new Map())
+/** When each claimed campaign's lease expires (epoch ms). */
+export const campaignLeasesTable = memoryTable("campaignLeases", (): Map<string, number> => new Map())
 export const campaignVersionsTable = memoryTable("campaignVersions", (): Map<string, Array<VersionRecord>> => new Map())
 
 const inCompany = (campaign: CampaignRecord | undefined, companyId: string) =>
@@ -172,6 +180,19 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, CampaignsRepos
         }
         tables(campaignsTable).set(id, moved)
         return Option.some(moved)
+      }),
+    claimDue: (now, expiresAt, limit) =>
+      store.write((tables) => {
+        const leases = tables(campaignLeasesTable)
+        const due = [...tables(campaignsTable).values()]
+          .filter((c) =>
+            c.status === "scheduled" && c.scheduledAt !== null && c.scheduledAt.getTime() <= now.getTime() &&
+            (leases.get(c.id) ?? 0) <= now.getTime()
+          )
+          .toSorted((a, b) => (a.scheduledAt?.getTime() ?? 0) - (b.scheduledAt?.getTime() ?? 0))
+          .slice(0, limit)
+        for (const campaign of due) leases.set(campaign.id, expiresAt.getTime())
+        return due
       }),
     remove: (companyId, id, from) =>
       store.write((tables) => {

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { newId } from "../platform/Ids.ts"
 import { jsonParam, toNumber } from "../storage/Rows.ts"
 import { selectPage } from "../storage/Windows.ts"
 import type { BodyDocument, CampaignStatus, VersionSource } from "./Api.ts"
@@ -75,6 +76,20 @@ export const makeSqlCampaignsRepo = Effect.gen(function*() {
         RETURNING *`
       return one(rows)
     }, Effect.orDie),
+    claimDue: Effect.fn("CampaignsRepo.claimDue")(function*(now, expiresAt, limit) {
+      const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
+      const rows = yield* sql<CampaignRow>`
+        UPDATE campaigns SET lease_token = ${newId("lease")}, lease_expires_at = ${expiresAt}
+        WHERE id IN (
+          SELECT id FROM campaigns
+          WHERE status = 'scheduled' AND scheduled_at <= ${now} AND ${free}
+          ORDER BY scheduled_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        ) AND status = 'scheduled' AND ${free}
+        RETURNING *`
+      return rows.map(fromRow)
+    }, Effect.orDie),
     remove: Effect.fn("CampaignsRepo.remove")(function*(companyId, id, from) {
       const rows = yield* sql`DELETE FROM campaigns
         WHERE company_id = ${companyId} AND id = ${id} AND status IN ${sql.in(from)} RETURNING id`
@@ -118,7 +133,7 @@ interface CampaignRow {
   readonly updated_at: Date
 }
 
-const dateOrNull = (value: Date | null) => (value === null ? null : new Date(value))
+export const dateOrNull = (value: Date | null) => (value === null ? null : new Date(value))
 
 export const fromRow = (row: CampaignRow): CampaignRecord => ({
   id: row.id,

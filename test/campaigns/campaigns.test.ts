@@ -123,16 +123,15 @@ for (const backend of backends) {
 
         const stranger = yield* client({ apiKey: other.apiKey })
         const params = { campaignId: campaign.id }
-        for (
-          const attempt of [
+        const attempts: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
             stranger.campaigns.get({ params }),
             stranger.campaigns.update({ params, payload: { name: "mine" } }),
             stranger.campaigns.delete({ params }),
             stranger.campaigns.listVersions({ params, query: {} }),
             stranger.campaigns.getVersion({ params: { ...params, version: 1 } }),
-            stranger.campaigns.restoreVersion({ params: { ...params, version: 1 }, payload: null })
-          ]
-        ) {
+          stranger.campaigns.restoreVersion({ params: { ...params, version: 1 }, payload: null })
+        ]
+        for (const attempt of attempts) {
           expect((yield* Effect.flip(attempt))._tag).toBe("NotFound")
         }
         const anonymous = yield* client({})
