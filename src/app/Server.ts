@@ -20,6 +20,7 @@ import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
+import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
@@ -102,6 +103,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
+    Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage)
   )
