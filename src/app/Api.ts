@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CampaignsApi } from "../campaigns/Api.ts"
+import { TrackingApi } from "../campaigns/TrackingApi.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { HealthApi } from "../health/Api.ts"
@@ -45,6 +46,7 @@ export class Api extends HttpApi.make("platform")
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
   .add(CampaignsApi)
+  .add(TrackingApi)
   .add(ListsApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")

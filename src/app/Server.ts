@@ -7,6 +7,8 @@ import * as Admin from "../admin/Admin.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CampaignsLive } from "../campaigns/Http.ts"
+import { TrackingLive } from "../campaigns/TrackingHttp.ts"
+import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
@@ -46,6 +48,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     EmployeesLive,
     ScheduledTasksLive,
     CampaignsLive,
+    TrackingLive,
     ListsLive
   ]),
   Layer.provide(AuthenticationLive),
@@ -108,9 +111,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(storage)
   )
 
-/** The server process: the service, then the scheduled-task worker over its storage and `Llm`. */
+/** The server process: the service, then the scheduled-task and campaign workers over its storage. */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
-  SchedulerLive.pipe(Layer.provideMerge(makeServer(
+  Layer.mergeAll(SchedulerLive, CampaignWorkerLive).pipe(Layer.provideMerge(makeServer(
     NodeHttpServer.layer(createServer, {
       host: config.host,
       port: config.port,

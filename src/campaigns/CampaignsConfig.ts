@@ -4,9 +4,7 @@ import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect
 export interface CampaignSettings {
   /** `CAMPAIGN_WORKER` (`on`/`off`): whether this process starts scheduled campaigns and delivers recipients. */
   readonly enabled: boolean
-  /** `MAIL_RATE_PER_SECOND`: messages this process hands to the mailer per second, at most. */
-  readonly ratePerSecond: number
-  /** `MAIL_CONCURRENCY`: messages in flight at once in this process (match the SMTP pool size). */
+  /** `MAIL_CONCURRENCY`: messages in flight at once in this process (the mailer's `MAIL_RATE_PER_SECOND` paces them; match `MAIL_POOL_SIZE`). */
   readonly concurrency: number
   /** `MAIL_BATCH_SIZE`: recipients claimed per lease. */
   readonly batchSize: number
@@ -14,8 +12,6 @@ export interface CampaignSettings {
   readonly leaseMs: number
   /** `MAIL_POLL_MS`: the pause between polls when nothing was left to do. */
   readonly pollMs: number
-  /** `MAIL_SEND_TIMEOUT_MS`: one message's delivery; longer counts as a temporary failure. Kept below a third of the lease. */
-  readonly sendTimeoutMs: number
   /** `MAIL_MAX_ATTEMPTS`: deliveries of one recipient that failed temporarily (SMTP 4xx) before it is `failed`. */
   readonly maxAttempts: number
   /** `MAIL_RETRY_BASE_MS`: the wait after the first temporary failure; it doubles with each further one (at most an hour). */
@@ -29,12 +25,10 @@ const positive = (name: string, fallback: number) =>
 
 export const campaignDefaults: CampaignSettings = {
   enabled: true,
-  ratePerSecond: 100,
-  concurrency: 8,
+  concurrency: 5,
   batchSize: 200,
   leaseMs: 120_000,
   pollMs: 1_000,
-  sendTimeoutMs: 30_000,
   maxAttempts: 5,
   retryBaseMs: 60_000,
   trackingSecret: Option.none()
@@ -46,12 +40,10 @@ export class CampaignsConfig extends Context.Service<CampaignsConfig, CampaignSe
       Config.withDefault("on" as const),
       Config.map((value) => value === "on")
     ),
-    ratePerSecond: positive("MAIL_RATE_PER_SECOND", campaignDefaults.ratePerSecond),
     concurrency: positive("MAIL_CONCURRENCY", campaignDefaults.concurrency),
     batchSize: positive("MAIL_BATCH_SIZE", campaignDefaults.batchSize),
     leaseMs: positive("MAIL_LEASE_MS", campaignDefaults.leaseMs),
     pollMs: positive("MAIL_POLL_MS", campaignDefaults.pollMs),
-    sendTimeoutMs: positive("MAIL_SEND_TIMEOUT_MS", campaignDefaults.sendTimeoutMs),
     maxAttempts: positive("MAIL_MAX_ATTEMPTS", campaignDefaults.maxAttempts),
     retryBaseMs: positive("MAIL_RETRY_BASE_MS", campaignDefaults.retryBaseMs),
     trackingSecret: Config.option(Config.Redacted("TRACKING_SECRET"))
