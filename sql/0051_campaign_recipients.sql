@@ -31,4 +31,4 @@ CREATE TABLE campaign_recipients (
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX campaign_recipients_page ON campaign_recipients (campaign_id, id DESC);
-CREATE INDEX campaign_recipients_pending ON campaign_recipients (campaign_id, next_attempt_at) WHERE status = 'pending';
+CREATE INDEX campaign_recipients_pending ON campaign_recipients (campaign_id, id) WHERE status = 'pending';

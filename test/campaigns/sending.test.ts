@@ -2,6 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
+import { onLiveClock } from "../support/SchedulerTest.ts"
 import { backends, client, seedTenant, testServer } from "../support/TestServer.ts"
 
 const html = "<p>Hello {{firstName | there}}</p><a href=\"https://example.com/offer\">Offer</a>"
@@ -21,7 +22,7 @@ const readyCampaign = (emails: ReadonlyArray<string>, subject = "Hi {{firstName}
   })
 
 for (const backend of backends) {
-  it.layer(testServer(backend.storage))(`campaign sending on ${backend.name}`, (it) => {
+  it.layer(testServer(onLiveClock(backend.storage)))(`campaign sending on ${backend.name}`, (it) => {
     it.effect("send answers 202 with status sending and one recipient per row, suppressed ones skipped", () =>
       Effect.gen(function*() {
         const { api, campaign, params } = yield* readyCampaign(["a@example.com", "B@Example.com", "c@example.com"])
