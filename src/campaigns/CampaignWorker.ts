@@ -120,6 +120,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
           replyTo: campaign.replyTo ?? undefined,
           subject: message.subject,
           html: message.html,
+          text: message.text,
           headers: listUnsubscribeHeaders(urls.unsubscribe),
           // One Message-ID per recipient: unique, and the same if the crash window ever sends it twice.
           messageId: `<${recipient.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`

@@ -52,8 +52,6 @@ export const list = Effect.fn("Recipients.list")(function*(campaignId: string, q
   const window = paged
     ? windowOf({ page: query.page ?? 1, pageSize: query.pageSize ?? defaultRecipientsPageSize })
     : null
-  const [page, counts] = yield* RecipientsRepo.use((repo) =>
-    Effect.all([repo.page(campaignId, query.search, window), repo.metrics(campaignId)], { concurrency: 2 })
-  )
-  return { items: page.rows.map(toRecipient), total: page.total, metrics: toMetrics(counts) } satisfies typeof RecipientPage.Type
+  const page = yield* RecipientsRepo.use((repo) => repo.page(campaignId, query.search, window))
+  return { items: page.rows.map(toRecipient), total: page.total, metrics: toMetrics(page.counts) } satisfies typeof RecipientPage.Type
 })

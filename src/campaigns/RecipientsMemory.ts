@@ -117,24 +117,22 @@ export const makeMemoryRecipientsRepo = MemoryStore.useSync((store): RecipientsR
       }),
     page: (campaignId, search, window) =>
       store.read((tables) => {
-        const needle = search?.toLowerCase() ?? ""
-        const matching = [...recipientsOf(tables, campaignId).values()]
-          .filter((recipient) => recipient.email.toLowerCase().includes(needle))
-          .toReversed()
-        const rows = window === null ? matching : matching.slice(window.offset, window.offset + window.limit)
-        return { rows: rows.map(withoutLease), total: matching.length }
-      }),
-    metrics: (campaignId) =>
-      store.read((tables) => {
         const all = [...recipientsOf(tables, campaignId).values()]
+        const needle = search?.toLowerCase() ?? ""
+        const matching = all.filter((recipient) => recipient.email.toLowerCase().includes(needle)).toReversed()
+        const rows = window === null ? matching : matching.slice(window.offset, window.offset + window.limit)
         const count = (keep: (recipient: StoredRecipient) => boolean) => all.filter(keep).length
         return {
-          total: all.length,
-          sent: count((r) => r.status === "sent"),
-          failed: count((r) => r.status === "failed"),
-          skipped: count((r) => r.status === "skipped"),
-          opened: count((r) => r.opened),
-          clicked: count((r) => r.clicked)
+          rows: rows.map(withoutLease),
+          total: matching.length,
+          counts: {
+            total: all.length,
+            sent: count((r) => r.status === "sent"),
+            failed: count((r) => r.status === "failed"),
+            skipped: count((r) => r.status === "skipped"),
+            opened: count((r) => r.opened),
+            clicked: count((r) => r.clicked)
+          }
         }
       }),
     cancel: (companyId, id, from, now) =>

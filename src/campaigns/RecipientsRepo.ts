@@ -71,13 +71,20 @@ export interface RecipientsRepository {
     change: MoveChange,
     now: Date
   ) => Effect.Effect<Option.Option<CampaignRecord>>
-  /** A window of the campaign's recipients, most recent first, whose e-mail contains `search` (any case); null window: all. */
+  /**
+   * A window of the campaign's recipients, most recent first, whose e-mail
+   * contains `search` (any case; null window: all of them), how many match,
+   * and the counts over every recipient of the campaign (one pass for both).
+   */
   readonly page: (
     campaignId: string,
     search: string | undefined,
     window: Window | null
-  ) => Effect.Effect<{ readonly rows: ReadonlyArray<RecipientRecord>; readonly total: number }>
-  readonly metrics: (campaignId: string) => Effect.Effect<RecipientMetricCounts>
+  ) => Effect.Effect<{
+    readonly rows: ReadonlyArray<RecipientRecord>
+    readonly total: number
+    readonly counts: RecipientMetricCounts
+  }>
   /**
    * Moves the campaign from `from` to `cancelled` and, in the same
    * transaction, makes every recipient still pending `skipped`. None when the

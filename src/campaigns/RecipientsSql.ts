@@ -51,35 +51,36 @@ export const makeSqlRecipientsRepo = Effect.gen(function*() {
       return Option.map(Option.fromNullishOr(rows[0]), campaignFromRow)
     }, Effect.orDie),
     page: Effect.fn("RecipientsRepo.page")(function*(campaignId, search, window) {
-      const where = search === undefined || search === ""
-        ? sql`campaign_id = ${campaignId}`
-        : sql`campaign_id = ${campaignId} AND email ILIKE ${containing(search)}`
-      const [rows, count] = yield* Effect.all([
+      const searching = search !== undefined && search !== ""
+      const matches = searching ? sql`email ILIKE ${containing(search)}` : sql`true`
+      const where = sql`campaign_id = ${campaignId} AND ${matches}`
+      const [rows, aggregate] = yield* Effect.all([
         window === null
           ? sql<RecipientRow>`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC`
           : sql<RecipientRow>`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
               LIMIT ${window.limit} OFFSET ${window.offset}`,
-        sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM campaign_recipients WHERE ${where}`
-      ])
-      return { rows: rows.map(fromRow), total: toNumber(count[0].count) }
-    }, Effect.orDie),
-    metrics: Effect.fn("RecipientsRepo.metrics")(function*(campaignId) {
-      const rows = yield* sql<Record<string, unknown>>`
-        SELECT count(*) AS total,
-          count(*) FILTER (WHERE status = 'sent') AS sent,
-          count(*) FILTER (WHERE status = 'failed') AS failed,
-          count(*) FILTER (WHERE status = 'skipped') AS skipped,
-          count(*) FILTER (WHERE opened) AS opened,
-          count(*) FILTER (WHERE clicked) AS clicked
-        FROM campaign_recipients WHERE campaign_id = ${campaignId}`
-      const row = rows[0]
+        sql<Record<string, unknown>>`
+          SELECT count(*) AS total,
+            count(*) FILTER (WHERE status = 'sent') AS sent,
+            count(*) FILTER (WHERE status = 'failed') AS failed,
+            count(*) FILTER (WHERE status = 'skipped') AS skipped,
+            count(*) FILTER (WHERE opened) AS opened,
+            count(*) FILTER (WHERE clicked) AS clicked,
+            count(*) FILTER (WHERE ${matches}) AS matching
+          FROM campaign_recipients WHERE campaign_id = ${campaignId}`
+      ], { concurrency: 2 })
+      const row = aggregate[0]
       return {
-        total: toNumber(row.total),
-        sent: toNumber(row.sent),
-        failed: toNumber(row.failed),
-        skipped: toNumber(row.skipped),
-        opened: toNumber(row.opened),
-        clicked: toNumber(row.clicked)
+        rows: rows.map(fromRow),
+        total: toNumber(row.matching),
+        counts: {
+          total: toNumber(row.total),
+          sent: toNumber(row.sent),
+          failed: toNumber(row.failed),
+          skipped: toNumber(row.skipped),
+          opened: toNumber(row.opened),
+          clicked: toNumber(row.clicked)
+        }
       }
     }, Effect.orDie),
     cancel: Effect.fn("RecipientsRepo.cancel")(function*(companyId, id, from, now) {

@@ -63,10 +63,10 @@ export const click = Effect.fn("Tracking.click")(function*(token: string, baseUr
     trackingUrls(baseUrl, key, recipient.id).unsubscribe,
     link.link
   )
-  if (target === undefined || !URL.canParse(target)) return yield* notFound
+  if (target === undefined) return yield* notFound
   const now = yield* currentDate
   yield* RecipientsRepo.use((repo) => repo.track(recipient.id, "click", now))
-  return new URL(target).toString()
+  return target
 })
 
 const page = (title: string, body: string) =>

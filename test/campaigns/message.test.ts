@@ -55,7 +55,7 @@ describe("campaign message rendering", () => {
     expect(message.subject).toBe("Hi Ada <3 from Paris")
     expect(message.html).toMatch(/<p>(Hello|Hi) Ada &lt;3<\/p>/)
     expect(message.html).toContain(`href="${urls.click(0)}"`)
-    expect(message.html).toContain(`href="${urls.click(2)}"`)
+    expect(message.html).toContain(`href="${urls.click(1)}"`)
     expect(message.html).toContain("href=\"mailto:x@example.com\"")
     expect(message.html).toContain(`href="${urls.unsubscribe}"`)
     expect(message.html).not.toContain("https://example.com/a?")
@@ -63,8 +63,10 @@ describe("campaign message rendering", () => {
     expect(renderMessage(templates, recipient, urls)).toEqual(message)
 
     expect(clickTarget(templates, recipient, urls.unsubscribe, 0)).toBe("https://example.com/a?c=Paris")
-    expect(clickTarget(templates, recipient, urls.unsubscribe, 2)).toBe("http://example.org/b")
-    expect(clickTarget(templates, recipient, urls.unsubscribe, 3)).toBeUndefined()
+    expect(clickTarget(templates, recipient, urls.unsubscribe, 1)).toBe("http://example.org/b")
+    expect(clickTarget(templates, recipient, urls.unsubscribe, 2)).toBeUndefined()
+    expect(message.text).toMatch(/^(Hello|Hi) Ada <3/)
+    expect(message.text).toContain("https://example.com/a?c=Paris")
   })
 
   it("a subject cannot gain header lines from merge values", () => {
