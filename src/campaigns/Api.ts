@@ -188,7 +188,7 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns").add(
     error: changeErrors
   }).pipe(described(
     "Create a campaign",
-    `Creates a draft campaign; a bodyDocument given is saved as version 1. ${writer} Unknown listId → 404.`
+    `Creates a draft campaign; a bodyDocument given is saved as version 1. ${writer} A listId that is not one of the company's lists → 404.`
   )),
   HttpApiEndpoint.get("list", "/marketing-campaigns", { query: PageQuery, success: Page(Campaign), error: [Forbidden] })
     .pipe(described("List campaigns", `The company's campaigns, newest first, in the generic envelope. ${reader}`)),

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
+import { ListsRepo } from "../lists/ListsRepo.ts"
 import { NotFound, orNotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
@@ -79,9 +80,16 @@ export const saveBodyVersion = Effect.fn("Campaigns.saveBodyVersion")(function*(
   return yield* applyChange(companyId, campaign, { body: { document, source } }, "change the body of")
 })
 
+/** 404 unless `listId` (when given) is a contact list of the company. */
+const checkList = (companyId: string, listId: string | null | undefined) =>
+  listId === undefined || listId === null
+    ? Effect.void
+    : Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orNotFound(`List ${listId} not found`))
+
 export const create = Effect.fn("Campaigns.create")(function*(input: typeof NewCampaign.Type) {
   yield* Authorized("campaigns:write")
   const principal = yield* requireCompany(input.companyId)
+  yield* checkList(principal.companyId, input.listId)
   const now = yield* currentDate
   const created = yield* CampaignsRepo.use((repo) =>
     repo.create({
@@ -123,6 +131,7 @@ export const update = Effect.fn("Campaigns.update")(function*(id: string, patch:
   yield* Authorized("campaigns:write")
   const principal = yield* requireCompany(patch.companyId)
   const campaign = yield* find(principal.companyId, id)
+  yield* checkList(principal.companyId, patch.listId)
   const { companyId: _, bodyDocument, ...fields } = patch
   const change: CampaignChange = {
     ...fields,

@@ -9,7 +9,7 @@ import { described } from "./Api.ts"
  * recipient; a forged, tampered or unknown token answers 404.
  */
 
-const token = { token: Schema.String.check(Schema.isMaxLength(512)) }
+const token = { token: Schema.String }
 
 const Gif = Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "image/gif" }))
 const Html = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" }))

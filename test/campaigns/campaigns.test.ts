@@ -134,6 +134,13 @@ for (const backend of backends) {
         for (const attempt of attempts) {
           expect((yield* Effect.flip(attempt))._tag).toBe("NotFound")
         }
+        const theirList = yield* stranger.lists.create({ payload: { name: "Theirs" } })
+        const foreignList = yield* Effect.flip(
+          api.campaigns.create({ payload: { name: "L", subject: "S", listId: theirList.id } })
+        )
+        expect(foreignList._tag).toBe("NotFound")
+        const unknownList = yield* Effect.flip(api.campaigns.update({ params, payload: { listId: "lst_nope" } }))
+        expect(unknownList._tag).toBe("NotFound")
         const anonymous = yield* client({})
         expect((yield* Effect.flip(anonymous.campaigns.list({ query: {} })))._tag).toBe("Unauthorized")
         expect((yield* api.campaigns.get({ params })).name).toBe("R")

@@ -118,7 +118,8 @@ for (const backend of backends) {
         expect(metrics).toMatchObject({ total: 2, sent: 2, opened: 1, clicked: 1, openRate: 0.5, clickRate: 0.5 })
 
         const tampered = path(clickUrl).replace(/.$/, (c) => (c === "A" ? "B" : "A"))
-        for (const forged of [tampered, path(clickUrl).replace("/t/c/", "/t/o/"), "/api/v0/t/u/bm9wZQ.bm9wZQ"]) {
+        const forgeries = [tampered, path(clickUrl).replace("/t/c/", "/t/o/"), "/api/v0/t/u/bm9wZQ.bm9wZQ", `/api/v0/t/o/${"x".repeat(700)}`]
+        for (const forged of forgeries) {
           const response = yield* send(HttpClientRequest.get(forged))
           expect(response.status).toBe(404)
           expect(JSON.parse(response.text)).toEqual({ error: expect.any(String) })
