@@ -263,6 +263,6 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns").add(
     error: changeErrors
   }).pipe(described(
     "List campaign recipients",
-    `The recipients of a campaign, most recent first: search filters by case-insensitive substring of the e-mail; page (1-indexed) and pageSize (1–100, default 25) page them, and without page every match is answered (legacy). metrics always covers every recipient. ${reader}`
+    `The recipients of a campaign, most recent first: search filters by case-insensitive substring of the e-mail; page (1-indexed) and pageSize (1–100, default 25) page them, and without either every match is answered (the legacy unpaginated result, at most the 10,000 most recent). metrics always covers every recipient. ${reader}`
   ))
 ).middleware(Authentication).prefix("/api/v0") {}

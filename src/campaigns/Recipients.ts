@@ -10,6 +10,13 @@ import { RecipientsRepo } from "./RecipientsRepo.ts"
 /** The spec's recipients page size default. */
 export const defaultRecipientsPageSize = 25
 
+/**
+ * The most recipients the legacy unpaginated answer lists (the most recent
+ * ones; `total` still counts every match): enough for any campaign that
+ * client was written for, and a bound on one request's work.
+ */
+export const legacyRecipientsLimit = 10_000
+
 const isoOrNull = (date: Date | null) => (date === null ? null : date.toISOString())
 
 export const toRecipient = (record: RecipientRecord): typeof CampaignRecipient.Type => ({
@@ -41,8 +48,9 @@ export const toMetrics = (counts: RecipientMetricCounts): typeof RecipientMetric
 
 /**
  * `GET /marketing-campaigns/{campaignId}/recipients`: without `page` nor
- * `pageSize` every match (the legacy unpaginated result); with either, one
- * page (`page` default 1, `pageSize` default 25).
+ * `pageSize` the legacy unpaginated result (every match, up to
+ * `legacyRecipientsLimit`); with either, one page (`page` default 1,
+ * `pageSize` default 25).
  */
 export const list = Effect.fn("Recipients.list")(function*(campaignId: string, query: typeof RecipientsQuery.Type) {
   yield* Authorized("campaigns:read")
@@ -51,7 +59,7 @@ export const list = Effect.fn("Recipients.list")(function*(campaignId: string, q
   const paged = query.page !== undefined || query.pageSize !== undefined
   const window = paged
     ? windowOf({ page: query.page ?? 1, pageSize: query.pageSize ?? defaultRecipientsPageSize })
-    : null
+    : { offset: 0, limit: legacyRecipientsLimit }
   const page = yield* RecipientsRepo.use((repo) => repo.page(campaignId, query.search, window))
   return { items: page.rows.map(toRecipient), total: page.total, metrics: toMetrics(page.counts) } satisfies typeof RecipientPage.Type
 })

@@ -120,7 +120,7 @@ export const makeMemoryRecipientsRepo = MemoryStore.useSync((store): RecipientsR
         const all = [...recipientsOf(tables, campaignId).values()]
         const needle = search?.toLowerCase() ?? ""
         const matching = all.filter((recipient) => recipient.email.toLowerCase().includes(needle)).toReversed()
-        const rows = window === null ? matching : matching.slice(window.offset, window.offset + window.limit)
+        const rows = matching.slice(window.offset, window.offset + window.limit)
         const count = (keep: (recipient: StoredRecipient) => boolean) => all.filter(keep).length
         return {
           rows: rows.map(withoutLease),

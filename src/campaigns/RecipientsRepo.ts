@@ -73,13 +73,13 @@ export interface RecipientsRepository {
   ) => Effect.Effect<Option.Option<CampaignRecord>>
   /**
    * A window of the campaign's recipients, most recent first, whose e-mail
-   * contains `search` (any case; null window: all of them), how many match,
+   * contains `search` (any case), how many match,
    * and the counts over every recipient of the campaign (one pass for both).
    */
   readonly page: (
     campaignId: string,
     search: string | undefined,
-    window: Window | null
+    window: Window
   ) => Effect.Effect<{
     readonly rows: ReadonlyArray<RecipientRecord>
     readonly total: number

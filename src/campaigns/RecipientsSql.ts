@@ -55,10 +55,8 @@ export const makeSqlRecipientsRepo = Effect.gen(function*() {
       const matches = searching ? sql`email ILIKE ${containing(search)}` : sql`true`
       const where = sql`campaign_id = ${campaignId} AND ${matches}`
       const [rows, aggregate] = yield* Effect.all([
-        window === null
-          ? sql<RecipientRow>`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC`
-          : sql<RecipientRow>`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
-              LIMIT ${window.limit} OFFSET ${window.offset}`,
+        sql<RecipientRow>`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
+          LIMIT ${window.limit} OFFSET ${window.offset}`,
         sql<Record<string, unknown>>`
           SELECT count(*) AS total,
             count(*) FILTER (WHERE status = 'sent') AS sent,
