@@ -2,6 +2,8 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { StrictQuery, strictBodies } from "../http/StrictInput.ts"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
+import { CampaignsApi } from "../campaigns/Api.ts"
+import { TrackingApi } from "../campaigns/TrackingApi.ts"
 import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
@@ -51,6 +53,8 @@ export class Api extends HttpApi.make("platform")
   .add(AgentsApi)
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
+  .add(CampaignsApi)
+  .add(TrackingApi)
   .add(ListsApi)
   .add(TemplatesApi)
   .add(FilesApi)

@@ -5,6 +5,9 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
+import { CampaignsLive } from "../campaigns/Http.ts"
+import { TrackingLive } from "../campaigns/TrackingHttp.ts"
+import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
@@ -55,6 +58,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
+    CampaignsLive,
+    TrackingLive,
     ListsLive,
     TemplatesLive,
     FilesLive,
@@ -129,12 +134,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, credit holds) over its services; stopping begins with the last
+ * tasks, campaign sending, credit holds) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, Credits.worker)),
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, Credits.worker)),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

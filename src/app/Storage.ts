@@ -2,6 +2,9 @@ import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
+import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
+import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
 import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { BlobsRepo } from "../files/Blob.ts"
@@ -32,6 +35,9 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
+  CampaignsRepo.sql,
+  RecipientsRepo.sql,
+  InstallationSecrets.sql,
   ListsRepo.sql,
   Suppressions.sql,
   BlobsRepo.sql,
@@ -52,6 +58,9 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
+  CampaignsRepo.memory,
+  RecipientsRepo.memory,
+  InstallationSecrets.memory,
   ListsRepo.memory,
   Suppressions.memory,
   BlobsRepo.memory,
