@@ -181,7 +181,11 @@ const action = <const Name extends string>(name: Name, summary: string, descript
     error: changeErrors
   }).pipe(described(summary, `${description} ${writer} A move the current status does not allow → 400 naming both statuses.`))
 
-export class CampaignsApi extends HttpApiGroup.make("campaigns").add(
+export class CampaignsApi extends HttpApiGroup.make("campaigns")
+  .annotateMerge(OpenApi.annotations({
+    description: "Marketing campaigns: versioned e-mail bodies, sending to a contact list (scheduled or now) with merge fields, spintax, open and click tracking and one-click unsubscribe, and the recipients with their metrics.",
+    override: { "x-displayName": "Marketing campaigns" }
+  })).add(
   HttpApiEndpoint.post("create", "/marketing-campaigns", {
     payload: NewCampaign,
     success: Campaign.pipe(created),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, NotFound } from "../platform/Errors.ts"
 import { described } from "./Api.ts"
 
@@ -21,7 +21,11 @@ export const OneClickBody = Schema.Struct({ "List-Unsubscribe": Schema.optional(
 
 const publicNote = "Public: no API key; the signed token in the path is the only credential. Forged or tampered token → 404."
 
-export class TrackingApi extends HttpApiGroup.make("tracking").add(
+export class TrackingApi extends HttpApiGroup.make("tracking")
+  .annotateMerge(OpenApi.annotations({
+    description: "Tracking links: the open pixel, click redirects and unsubscribe pages that e-mails link to; public, authorised by signed tokens instead of an API key.",
+    override: { "x-displayName": "Tracking links (public)" }
+  })).add(
   HttpApiEndpoint.get("open", "/t/o/:token", { params: token, success: Gif, error: [NotFound] }).pipe(described(
     "Open pixel",
     `Records an open of the recipient's e-mail and answers a 1×1 transparent GIF. ${publicNote}`

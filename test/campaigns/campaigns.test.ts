@@ -28,7 +28,7 @@ for (const backend of backends) {
           startedAt: null,
           completedAt: null,
           companyId: tenant.companyId,
-          userId: null
+          userId: tenant.userId
         })
         expect(yield* api.campaigns.get({ params: { campaignId: campaign.id } })).toEqual(campaign)
         const versions = yield* api.campaigns.listVersions({ params: { campaignId: campaign.id }, query: {} })
