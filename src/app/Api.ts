@@ -4,6 +4,7 @@ import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CanvasesApi } from "../canvases/Api.ts"
 import { CampaignsApi } from "../campaigns/Api.ts"
+import { SequencesApi } from "../sequences/Api.ts"
 import { TrackingApi } from "../campaigns/TrackingApi.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
@@ -61,6 +62,7 @@ export class Api extends HttpApi.make("platform")
   .add(ListsApi)
   .add(TemplatesApi)
   .add(FilesApi)
+  .add(SequencesApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -7,6 +7,8 @@ import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
 import { CampaignsLive } from "../campaigns/Http.ts"
+import { SequencesLive } from "../sequences/Http.ts"
+import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
 import { TrackingLive } from "../campaigns/TrackingHttp.ts"
 import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
@@ -65,7 +67,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     TrackingLive,
     ListsLive,
     TemplatesLive,
-    FilesLive
+    FilesLive,
+    SequencesLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
@@ -132,12 +135,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, campaigns, credit holds) over its services; stopping begins with the last
+ * tasks, campaigns, sequences, credit holds) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, Credits.worker)),
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, SequenceWorkerLive, Credits.worker)),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

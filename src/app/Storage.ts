@@ -4,6 +4,7 @@ import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
+import { SequencesRepo } from "../sequences/SequencesRepo.ts"
 import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
 import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
@@ -44,7 +45,8 @@ const repositoriesSql = Layer.mergeAll(
   InstallationSecrets.sql,
   BlobsRepo.sql,
   FilesRepo.sql,
-  TemplatesRepo.sql
+  TemplatesRepo.sql,
+  SequencesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -67,7 +69,8 @@ const repositoriesMemory = Layer.mergeAll(
   InstallationSecrets.memory,
   BlobsRepo.memory,
   FilesRepo.memory,
-  TemplatesRepo.memory
+  TemplatesRepo.memory,
+  SequencesRepo.memory
 )
 
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */

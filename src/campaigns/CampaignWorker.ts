@@ -95,8 +95,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         case "Accepted":
           return { _tag: "Sent", messageId: sent.messageId }
         case "TemporaryFailure": {
-          const wait = Math.min(config.retryBaseMs * 2 ** recipient.attempts, 3_600_000)
-          return { _tag: "Retry", at: new Date(now.getTime() + wait), error: sent.response }
+          return { _tag: "Retry", at: retryAt(config.retryBaseMs, recipient.attempts, now), error: sent.response }
         }
         case "PermanentFailure":
           return { _tag: "Failed", error: sent.response }
@@ -199,6 +198,10 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     yield* Effect.logInfo("Campaign worker started", { concurrency: config.concurrency, batchSize: config.batchSize })
   }))
 }
+
+/** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
+export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
+  new Date(now.getTime() + Math.min(retryBaseMs * 2 ** attempts, 3_600_000))
 
 /** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
 const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
