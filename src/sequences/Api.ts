@@ -90,6 +90,10 @@ export const Execution = Schema.Struct({
   dueAt: IsoDate,
   approvedAt: Schema.NullOr(IsoDate),
   sentAt: Schema.NullOr(IsoDate),
+  openCount: Count,
+  clickCount: Count,
+  firstOpenedDate: Schema.NullOr(IsoDate),
+  firstClickedDate: Schema.NullOr(IsoDate),
   created_date: IsoDate,
   updated_date: IsoDate
 }).annotate({ identifier: "SequenceExecution" })

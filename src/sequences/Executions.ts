@@ -24,6 +24,10 @@ export const toExecution = (record: ExecutionRecord): typeof Execution.Type => (
   dueAt: record.dueAt,
   approvedAt: record.approvedAt,
   sentAt: record.sentAt,
+  openCount: record.openCount,
+  clickCount: record.clickCount,
+  firstOpenedDate: record.firstOpenedAt,
+  firstClickedDate: record.firstClickedAt,
   created_date: record.createdAt,
   updated_date: record.updatedAt
 })

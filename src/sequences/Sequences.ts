@@ -129,6 +129,10 @@ export const executionFor = (
   sendStartedAt: null,
   sentAt: null,
   messageId: null,
+  openCount: 0,
+  clickCount: 0,
+  firstOpenedAt: null,
+  firstClickedAt: null,
   createdAt: now,
   updatedAt: now
 })

@@ -202,6 +202,14 @@ export const sequencesMemory = <Self>(tag: Context.Key<Self, SequencesRepository
           }
           return held
         }),
+      track: (id, event, now) =>
+        store.write((tables) => {
+          const execution = executions(tables).get(id)
+          if (execution === undefined) return
+          executions(tables).set(id, event === "open"
+            ? { ...execution, openCount: execution.openCount + 1, firstOpenedAt: execution.firstOpenedAt ?? now }
+            : { ...execution, clickCount: execution.clickCount + 1, firstClickedAt: execution.firstClickedAt ?? now })
+        }),
       release: (token) =>
         store.write((tables) => {
           for (const [id, lease] of leases(tables)) {

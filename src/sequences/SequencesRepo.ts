@@ -57,6 +57,10 @@ export interface ExecutionRecord {
   readonly sendStartedAt: Date | null
   readonly sentAt: Date | null
   readonly messageId: string | null
+  readonly openCount: number
+  readonly clickCount: number
+  readonly firstOpenedAt: Date | null
+  readonly firstClickedAt: Date | null
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -127,6 +131,8 @@ export interface SequencesRepository {
    * the contact's next execution with it. A retry past `maxAttempts` is `failed`.
    */
   readonly recordSend: (id: string, token: string, result: SendResult, maxAttempts: number, now: Date) => Effect.Effect<boolean>
+  /** Counts an open or a click of the execution's e-mail. */
+  readonly track: (id: string, event: "open" | "click", now: Date) => Effect.Effect<void>
   /** Extends a claim's lease; false when no execution of it is still held. */
   readonly renew: (token: string, expiresAt: Date) => Effect.Effect<boolean>
   /** Frees what is left of a claim. */

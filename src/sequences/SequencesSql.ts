@@ -164,6 +164,13 @@ export const sequencesSql = <Self>(tag: Context.Key<Self, SequencesRepository>) 
           WHERE lease_token = ${token} AND status IN ('draft', 'approved') RETURNING id`
         return rows.length > 0
       }, Effect.orDie),
+      track: Effect.fn("SequencesRepo.track")(function*(id, event, now) {
+        yield* event === "open"
+          ? sql`UPDATE sequence_executions SET open_count = open_count + 1,
+              first_opened_at = coalesce(first_opened_at, ${now}) WHERE id = ${id}`
+          : sql`UPDATE sequence_executions SET click_count = click_count + 1,
+              first_clicked_at = coalesce(first_clicked_at, ${now}) WHERE id = ${id}`
+      }, Effect.orDie),
       release: Effect.fn("SequencesRepo.release")(function*(token) {
         yield* sql`UPDATE sequence_executions SET lease_token = NULL, lease_expires_at = NULL
           WHERE lease_token = ${token} AND send_started_at IS NULL`
@@ -222,6 +229,10 @@ interface ExecutionRow {
   readonly send_started_at: Date | null
   readonly sent_at: Date | null
   readonly message_id: string | null
+  readonly open_count: number
+  readonly click_count: number
+  readonly first_opened_at: Date | null
+  readonly first_clicked_at: Date | null
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -248,6 +259,10 @@ const executionFromRow = (row: ExecutionRow): ExecutionRecord => ({
   sendStartedAt: dateOrNull(row.send_started_at),
   sentAt: dateOrNull(row.sent_at),
   messageId: row.message_id,
+  openCount: row.open_count,
+  clickCount: row.click_count,
+  firstOpenedAt: dateOrNull(row.first_opened_at),
+  firstClickedAt: dateOrNull(row.first_clicked_at),
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at)
 })
