@@ -16,13 +16,15 @@ export const sequencesSql = <Self>(tag: Context.Key<Self, SequencesRepository>) 
     const claim = (now: Date, expiresAt: Date, limit: number, due: Statement.Fragment) =>
       Effect.gen(function*() {
         const token = newId("lease")
+        // A CTE runs once: the rows it picks (and locks) are exactly the ones leased, never more than `limit`.
         const rows = yield* sql<ExecutionRow>`
-          UPDATE sequence_executions SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-          WHERE id IN (
+          WITH picked AS (
             SELECT id FROM sequence_executions WHERE ${due} AND ${leaseFree(now)}
             ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-          ) AND ${due} AND ${leaseFree(now)}
-          RETURNING *`
+          )
+          UPDATE sequence_executions SET lease_token = ${token}, lease_expires_at = ${expiresAt}
+          FROM picked WHERE sequence_executions.id = picked.id
+          RETURNING sequence_executions.*`
         return { token, executions: rows.map(executionFromRow).toSorted((a, b) => a.id.localeCompare(b.id)) }
       })
     /** New executions (unwritten drafts), a chunk per statement: one JSON parameter expanded by `jsonb_to_recordset`. */

@@ -1,6 +1,10 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { LlmError } from "../../src/llm/Llm.ts"
+import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
+import { UsageRepo } from "../../src/usage/UsageRepo.ts"
+import { spend } from "../support/Billing.ts"
+import { scriptedUsage } from "../support/ScriptedLlm.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { drain, sequenceTestServer } from "../support/SequenceWorkerTest.ts"
@@ -122,6 +126,31 @@ for (const backend of backends) {
         expect(again.items.map((e) => e.id)).toEqual([bob.id])
         const none = yield* api.sequences.regenerate({ params, payload: { executionIds: [] } })
         expect(none.msg).toBe("Regenerated 0 executions as unapproved drafts; skipped 0.")
+      }))
+
+    it.effect("each draft is billed to the sequence's organization under feature sequences; without credits it fails", () =>
+      Effect.gen(function*() {
+        const { tenant, api, list, params } = yield* setUp
+        yield* api.sequences.enroll({ params, payload: { listId: list.id } })
+        yield* drain((yield* SequenceWorker).draftBatch)
+        const history = yield* UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 100 }))
+        // Two drafts written, one failed model call (released, not charged).
+        expect(history.events.map((e) => [e.feature, e.companyId, e.inputTokens, e.outputTokens])).toEqual([
+          ["sequences", tenant.companyId, scriptedUsage.inputTokens, scriptedUsage.outputTokens],
+          ["sequences", tenant.companyId, scriptedUsage.inputTokens, scriptedUsage.outputTokens]
+        ])
+        expect(history.events.every((e) => e.credits > 0)).toBe(true)
+
+        const organization = Option.getOrThrow(yield* OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)))
+        const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }
+        yield* spend(payer, { feature: "chat", credits: organization.creditLimit - organization.creditUsage })
+        const broke = yield* api.sequences.create({ payload: { name: "Broke", steps } })
+        yield* api.sequences.enroll({ params: { sequenceId: broke.id }, payload: { listId: list.id } })
+        yield* drain((yield* SequenceWorker).draftBatch)
+        const failed = yield* api.sequences.executions({ params: { sequenceId: broke.id }, query: { status: "failed" } })
+        expect(failed.total).toBe(3)
+        // The hold comes before the model call: nobody's draft is attempted.
+        expect(failed.items.map((e) => e.errorMessage)).toEqual(Array(3).fill("The model failed: Insufficient credits"))
       }))
 
     it.effect("bad input answers 400 naming the field", () =>

@@ -193,17 +193,27 @@ for (const backend of backends) {
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
         const emails = Array.from({ length: 12 }, (_, i) => `race${i}@race.example`)
-        const { executions, draftAndApprove } = yield* enrolled(emails)
         const worker = yield* SequenceWorker
+        // Earlier tests' executions drafted first: the claims below see this test's only.
+        yield* drain(worker.draftBatch)
+        const { executions, draftAndApprove } = yield* enrolled(emails)
         const other = yield* anotherSequenceWorker
+        const repo = yield* SequencesRepo
+        const now = new Date(start)
+        // A drafting worker that claimed one execution and died: it is drafted by another once its lease expired.
+        const deadDraft = yield* repo.claimDrafts(now, new Date(start + testSequenceLeaseMs), 1)
         const drafted = yield* Effect.all([drain(worker.draftBatch), drain(other.draftBatch)], { concurrency: 2 })
-        expect(drafted[0] + drafted[1]).toBeGreaterThanOrEqual(emails.length)
+        expect(drafted[0] + drafted[1]).toBeGreaterThanOrEqual(emails.length - 1)
+        expect((yield* executions("draft")).filter((e) => !e.drafted).map((e) => e.id)).toEqual([deadDraft.executions[0].id])
+        yield* TestClock.adjust(testSequenceLeaseMs + 1)
+        yield* Effect.all([drain(worker.draftBatch), drain(other.draftBatch)], { concurrency: 2 })
         expect((yield* executions("draft")).every((e) => e.drafted)).toBe(true)
+        expect(yield* repo.recordDraft(deadDraft.executions[0].id, deadDraft.token, { _tag: "Drafted", subject: "late", body: "late" }, now))
+          .toBe(false)
+        yield* TestClock.setTime(start)
         yield* draftAndApprove
 
         // A worker that claimed two executions and died: one after marking its send as started, one before.
-        const repo = yield* SequencesRepo
-        const now = new Date(start)
         const claim = yield* repo.claimSends(now, new Date(start + testSequenceLeaseMs), 2)
         const [cutOff, untouched] = claim.executions
         expect(yield* repo.beginSend(cutOff.id, claim.token, now)).toBe(true)
