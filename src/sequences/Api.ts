@@ -38,7 +38,7 @@ export const Sequence = Schema.Struct({
 
 const companyId = { companyId: Schema.optional(Schema.String) }
 
-export const NewSequence = Schema.Struct({ ...companyId, name: Text(200).check(Schema.isNonEmpty()), steps: Steps, listId: Schema.optional(NonEmpty) })
+export const NewSequence = Schema.Struct({ ...companyId, name: NonEmpty, steps: Steps, listId: Schema.optional(NonEmpty) })
   .annotate({
     examples: [{
       name: "Welcome",
@@ -52,7 +52,7 @@ export const NewSequence = Schema.Struct({ ...companyId, name: Text(200).check(S
 /** Every field optional: only those supplied change. New steps apply to executions made from then on. */
 export const SequencePatch = Schema.Struct({
   ...companyId,
-  name: Schema.optional(Text(200).check(Schema.isNonEmpty())),
+  name: Schema.optional(NonEmpty),
   steps: Schema.optional(Steps),
   listId: Schema.optional(NonEmpty)
 })
@@ -102,7 +102,7 @@ export const ExecutionsQuery = Schema.Struct({ ...companyId, ...PageQuery, statu
 
 export const ExecutionIdsBody = Schema.Struct({
   ...companyId,
-  executionIds: Schema.Array(Schema.String).check(Schema.isMaxLength(maxExecutionIds))
+  executionIds: Schema.Array(Text(500)).check(Schema.isMaxLength(maxExecutionIds))
 })
 
 export const Approval = Schema.Struct({ approved: Count, skipped: Count, msg: Schema.String })

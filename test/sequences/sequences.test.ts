@@ -160,6 +160,8 @@ for (const backend of backends) {
         const cases = [
           ["POST", "/api/v0/sequences", { steps }, "name"],
           ["POST", "/api/v0/sequences", { name: "N", steps: [] }, "steps"],
+          ["POST", "/api/v0/sequences", { name: "   ", steps }, "name"],
+          ["POST", "/api/v0/sequences", { name: "N", steps: Array(21).fill(steps[0]) }, "steps"],
           ["POST", "/api/v0/sequences", { name: "N", steps: [{ ...steps[0], type: "sms" }] }, "type"],
           ["POST", "/api/v0/sequences", { name: "N", steps: [{ ...steps[0], delayDays: -1 }] }, "delayDays"],
           ["POST", "/api/v0/sequences", { name: "N", steps: [{ ...steps[0], subject: "{{RANDOM | a" }] }, "steps[0].subject"],
