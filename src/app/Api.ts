@@ -4,6 +4,7 @@ import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CampaignsApi } from "../campaigns/Api.ts"
 import { TrackingApi } from "../campaigns/TrackingApi.ts"
+import { SequencesApi } from "../sequences/Api.ts"
 import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
@@ -62,6 +63,7 @@ export class Api extends HttpApi.make("platform")
   .add(CanvasesApi)
   .add(DocumentsApi)
   .add(ContentApi)
+  .add(SequencesApi)
   .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -8,6 +8,8 @@ import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CampaignsLive } from "../campaigns/Http.ts"
 import { TrackingLive } from "../campaigns/TrackingHttp.ts"
 import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
+import { SequencesLive } from "../sequences/Http.ts"
+import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
@@ -67,6 +69,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     CanvasesLive,
     DocumentsLive,
     ContentLive,
+    SequencesLive,
     McpLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
@@ -134,12 +137,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, campaign sending, credit holds) over its services; stopping begins with the last
+ * tasks, campaign sending, sequences, credit holds) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, Credits.worker)),
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, SequenceWorkerLive, Credits.worker)),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

@@ -15,6 +15,7 @@ import { Suppressions } from "../lists/Suppressions.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { SequencesRepo } from "../sequences/SequencesRepo.ts"
 import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
@@ -44,7 +45,8 @@ const repositoriesSql = Layer.mergeAll(
   FilesRepo.sql,
   TemplatesRepo.sql,
   tasksRepoSql,
-  CanvasesRepo.sql
+  CanvasesRepo.sql,
+  SequencesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -67,7 +69,8 @@ const repositoriesMemory = Layer.mergeAll(
   FilesRepo.memory,
   TemplatesRepo.memory,
   tasksRepoMemory,
-  CanvasesRepo.memory
+  CanvasesRepo.memory,
+  SequencesRepo.memory
 )
 
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */

@@ -57,6 +57,12 @@ export const companyPermissions = {
     roles: contributors,
     feature: "campaigns",
     description: "create and change campaigns, contact lists, templates and the suppression list"
+  },
+  "sequences:read": { roles: everyone, feature: "sequences", description: "read sequences and their executions" },
+  "sequences:write": {
+    roles: contributors,
+    feature: "sequences",
+    description: "create and change sequences, enroll contacts, approve and regenerate executions"
   }
 } as const satisfies Record<string, CompanyRule>
 

@@ -99,8 +99,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         case "Accepted":
           return { _tag: "Sent", messageId: sent.messageId }
         case "TemporaryFailure": {
-          const wait = Math.min(config.retryBaseMs * 2 ** recipient.attempts, 3_600_000)
-          return { _tag: "Retry", at: new Date(now.getTime() + wait), error: sent.response }
+          return { _tag: "Retry", at: retryAt(config.retryBaseMs, recipient.attempts, now), error: sent.response }
         }
         case "PermanentFailure":
           return { _tag: "Failed", error: sent.response }
@@ -206,6 +205,10 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     yield* Effect.logInfo("Campaign worker started", { concurrency: config.concurrency, batchSize: config.batchSize })
   }))
 }
+
+/** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
+export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
+  new Date(now.getTime() + Math.min(retryBaseMs * 2 ** attempts, 3_600_000))
 
 interface Prepared {
   readonly campaign: CampaignRecord

@@ -6,6 +6,7 @@ import { currentDate } from "../platform/Time.ts"
 import { CampaignsRepo } from "./CampaignsRepo.ts"
 import { clickTarget, parseTemplates, type TrackingUrls } from "./Message.ts"
 import { RecipientsRepo } from "./RecipientsRepo.ts"
+import { SequencesRepo } from "../sequences/SequencesRepo.ts"
 import { TrackingSecret } from "./TrackingSecret.ts"
 import { signToken, type TrackingLink, verifyToken } from "./TrackingTokens.ts"
 
@@ -28,33 +29,64 @@ export const trackingUrls = (baseUrl: string, key: Uint8Array, recipientId: stri
 
 const notFound = new NotFound({ error: "Link not found" })
 
-/** The recipient a token of `kind` names; 404 for a forged, tampered or stale token. */
+/**
+ * What a tracking token names: a campaign's recipient or a sequence's
+ * execution (docs/sequences.md), with the subject and body its e-mail was
+ * rendered from (click targets are links of that body) and where its opens
+ * and clicks are counted.
+ */
+interface TrackedMessage {
+  readonly recipient: { readonly id: string; readonly companyId: string; readonly email: string; readonly fields: Readonly<Record<string, string>> }
+  readonly source: Effect.Effect<Option.Option<{ readonly subject: string; readonly html: string }>, never, CampaignsRepo>
+  readonly track: (event: "open" | "click", now: Date) => Effect.Effect<void, never, RecipientsRepo | SequencesRepo>
+}
+
+const messageOf = (id: string) =>
+  Effect.gen(function*() {
+    const recipient = yield* RecipientsRepo.use((repo) => repo.get(id))
+    if (Option.isSome(recipient)) {
+      const { companyId, campaignId } = recipient.value
+      return Option.some<TrackedMessage>({
+        recipient: recipient.value,
+        source: Effect.map(
+          CampaignsRepo.use((repo) => repo.get(companyId, campaignId)),
+          Option.map((campaign) => ({ subject: campaign.subject, html: campaign.bodyDocument.html }))
+        ),
+        track: (event, now) => RecipientsRepo.use((repo) => repo.track(id, event, now))
+      })
+    }
+    const execution = yield* SequencesRepo.use((repo) => repo.execution(id))
+    return Option.map(execution, (sent): TrackedMessage => ({
+      recipient: sent,
+      source: Effect.succeed(Option.some({ subject: sent.subject ?? "", html: sent.body ?? "" })),
+      track: (event, now) => SequencesRepo.use((repo) => repo.track(id, event, now))
+    }))
+  })
+
+/** The message a token of `kind` names; 404 for a forged, tampered or stale token. */
 const recipientOf = <K extends TrackingLink["kind"]>(token: string, kind: K) =>
   Effect.gen(function*() {
     const { key } = yield* TrackingSecret
     const link = verifyToken(key, token)
     if (link === undefined || link.kind !== kind) return yield* notFound
-    const recipient = yield* RecipientsRepo.use((repo) => repo.get(link.recipientId))
-    if (Option.isNone(recipient)) return yield* notFound
-    return { link, recipient: recipient.value }
+    const message = yield* messageOf(link.recipientId)
+    if (Option.isNone(message)) return yield* notFound
+    return { link, message: message.value, recipient: message.value.recipient }
   })
 
 export const open = Effect.fn("Tracking.open")(function*(token: string) {
-  const { recipient } = yield* recipientOf(token, "open")
-  const now = yield* currentDate
-  yield* RecipientsRepo.use((repo) => repo.track(recipient.id, "open", now))
+  const { message } = yield* recipientOf(token, "open")
+  yield* message.track("open", yield* currentDate)
   return transparentGif
 })
 
 /** The address click `token` leads to, after counting the click: a link of that recipient's rendering of the body. */
 export const click = Effect.fn("Tracking.click")(function*(token: string, baseUrl: string) {
-  const { link, recipient } = yield* recipientOf(token, "click")
+  const { link, message, recipient } = yield* recipientOf(token, "click")
   if (link.kind !== "click") return yield* notFound
-  const campaign = yield* Effect.flatMap(
-    CampaignsRepo.use((repo) => repo.get(recipient.companyId, recipient.campaignId)),
-    (found) => Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(notFound)
-  )
-  const templates = parseTemplates(campaign.subject, campaign.bodyDocument.html)
+  const source = yield* message.source
+  if (Option.isNone(source)) return yield* notFound
+  const templates = parseTemplates(source.value.subject, source.value.html)
   if (Result.isFailure(templates)) return yield* notFound
   const { key } = yield* TrackingSecret
   const target = clickTarget(
@@ -64,8 +96,7 @@ export const click = Effect.fn("Tracking.click")(function*(token: string, baseUr
     link.link
   )
   if (target === undefined) return yield* notFound
-  const now = yield* currentDate
-  yield* RecipientsRepo.use((repo) => repo.track(recipient.id, "click", now))
+  yield* message.track("click", yield* currentDate)
   return target
 })
 
@@ -89,6 +120,9 @@ export const unsubscribePage = Effect.fn("Tracking.unsubscribePage")(function*(t
 export const unsubscribe = Effect.fn("Tracking.unsubscribe")(function*(token: string) {
   const { recipient } = yield* recipientOf(token, "unsubscribe")
   yield* Suppressions.use((repo) => repo.add(recipient.companyId, recipient.email, "unsubscribed"))
+  // A suppressed contact also leaves every sequence of the company at once.
+  const now = yield* currentDate
+  yield* SequencesRepo.use((repo) => repo.leave(recipient.companyId, recipient.email, "The contact unsubscribed", now))
   return page(
     "Unsubscribed",
     `<h1>Unsubscribed</h1><p><strong>${escapeHtml(recipient.email)}</strong> will receive no further e-mails from this sender.</p>`

@@ -54,3 +54,12 @@ export const uniqueByEmail = (rows: ReadonlyArray<ContactRowRecord>): ReadonlyAr
     return true
   })
 }
+
+/** A row's merge values: its further fields plus `email`, `firstName`, `lastName` and `company` when set. */
+export const mergeValuesOf = (row: ContactRowRecord): Record<string, string> => {
+  const values: Record<string, string> = { ...row.fields, email: row.email }
+  if (row.firstName !== null) values.firstName = row.firstName
+  if (row.lastName !== null) values.lastName = row.lastName
+  if (row.company !== null) values.company = row.company
+  return values
+}

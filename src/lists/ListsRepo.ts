@@ -86,6 +86,8 @@ export interface ListsRepository {
     afterId: string | null,
     limit: number
   ) => Effect.Effect<ReadonlyArray<ContactRowRecord>>
+  /** The rows among `ids` that belong to a list of the company, in id order (unknown ids are left out). */
+  readonly rowsByIds: (companyId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ContactRowRecord>>
 }
 
 /** Rows per statement of a bulk insert: one JSON parameter, expanded by `jsonb_to_recordset`. */
@@ -209,6 +211,14 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
         const rows = yield* sql<RowRow>`
           SELECT * FROM contact_list_rows WHERE ${rowFilter(companyId, listId, undefined)}
             AND id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`
+        return rows.map(rowFromRow)
+      }, Effect.orDie),
+      rowsByIds: Effect.fn("ListsRepo.rowsByIds")(function*(companyId, ids) {
+        if (ids.length === 0) return []
+        const rows = yield* sql<RowRow>`
+          SELECT * FROM contact_list_rows
+          WHERE ${sql.in("id", ids)} AND list_id IN (SELECT id FROM contact_lists WHERE company_id = ${companyId})
+          ORDER BY id`
         return rows.map(rowFromRow)
       }, Effect.orDie)
     }

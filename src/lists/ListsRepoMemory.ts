@@ -101,5 +101,13 @@ export const listsMemory = <Self>(tag: Context.Key<Self, ListsRepository>) =>
       store.read((tables) => {
         if (ownedList(tables, companyId, listId) === undefined) return []
         return [...rowsIn(tables, listId).values()].filter((row) => afterId === null || row.id > afterId).slice(0, limit)
+      }),
+    rowsByIds: (companyId, ids) =>
+      store.read((tables) => {
+        const wanted = new Set(ids)
+        return [...tables(contactListsTable).values()]
+          .filter((list) => list.companyId === companyId)
+          .flatMap((list) => [...rowsIn(tables, list.id).values()].filter((row) => wanted.has(row.id)))
+          .toSorted((a, b) => a.id.localeCompare(b.id))
       })
   })))

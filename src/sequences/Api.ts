@@ -1,0 +1,174 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { described } from "../campaigns/Api.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Page, PageQuery } from "../platform/Pagination.ts"
+import { Count, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
+
+export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped"])
+
+/** The most steps of one sequence, executions named by one approve or regenerate call, and rows of one enrolment. */
+export const maxSteps = 20
+export const maxExecutionIds = 1_000
+export const maxRowIds = 10_000
+
+export const SequenceStep = Schema.Struct({
+  type: Schema.Literal("email"),
+  /** Instructions for the model, or a template with merge fields (`{{firstName}}`) and spintax. */
+  subject: Text(1_000),
+  body: Text(20_000),
+  /** Days after the previous step was sent; for the first step, after enrolment. */
+  delayDays: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 365 }))
+}).annotate({ identifier: "SequenceStep" })
+
+const Steps = Schema.Array(SequenceStep).check(Schema.isMinLength(1), Schema.isMaxLength(maxSteps))
+
+export const Sequence = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  /** The creating user; null for a sequence made with a company API key. */
+  userId: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  steps: Schema.Array(SequenceStep),
+  listId: Schema.NullOr(Schema.String),
+  created_date: IsoDate,
+  updated_date: IsoDate
+}).annotate({ identifier: "Sequence" })
+
+const companyId = { companyId: Schema.optional(Schema.String) }
+
+export const NewSequence = Schema.Struct({ ...companyId, name: NonEmpty, steps: Steps, listId: Schema.optional(NonEmpty) })
+  .annotate({
+    examples: [{
+      name: "Welcome",
+      steps: [
+        { type: "email", subject: "Welcome, {{firstName}}", body: "Greet {{firstName}} and offer a call.", delayDays: 0 },
+        { type: "email", subject: "Following up", body: "A short, friendly reminder.", delayDays: 3 }
+      ]
+    }]
+  })
+
+/** Every field optional: only those supplied change. New steps apply to executions made from then on. */
+export const SequencePatch = Schema.Struct({
+  ...companyId,
+  name: Schema.optional(NonEmpty),
+  steps: Schema.optional(Steps),
+  listId: Schema.optional(NonEmpty)
+})
+
+/** Exactly one of `listId` (every row of that list) and `rowIds` (chosen rows of the company's lists). */
+export const EnrollBody = Schema.Struct({
+  ...companyId,
+  listId: Schema.optional(NonEmpty),
+  rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
+})
+
+export const Enrollment = Schema.Struct({
+  /** Contacts whose first execution was made now. */
+  enrolled: Count,
+  /** Contacts on the suppression list, left out. */
+  suppressed: Count,
+  /** Contacts already in the sequence. */
+  alreadyEnrolled: Count
+}).annotate({ identifier: "SequenceEnrollment" })
+
+export const Execution = Schema.Struct({
+  id: Schema.String,
+  sequenceId: Schema.String,
+  stepIndex: Schema.Int,
+  listRowId: Schema.String,
+  email: Schema.String,
+  status: ExecutionStatus,
+  /** False while the model has not written this draft yet. */
+  drafted: Schema.Boolean,
+  subject: Schema.NullOr(Schema.String),
+  body: Schema.NullOr(Schema.String),
+  /** Why it failed or was skipped. */
+  errorMessage: Schema.NullOr(Schema.String),
+  /** Not sent before this time. */
+  dueAt: IsoDate,
+  approvedAt: Schema.NullOr(IsoDate),
+  sentAt: Schema.NullOr(IsoDate),
+  openCount: Count,
+  clickCount: Count,
+  firstOpenedDate: Schema.NullOr(IsoDate),
+  firstClickedDate: Schema.NullOr(IsoDate),
+  created_date: IsoDate,
+  updated_date: IsoDate
+}).annotate({ identifier: "SequenceExecution" })
+
+export const ExecutionsQuery = Schema.Struct({ ...companyId, ...PageQuery, status: Schema.optional(ExecutionStatus) })
+
+export const ExecutionIdsBody = Schema.Struct({
+  ...companyId,
+  executionIds: Schema.Array(Text(500)).check(Schema.isMaxLength(maxExecutionIds))
+})
+
+export const Approval = Schema.Struct({ approved: Count, skipped: Count, msg: Schema.String })
+  .annotate({ identifier: "SequenceApproval" })
+
+export const Regeneration = Schema.Struct({ msg: Schema.String }).annotate({ identifier: "SequenceRegeneration" })
+
+const sequenceId = { sequenceId: Schema.String }
+const errors = [BadRequest, Forbidden, NotFound]
+const reader = "Any company user with the sequences feature (sequences:read)."
+const writer = "Company owners, admins and members with the sequences feature (sequences:write)."
+
+export class SequencesApi extends HttpApiGroup.make("sequences")
+  .annotateMerge(OpenApi.annotations({
+    description: "Outreach sequences: ordered e-mail steps whose executions the model drafts per contact, a person approves, and the sending worker delivers when due.",
+    override: { "x-displayName": "Sequences" }
+  })).add(
+    HttpApiEndpoint.post("create", "/sequences", {
+      payload: NewSequence,
+      success: Sequence.pipe(HttpApiSchema.status(201)),
+      error: errors
+    }).pipe(described(
+      "Create a sequence",
+      `Creates a sequence of 1–${maxSteps} e-mail steps. ${writer} A listId that is not one of the company's lists → 404; malformed spintax or merge fields in a step → 400.`
+    )),
+    HttpApiEndpoint.get("list", "/sequences", { query: { ...companyId, ...PageQuery }, success: Page(Sequence), error: [Forbidden] })
+      .pipe(described("List sequences", `The company's sequences, newest first, in the generic envelope. ${reader}`)),
+    HttpApiEndpoint.get("get", "/sequences/:sequenceId", { params: sequenceId, query: companyId, success: Sequence, error: [Forbidden, NotFound] })
+      .pipe(described("Get a sequence", `One sequence; another company's → 404. ${reader}`)),
+    HttpApiEndpoint.patch("update", "/sequences/:sequenceId", {
+      params: sequenceId,
+      payload: SequencePatch,
+      success: Sequence,
+      error: errors
+    }).pipe(described("Change a sequence", `Changes the supplied fields; new steps apply to executions made from then on. ${writer}`)),
+    HttpApiEndpoint.post("enroll", "/sequences/:sequenceId/enroll", {
+      params: sequenceId,
+      payload: EnrollBody,
+      success: Enrollment,
+      error: errors
+    }).pipe(described(
+      "Enroll contacts",
+      `Makes, per contact of a list (\`listId\`) or per chosen row (\`rowIds\`, rows of the company's lists), the first step's execution: an unapproved draft the drafting worker writes. Suppressed addresses are left out; contacts already enrolled are not enrolled twice. Exactly one of listId and rowIds → else 400; another company's list → 404. ${writer}`
+    )),
+    HttpApiEndpoint.get("executions", "/sequences/:sequenceId/executions", {
+      params: sequenceId,
+      query: ExecutionsQuery,
+      success: Page(Execution),
+      error: [Forbidden, NotFound]
+    }).pipe(described("List executions", `The sequence's executions, newest first, paged, optionally of one status. ${reader}`)),
+    HttpApiEndpoint.post("approve", "/sequences/:sequenceId/executions/approve", {
+      params: sequenceId,
+      payload: ExecutionIdsBody,
+      success: Approval,
+      error: errors
+    }).pipe(described(
+      "Approve drafts",
+      `Approves the listed executions that are written, unapproved drafts of this sequence; the sending worker sends each when due. Others are skipped and counted. At most ${maxExecutionIds} ids → else 400. ${writer}`
+    )),
+    HttpApiEndpoint.post("regenerate", "/sequences/:sequenceId/executions/regenerate", {
+      params: sequenceId,
+      payload: ExecutionIdsBody,
+      success: Regeneration,
+      error: errors
+    }).pipe(described(
+      "Regenerate failed executions",
+      `Each listed execution that is failed in this sequence becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404. ${writer}`
+    ))
+  ).middleware(Authentication).prefix("/api/v0") {}
