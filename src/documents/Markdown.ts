@@ -8,13 +8,25 @@ import { Unconvertible, unconvertible } from "./Unconvertible.ts"
 
 const cell = (value: string) => value.replace(/\r?\n/g, " ").replaceAll("|", "\\|").trim()
 
-/** Rows as a Markdown table, the first row as its header; ragged rows are padded. */
+/**
+ * Rows as a Markdown table, the first row as its header, padded to the
+ * widest row. Other rows keep their own cells, trailing empty ones dropped:
+ * GitHub-flavoured Markdown fills short rows, and padding every row to the
+ * widest would let a small file with one wide row and many short ones
+ * convert to rows × width cells (44 KB of CSV to 120 MB).
+ */
 export const markdownTable = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   if (rows.length === 0) return ""
-  const width = Math.max(1, ...rows.map((row) => row.length))
-  const line = (row: ReadonlyArray<string>) =>
-    `| ${Array.from({ length: width }, (_, i) => cell(row[i] ?? "")).join(" | ")} |`
-  return [line(rows[0]), `| ${Array.from({ length: width }, () => "---").join(" | ")} |`, ...rows.slice(1).map(line)]
+  let width = 1
+  for (const row of rows) width = Math.max(width, row.length)
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map(cell).join(" | ")} |`
+  const withoutTrailingEmpty = (row: ReadonlyArray<string>) => {
+    let end = row.length
+    while (end > 1 && cell(row[end - 1] ?? "") === "") end--
+    return row.slice(0, Math.max(end, 1))
+  }
+  const header = Array.from({ length: width }, (_, i) => rows[0][i] ?? "")
+  return [line(header), line(header.map(() => "---")), ...rows.slice(1).map((row) => line(withoutTrailingEmpty(row)))]
     .join("\n")
 }
 

@@ -110,6 +110,18 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
         ])
       }))
 
+    it.effect("ragged tables: the header spans the widest row, short rows stay short (the text grows with the file, not rows × width)", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const { documents } = yield* convert(tenant.apiKey, [
+          { name: "ragged.csv", bytes: "a,b\n1,2,3,\n4\n" },
+          { name: "wide.csv", bytes: `${Array.from({ length: 2_000 }, () => "h").join(",")}\n${"x\n".repeat(2_000)}` }
+        ])
+        expect(documents[0].content).toBe("| a | b |  |  |\n| --- | --- | --- | --- |\n| 1 | 2 | 3 |\n| 4 |")
+        expect(documents[1].content.split("\n")).toHaveLength(2_002)
+        expect(documents[1].content.length).toBeLessThan(20 * 4_000)
+      }))
+
     it.effect("without generateSummary, or below the threshold, no summary; above it the model writes one, billed under documents", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
