@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { docxFile, pdfFile, pptxFile, withLyingSizes, xlsxFile, zipFile } from "../support/DocumentFixtures.ts"
+import { docxFile, pdfFile, pptxFile, sparseXlsxFile, withLyingSizes, xlsxFile, zipFile } from "../support/DocumentFixtures.ts"
 import { type Upload, uploadForm } from "../support/Uploads.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
 import { HttpClientRequest } from "effect/http"
@@ -120,6 +120,18 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
         expect(documents[0].content).toBe("| a | b |  |  |\n| --- | --- | --- | --- |\n| 1 | 2 | 3 |\n| 4 |")
         expect(documents[1].content.split("\n")).toHaveLength(2_002)
         expect(documents[1].content.length).toBeLessThan(20 * 4_000)
+      }))
+
+    it.effect("a sheet's empty columns are dropped: cells in Excel's last column make no row of 16,384 cells", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const far = Array.from({ length: 2_000 }, (_, i) => [i + 1, 16_384, `far ${i}`] as const)
+        const bytes = yield* Effect.promise(() => sparseXlsxFile([[1, 2, "name"], [2, 2, "Ada"], ...far]))
+        const { documents } = yield* convert(tenant.apiKey, [{ name: "far.xlsx", bytes }])
+        const lines = documents[0].content.split("\n")
+        expect(lines.slice(0, 5)).toEqual(["## Sparse", "", "| name | far 0 |", "| --- | --- |", "| Ada | far 1 |"])
+        expect(lines).toHaveLength(2_003)
+        expect(lines.at(-1)).toBe("|  | far 1999 |")
       }))
 
     it.effect("without generateSummary, or below the threshold, no summary; above it the model writes one, billed under documents", () =>
