@@ -110,14 +110,19 @@ const describe = (applied: ReadonlyArray<Variation>) => {
   ].filter((part) => part !== undefined).join(" and ") || "nothing"
 }
 
-const explanationOf = (body: Converted, subject: Converted | undefined, modelUsed: boolean) =>
-  [
+/** A variant count as a reader takes it: exact up to a quadrillion (products of many groups overflow to Infinity). */
+const countOf = (variants: number) => (variants > 1e15 ? "more than a quadrillion" : String(variants))
+
+const explanationOf = (body: Converted, subject: Converted | undefined, modelUsed: boolean) => {
+  const bodyVariants = variantsOf(body.text)
+  return [
     `Varied ${describe(body.applied)} in the content${subject === undefined ? "" : `, ${describe(subject.applied)} in the subject`}.`,
-    `The content now has ${variantsOf(body.text)} distinct variant${variantsOf(body.text) === 1 ? "" : "s"}` +
-    (subject === undefined ? "." : `, the subject ${variantsOf(subject.text)}.`),
+    `The content now has ${countOf(bodyVariants)} distinct variant${bodyVariants === 1 ? "" : "s"}` +
+    (subject === undefined ? "." : `, the subject ${countOf(variantsOf(subject.text))}.`),
     modelUsed ? "Variations were proposed by a model and checked before use." : "Variations come from a curated list of e-mail phrases and WordNet synonyms.",
     "Merge fields, links, e-mail addresses, numbers, prices, HTML markup and existing spintax were left unchanged."
   ].join(" ")
+}
 
 export const spintax = Effect.fn("Content.spintax")(function*(input: typeof SpintaxRequest.Type) {
   yield* Authorized("content:use")

@@ -125,15 +125,21 @@ const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
     })),
     (workbook) =>
       workbook.worksheets.map((sheet) => {
-        const rows: Array<Array<string>> = []
+        // Only the cells that hold something, and only the columns where some row does: one cell in
+        // column XFD would otherwise make 16,384 cells of its row (exceljs builds each empty one).
+        const rows: Array<Map<number, string>> = []
+        const used = new Set<number>()
         sheet.eachRow({ includeEmpty: false }, (row) => {
-          const cells: Array<string> = []
-          row.eachCell({ includeEmpty: true }, (cell, column) => {
-            cells[column - 1] = cell.text ?? ""
+          const cells = new Map<number, string>()
+          row.eachCell({ includeEmpty: false }, (cell, column) => {
+            cells.set(column, cell.text ?? "")
+            used.add(column)
           })
-          rows.push(Array.from(cells, (value) => value ?? ""))
+          rows.push(cells)
         })
-        return `## ${sheet.name}\n\n${markdownTable(rows)}`.trim()
+        const columns = [...used].sort((a, b) => a - b)
+        const table = markdownTable(rows.map((cells) => columns.map((column) => cells.get(column) ?? "")))
+        return `## ${sheet.name}\n\n${table}`.trim()
       }).join("\n\n")
   )
 

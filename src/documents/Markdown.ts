@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type * as domino from "@mixmark-io/domino"
+import { Parser } from "htmlparser2"
 import type TurndownService from "turndown"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
 
@@ -7,13 +8,25 @@ import { Unconvertible, unconvertible } from "./Unconvertible.ts"
 
 const cell = (value: string) => value.replace(/\r?\n/g, " ").replaceAll("|", "\\|").trim()
 
-/** Rows as a Markdown table, the first row as its header; ragged rows are padded. */
+/**
+ * Rows as a Markdown table, the first row as its header, padded to the
+ * widest row. Other rows keep their own cells, trailing empty ones dropped:
+ * GitHub-flavoured Markdown fills short rows, and padding every row to the
+ * widest would let a small file with one wide row and many short ones
+ * convert to rows × width cells (44 KB of CSV to 120 MB).
+ */
 export const markdownTable = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   if (rows.length === 0) return ""
-  const width = Math.max(1, ...rows.map((row) => row.length))
-  const line = (row: ReadonlyArray<string>) =>
-    `| ${Array.from({ length: width }, (_, i) => cell(row[i] ?? "")).join(" | ")} |`
-  return [line(rows[0]), `| ${Array.from({ length: width }, () => "---").join(" | ")} |`, ...rows.slice(1).map(line)]
+  let width = 1
+  for (const row of rows) width = Math.max(width, row.length)
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map(cell).join(" | ")} |`
+  const withoutTrailingEmpty = (row: ReadonlyArray<string>) => {
+    let end = row.length
+    while (end > 1 && cell(row[end - 1] ?? "") === "") end--
+    return row.slice(0, Math.max(end, 1))
+  }
+  const header = Array.from({ length: width }, (_, i) => rows[0][i] ?? "")
+  return [line(header), line(header.map(() => "---")), ...rows.slice(1).map((row) => line(withoutTrailingEmpty(row)))]
     .join("\n")
 }
 
@@ -39,18 +52,30 @@ const loadTools = () =>
       })
   )
 
-/** The depth of a document's element tree, walked without recursion. */
-const depthOf = (root: domino.DomNode): number => {
-  let deepest = 0
-  const stack: Array<[domino.DomNode, number]> = [[root, 0]]
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!
-    if (depth > deepest) deepest = depth
-    for (let child = node.firstChild; child !== null; child = child.nextSibling) {
-      if (child.nodeType === 1) stack.push([child, depth + 1])
+/**
+ * Whether elements nest deeper than `maxDepth`, read by htmlparser2's
+ * streaming tokenizer (no tree), which stops at the limit. Checked before
+ * domino builds its tree: browsers' tree building slows quadratically with
+ * nesting (100,000 nested `<div>`s would take hours, not milliseconds).
+ */
+const nestsDeeperThan = (html: string, maxDepth: number): boolean => {
+  let depth = 0
+  let tooDeep = false
+  const parser: Parser = new Parser({
+    onopentag() {
+      depth++
+      if (depth > maxDepth) {
+        tooDeep = true
+        parser.pause()
+      }
+    },
+    onclosetag() {
+      depth--
     }
-  }
-  return deepest
+  })
+  parser.write(html)
+  if (!tooDeep) parser.end()
+  return tooDeep
 }
 
 /**
@@ -71,18 +96,17 @@ const promoteHeaderRows = (document: domino.DomDocument) => {
 }
 
 /**
- * HTML as Markdown: parsed like a browser (nothing runs, nothing is loaded),
- * refused past `maxDepth` nested elements, then converted by turndown with
- * GitHub-flavoured tables.
+ * HTML as Markdown: refused past `maxDepth` nested elements before any tree
+ * is built, else parsed like a browser (nothing runs, nothing is loaded) and
+ * converted by turndown with GitHub-flavoured tables.
  */
 export const htmlToMarkdown = (html: string, maxDepth: number): Effect.Effect<string, Unconvertible> =>
   Effect.gen(function*() {
+    if (nestsDeeperThan(html, maxDepth)) {
+      return yield* new Unconvertible({ reason: `nests HTML elements more than ${maxDepth} levels deep` })
+    }
     const { parse, turndown } = yield* loadTools()
     const document = yield* Effect.try({ try: () => parse(html), catch: unconvertible("HTML") })
-    const depth = depthOf(document.documentElement)
-    if (depth > maxDepth) {
-      return yield* new Unconvertible({ reason: `nests HTML elements ${depth} levels deep; at most ${maxDepth} are accepted` })
-    }
     return yield* Effect.try({ try: () => {
       promoteHeaderRows(document)
       return turndown.turndown((document.body ?? document.documentElement) as unknown as TurndownService.Node)

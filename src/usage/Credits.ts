@@ -58,6 +58,14 @@ export interface Hold {
 export const insufficientCredits = (pool: CreditPool = "credits") =>
   new Forbidden({ error: pool === "data" ? "Insufficient data credits" : "Insufficient credits" })
 
+/**
+ * A reported count as the database stores it: whole (rounded up), never
+ * negative, at most the largest safe integer (a provider's absurd usage
+ * then debits the pool to its limit); `unknown` when it is not a number.
+ */
+const storable = (count: number, unknown: number): number =>
+  Number.isNaN(count) ? unknown : Math.min(Math.max(0, Math.ceil(count)), Number.MAX_SAFE_INTEGER)
+
 const keyOf = (held: Hold): HoldKey => ({ id: held.id, organizationId: held.payer.organizationId, pool: held.pool })
 
 /** A hold's state in this process: renewed while open, and settled at most once. */
@@ -123,7 +131,7 @@ export class Credits extends Context.Service<Credits, {
       const pool = estimate.pool ?? "credits"
       const credits = Math.max(0, Math.ceil(estimate.credits))
       // A worst case past any balance (a huge max_tokens) is refused here, before the database sees it.
-      if (!Number.isSafeInteger(credits)) return yield* insufficientCredits()
+      if (!Number.isSafeInteger(credits)) return yield* insufficientCredits(pool)
       const held = yield* repo.hold({
         id,
         organizationId: payer.organizationId,
@@ -154,15 +162,15 @@ export class Credits extends Context.Service<Credits, {
     const settle = (held: Hold, spent: Spent) =>
       Effect.suspend(() => {
         if (!close(held)) return Effect.succeed(0)
-        const inputTokens = spent.inputTokens ?? 0
-        const outputTokens = spent.outputTokens ?? 0
-        return repo.settle(keyOf(held), Math.max(0, Math.ceil(spent.credits)), {
+        const inputTokens = storable(spent.inputTokens ?? 0, 0)
+        const outputTokens = storable(spent.outputTokens ?? 0, 0)
+        return repo.settle(keyOf(held), storable(spent.credits, held.credits), {
           organizationId: held.payer.organizationId,
           companyId: held.payer.companyId,
           userId: held.payer.userId,
           feature: held.feature,
           model: spent.model ?? held.model,
-          tokens: inputTokens + outputTokens,
+          tokens: Math.min(inputTokens + outputTokens, Number.MAX_SAFE_INTEGER),
           inputTokens,
           outputTokens
         })

@@ -68,6 +68,15 @@ for (const backend of backends) {
         }
       }))
 
+    it.effect("spintax: a count of variants past any number reads as words, not Infinity", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const { explanation } = yield* api.content.spintax({ payload: { content: "{{RANDOM | a | b}} ".repeat(2_000), subject: "{{RANDOM | x | y}}" } })
+        expect(explanation).toContain("The content now has more than a quadrillion distinct variants, the subject 2.")
+        expect(explanation).not.toContain("Infinity")
+      }))
+
     it.effect("spintax: existing groups survive and aggressive varies at least as much", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()

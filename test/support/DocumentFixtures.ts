@@ -68,6 +68,14 @@ export const xlsxFile = async (sheets: Record<string, ReadonlyArray<ReadonlyArra
   return Buffer.from(await workbook.xlsx.writeBuffer())
 }
 
+/** A one-sheet Excel workbook with values at the given (1-based) rows and columns, nothing elsewhere. */
+export const sparseXlsxFile = async (cells: ReadonlyArray<readonly [row: number, column: number, value: string]>) => {
+  const sheet = new ExcelJS.Workbook()
+  const worksheet = sheet.addWorksheet("Sparse")
+  for (const [row, column, value] of cells) worksheet.getCell(row, column).value = value
+  return Buffer.from(await sheet.xlsx.writeBuffer())
+}
+
 /** A PowerPoint presentation: one slide per entry, each with its lines of text. */
 export const pptxFile = async (slides: ReadonlyArray<ReadonlyArray<string>>) => {
   const presentation = new PptxGenJS()

@@ -129,6 +129,23 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         yield* failsWith(credits.hold(unknown, { feature: "chat", credits: 0 }), "Forbidden", /^Insufficient credits$/)
       }))
 
+    it.effect("a reported cost past any number (a provider's absurd usage) is charged within the pool, and ends the hold", () =>
+      Effect.gen(function*() {
+        const credits = yield* Credits
+        for (const absurd of [Number.POSITIVE_INFINITY, 1e300, Number.NaN]) {
+          const payer = yield* payerIn({ creditLimit: 10 })
+          const hold = yield* credits.hold(payer, { feature: "chat", credits: 4 })
+          const charged = yield* credits.settle(hold, { credits: absurd, inputTokens: absurd, outputTokens: 1 })
+          // Past the hold, a backend charges what the pool has free (shared database) or nothing more (embedded);
+          // a cost that is not a number is charged the hold.
+          expect(charged, String(absurd)).toBeGreaterThanOrEqual(4)
+          expect(charged, String(absurd)).toBeLessThanOrEqual(Number.isNaN(absurd) ? 4 : 10)
+          expect((yield* balances(payer)).creditUsage, String(absurd)).toBe(charged)
+          expect(yield* events(payer), String(absurd)).toMatchObject([{ credits: charged }])
+          expect(yield* canHold(payer, 10 - charged), String(absurd)).toBe(true)
+        }
+      }))
+
     it.effect("the data pool (jobs: one data credit per successful call) is independent of the credit pool", () =>
       Effect.gen(function*() {
         const credits = yield* Credits
