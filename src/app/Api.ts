@@ -3,11 +3,14 @@ import { StrictQuery, strictBodies } from "../http/StrictInput.ts"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
 import { CanvasesApi } from "../canvases/Api.ts"
+import { CampaignsApi } from "../campaigns/Api.ts"
+import { TrackingApi } from "../campaigns/TrackingApi.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
+import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { WebApi } from "../jobs/Api.ts"
 import { MeApi } from "../me/Api.ts"
@@ -51,6 +54,9 @@ export class Api extends HttpApi.make("platform")
   .add(CanvasesApi)
   .add(DocumentsApi)
   .add(ContentApi)
+  .add(CampaignsApi)
+  .add(TrackingApi)
+  .add(ListsApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -6,10 +6,14 @@ import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
+import { CampaignsLive } from "../campaigns/Http.ts"
+import { TrackingLive } from "../campaigns/TrackingHttp.ts"
+import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { HealthLive } from "../health/Http.ts"
+import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
 import { WebLive } from "../jobs/Http.ts"
@@ -22,6 +26,7 @@ import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
+import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
@@ -52,7 +57,10 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     WebLive,
     CanvasesLive,
     DocumentsLive,
-    ContentLive
+    ContentLive,
+    CampaignsLive,
+    TrackingLive,
+    ListsLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
@@ -110,6 +118,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
+    Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer)
@@ -117,12 +126,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, credit holds) over its services; stopping begins with the last
+ * tasks, campaigns, credit holds) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, Credits.worker)),
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, Credits.worker)),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

@@ -3,8 +3,13 @@ import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
+import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
+import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
+import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
+import { ListsRepo } from "../lists/ListsRepo.ts"
+import { Suppressions } from "../lists/Suppressions.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
@@ -28,7 +33,12 @@ const repositoriesSql = Layer.mergeAll(
   AgentsRepo.sql,
   EmployeesRepo.sql,
   tasksRepoSql,
-  CanvasesRepo.sql
+  CanvasesRepo.sql,
+  CampaignsRepo.sql,
+  ListsRepo.sql,
+  Suppressions.sql,
+  RecipientsRepo.sql,
+  InstallationSecrets.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -43,7 +53,12 @@ const repositoriesMemory = Layer.mergeAll(
   AgentsRepo.memory,
   EmployeesRepo.memory,
   tasksRepoMemory,
-  CanvasesRepo.memory
+  CanvasesRepo.memory,
+  CampaignsRepo.memory,
+  ListsRepo.memory,
+  Suppressions.memory,
+  RecipientsRepo.memory,
+  InstallationSecrets.memory
 )
 
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */

@@ -47,7 +47,17 @@ export const companyPermissions = {
   "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
-  "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" }
+  "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" },
+  "campaigns:read": {
+    roles: everyone,
+    feature: "campaigns",
+    description: "read campaigns, contact lists, templates and the suppression list"
+  },
+  "campaigns:write": {
+    roles: contributors,
+    feature: "campaigns",
+    description: "create and change campaigns, contact lists, templates and the suppression list"
+  }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import type { CompanyRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
 import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
-import { jsonParam, toNumber } from "../storage/Rows.ts"
+import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 import { usersTable } from "../users/UsersRepo.ts"
 
 
@@ -68,9 +68,6 @@ export interface CompaniesRepository {
   readonly removeUser: (companyId: string, userId: string) => Effect.Effect<boolean>
   readonly countOwners: (companyId: string) => Effect.Effect<number>
 }
-
-/** LIKE pattern for a literal substring. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** The memory backend's companies (see `MemoryStore`). */
 export const companiesTable = memoryTable("companies", (): Map<string, Company> => new Map())

@@ -169,7 +169,13 @@ export type Tenant = Effect.Success<ReturnType<typeof seedTenant>>
  */
 export const addPerson = (
   tenant: Tenant,
-  options: { readonly companyRole?: CompanyRole; readonly organizationRole?: OrgRole; readonly displayName?: string } = {}
+  options: {
+    readonly companyRole?: CompanyRole
+    readonly organizationRole?: OrgRole
+    readonly displayName?: string
+    /** Narrows the company user's features (empty: every feature of the plan). */
+    readonly allowedFeatures?: ReadonlyArray<string>
+  } = {}
 ) =>
   Effect.gen(function*() {
     const user = yield* Admin.createUser({
@@ -177,7 +183,11 @@ export const addPerson = (
       displayName: options.displayName
     })
     if (options.companyRole !== undefined) {
-      yield* Admin.addCompanyUser(tenant.companyId, { userId: user.id, role: options.companyRole })
+      yield* Admin.addCompanyUser(tenant.companyId, {
+        userId: user.id,
+        role: options.companyRole,
+        allowedFeatures: options.allowedFeatures
+      })
     }
     if (options.organizationRole !== undefined) {
       yield* Admin.addMember(tenant.organizationId, user.id, options.organizationRole)

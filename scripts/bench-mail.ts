@@ -1,0 +1,336 @@
+// `npm run bench:mail` (under scripts/with-postgres.sh for the PostgreSQL rows, or with BENCH_DATABASE_URL):
+// a campaign to BENCH_MAIL_ROWS list rows (default 100,000) delivered to a local SMTP sink (smtp-server in a
+// child process), on PostgreSQL and on PGlite: messages per second end to end (recipients made, rendered,
+// tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink;
+// the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
+// restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
+// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000).
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import nodemailer from "nodemailer"
+import { type ChildProcess, spawn } from "node:child_process"
+import { once } from "node:events"
+import { createInterface } from "node:readline"
+import { SMTPServer } from "smtp-server"
+import * as Admin from "../src/admin/Admin.ts"
+import { sqlStorage } from "../src/app/Storage.ts"
+import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
+import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
+import { CampaignWorker } from "../src/campaigns/CampaignWorker.ts"
+import { RecipientsRepo } from "../src/campaigns/RecipientsRepo.ts"
+import { startSending } from "../src/campaigns/Sending.ts"
+import { TrackingSecret } from "../src/campaigns/TrackingSecret.ts"
+import { Mailer } from "../src/mail/Mailer.ts"
+import { AppConfig } from "../src/platform/AppConfig.ts"
+import { newId } from "../src/platform/Ids.ts"
+import { postgresClient } from "../src/storage/Database.ts"
+import * as Pglite from "../src/storage/PgliteClient.ts"
+
+const rowCount = Number(process.env.BENCH_MAIL_ROWS ?? 100_000)
+const crashRows = Number(process.env.BENCH_MAIL_CRASH_ROWS ?? 20_000)
+const concurrency = Number(process.env.MAIL_CONCURRENCY ?? 16)
+const poolSize = Number(process.env.MAIL_POOL_SIZE ?? 8)
+const batchSize = Number(process.env.MAIL_BATCH_SIZE ?? 500)
+const from = "Bench <bench@bench.example>"
+const html = `<html><body><h1>{{RANDOM | Hello | Hi}} {{firstName | friend}}</h1>
+<p>Our autumn sale for {{company}} starts today: everything at half price, this week only.</p>
+<p><a href="https://shop.example/sale?who={{email}}">See the sale</a> · <a href="https://shop.example/">Shop</a></p>
+<p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p></body></html>`
+
+// --- the SMTP sink (a child process): counts deliveries per address ---------------------------------------
+
+const runSink = () => {
+  const perAddress = new Map<string, number>()
+  let messages = 0
+  const server = new SMTPServer({
+    secure: false,
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    maxClients: 1_000,
+    onData(stream, session, callback) {
+      stream.on("data", () => undefined)
+      stream.on("end", () => {
+        messages += 1
+        for (const rcpt of session.envelope.rcptTo) perAddress.set(rcpt.address, (perAddress.get(rcpt.address) ?? 0) + 1)
+        callback(null)
+      })
+    }
+  })
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.server.address()
+    process.stdout.write(`${typeof address === "object" && address !== null ? address.port : 0}\n`)
+  })
+  createInterface({ input: process.stdin }).on("line", (line) => {
+    if (line === "reset") {
+      perAddress.clear()
+      messages = 0
+    }
+    const duplicates = [...perAddress.values()].reduce((sum, n) => sum + n - 1, 0)
+    process.stdout.write(`${JSON.stringify({ messages, unique: perAddress.size, duplicates })}\n`)
+  })
+}
+
+interface SinkReport {
+  readonly messages: number
+  readonly unique: number
+  readonly duplicates: number
+}
+
+const lineReader = (child: ChildProcess) => {
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  return async () => {
+    const line = await lines.next()
+    if (line.done === true) throw new Error("a child process ended early")
+    return line.value
+  }
+}
+
+const startSink = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const child = spawn(process.execPath, [import.meta.filename, "sink"], { stdio: ["pipe", "pipe", "inherit"] })
+    const next = lineReader(child)
+    const port = Number(await next())
+    const ask = (command: string) =>
+      Effect.promise(async (): Promise<SinkReport> => {
+        child.stdin!.write(`${command}\n`)
+        return JSON.parse(await next())
+      })
+    return { child, url: `smtp://127.0.0.1:${port}`, report: ask("report"), reset: ask("reset") }
+  }),
+  ({ child }) => Effect.sync(() => child.kill())
+)
+
+// --- the raw baseline: nodemailer alone ----------------------------------------------------------------------
+
+const rawRate = (url: string, count: number) =>
+  Effect.promise(async () => {
+    const transport = nodemailer.createTransport({ pool: true, url, maxConnections: poolSize, maxMessages: 1_000 })
+    const started = performance.now()
+    let next = 0
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++
+        await transport.sendMail({
+          from,
+          to: `raw${i}@example.com`,
+          subject: `Hello ${i}, our sale`,
+          html: html.replaceAll("{{email}}", `raw${i}@example.com`),
+          text: "Our autumn sale starts today.",
+          messageId: `<raw${i}@bench.example>`
+        })
+      }
+    }))
+    const seconds = (performance.now() - started) / 1000
+    transport.close()
+    return count / seconds
+  })
+
+// --- storage, seeding, the worker ----------------------------------------------------------------------------
+
+const appSettings = { logLevel: "Error" as const, publicBaseUrl: "https://mail.bench.example", mailFrom: from }
+
+const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
+  CampaignWorker.layer.pipe(
+    Layer.provideMerge(TrackingSecret.layer),
+    Layer.provideMerge(
+      Mailer.smtp({ url: Redacted.make(smtpUrl), from, ratePerSecond: 0, dkim: Option.none(), poolSize })
+    ),
+    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, concurrency, batchSize, leaseMs: 3_000 })),
+    Layer.provideMerge(storage),
+    Layer.provideMerge(AppConfig.layerWith(appSettings))
+  )
+
+/** A tenant with a list of `count` rows (bulk-inserted) and a draft campaign to it; answers the campaign. */
+const seedCampaign = (count: number) =>
+  Effect.gen(function*() {
+    const tenant = yield* Effect.orDie(Admin.bootstrap({ organization: "Bench", company: "Bench", email: `b${Date.now()}@bench.example` }))
+    const sql = yield* SqlClient.SqlClient
+    const listId = newId("lst")
+    const now = new Date()
+    yield* sql`INSERT INTO contact_lists (id, company_id, name, row_count, created_at, updated_at)
+      VALUES (${listId}, ${tenant.companyId}, 'Bench', ${count}, ${now}, ${now})`
+    yield* sql`INSERT INTO contact_list_rows (id, list_id, email, email_key, first_name, company, fields, created_at)
+      SELECT ${listId} || '_' || lpad(g::text, 8, '0'), ${listId}, 'user' || g || '@example.com', 'user' || g || '@example.com',
+        'Name' || g, 'Company ' || (g % 100), '{}'::jsonb, ${now}
+      FROM generate_series(1, ${count}) AS g`
+    const campaign = yield* CampaignsRepo.use((repo) =>
+      repo.create({
+        id: newId("cmp"),
+        companyId: tenant.companyId,
+        userId: null,
+        name: "Bench",
+        subject: "{{firstName}}, our autumn sale",
+        fromName: null,
+        fromEmail: null,
+        replyTo: null,
+        listId,
+        status: "draft",
+        bodyDocument: { html },
+        bodyVersion: 1,
+        scheduledAt: null,
+        startedAt: null,
+        completedAt: null,
+        errorMessage: null,
+        createdAt: now,
+        updatedAt: now
+      }, "api")
+    )
+    return { campaign, listId }
+  }).pipe(Effect.orDie)
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+
+/** Latency of the recipients page (a page, its total and the metrics, as the endpoint reads them) at random pages and a search. */
+const pageLatency = (campaignId: string, total: number) =>
+  Effect.gen(function*() {
+    const repo = yield* RecipientsRepo
+    const measure = (search: string | undefined) =>
+      Effect.gen(function*() {
+        const times: Array<number> = []
+        for (let i = 0; i < 200; i++) {
+          const page = Math.floor(Math.random() * Math.min(400, total / 25))
+          const started = performance.now()
+          yield* repo.page(campaignId, search, { offset: page * 25, limit: 25 })
+          times.push(performance.now() - started)
+        }
+        times.sort((a, b) => a - b)
+        return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+      })
+    return { plain: yield* measure(undefined), search: yield* measure("user4242") }
+  })
+
+/** The end-to-end run on one backend: start the send, drain it with this process's worker, measure. */
+const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Success<typeof startSink>) =>
+  Effect.gen(function*() {
+    const { campaign, listId } = yield* seedCampaign(rowCount)
+    yield* sink.reset
+    const started = performance.now()
+    yield* Effect.orDie(startSending(campaign, listId))
+    const startMs = performance.now() - started
+    const worker = yield* CampaignWorker
+    while ((yield* worker.sendBatch) > 0) {
+      // drained batch by batch
+    }
+    const seconds = (performance.now() - started) / 1000
+    const report = yield* sink.report
+    const latency = yield* pageLatency(campaign.id, rowCount)
+    return { name, startMs, seconds, rate: report.unique / seconds, report, latency }
+  }).pipe(Effect.provide(workerLayer(storage, sink.url)))
+
+// --- kill -9 mid-send and restart (PostgreSQL) -----------------------------------------------------------------
+
+/** A worker process: drains the sender until a poll finds nothing, then exits. */
+const runWorker = (databaseUrl: string, smtpUrl: string) =>
+  Effect.gen(function*() {
+    const worker = yield* CampaignWorker
+    yield* Console.log("ready")
+    while (true) {
+      const claimed = yield* worker.sendBatch
+      if (claimed === 0) {
+        const pending = yield* Effect.orDie(SqlClient.SqlClient.use((sql) =>
+          sql<{ readonly n: unknown }>`SELECT count(*) AS n FROM campaign_recipients WHERE status = 'pending'`
+        ))
+        if (Number(pending[0].n) === 0) return
+        yield* Effect.sleep("500 millis")
+      }
+    }
+  }).pipe(Effect.provide(workerLayer(sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres"), smtpUrl)))
+
+const spawnWorker = (databaseUrl: string, smtpUrl: string) =>
+  Effect.promise(async () => {
+    const child = spawn(process.execPath, [import.meta.filename, "worker", databaseUrl, smtpUrl], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    if ((await lineReader(child)()) !== "ready") throw new Error("the worker did not start")
+    return child
+  })
+
+const crashTest = (databaseUrl: string, sink: Effect.Success<typeof startSink>) =>
+  Effect.gen(function*() {
+    const { campaign, listId } = yield* seedCampaign(crashRows).pipe(
+      Effect.provide(sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres")),
+      Effect.provide(AppConfig.layerWith(appSettings))
+    )
+    yield* Effect.orDie(startSending(campaign, listId)).pipe(
+      Effect.provide(sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres")),
+      Effect.provide(AppConfig.layerWith(appSettings))
+    )
+    yield* sink.reset
+    const first = yield* spawnWorker(databaseUrl, sink.url)
+    let atKill = 0
+    while (true) {
+      atKill = (yield* sink.report).messages
+      if (atKill >= crashRows / 3) break
+      yield* Effect.sleep("20 millis")
+    }
+    first.kill("SIGKILL")
+    yield* Effect.promise(() => once(first, "exit"))
+    const second = yield* spawnWorker(databaseUrl, sink.url)
+    yield* Effect.promise(() => once(second, "exit"))
+    const report = yield* sink.report
+    const counts = yield* Effect.orDie(SqlClient.SqlClient.use((sql) =>
+      sql<{ readonly status: string; readonly n: unknown }>`SELECT status, count(*) AS n FROM campaign_recipients
+        WHERE campaign_id = ${campaign.id} GROUP BY status`
+    )).pipe(Effect.provide(postgresClient(Redacted.make(databaseUrl))))
+    return { atKill, report, losses: crashRows - report.unique, statuses: Object.fromEntries(counts.map((c) => [c.status, Number(c.n)])) }
+  })
+
+// --- the coordinator ---------------------------------------------------------------------------------------------
+
+const freshPostgres = (serverUrl: string, name: string) =>
+  Effect.gen(function*() {
+    yield* Effect.scoped(Effect.provide(
+      SqlClient.SqlClient.use((sql) => sql.unsafe(`CREATE DATABASE ${name}`)),
+      postgresClient(Redacted.make(serverUrl))
+    ))
+    const target = new URL(serverUrl)
+    target.pathname = `/${name}`
+    return target.toString()
+  }).pipe(Effect.orDie)
+
+const coordinator = Effect.scoped(Effect.gen(function*() {
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
+  const sink = yield* startSink
+  yield* Console.log(
+    `${rowCount} recipients per campaign; MAIL_CONCURRENCY ${concurrency}, MAIL_POOL_SIZE ${poolSize}, MAIL_BATCH_SIZE ${batchSize}`
+  )
+  yield* sink.reset
+  const raw = yield* rawRate(sink.url, Math.min(rowCount, 30_000))
+  yield* Console.log(`nodemailer alone → sink:        ${Math.round(raw)} messages/s`)
+
+  const runs = []
+  if (serverUrl !== undefined) {
+    const url = yield* freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`)
+    runs.push(yield* endToEnd("PostgreSQL", sqlStorage(postgresClient(Redacted.make(url)), "postgres"), sink))
+  }
+  runs.push(yield* endToEnd("PGlite", sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite"), sink))
+  for (const run of runs) {
+    yield* Console.log([
+      `${run.name} end to end:`.padEnd(32),
+      `${Math.round(run.rate)} messages/s (${Math.round((run.rate / raw) * 100)}% of raw)`,
+      `${run.seconds.toFixed(1)} s for ${run.report.unique} messages, duplicates ${run.report.duplicates},`,
+      `recipients made in ${Math.round(run.startMs)} ms`
+    ].join(" "))
+    yield* Console.log(
+      `${run.name} recipients page at ${rowCount}:`.padEnd(33) +
+        `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms; ` +
+        `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
+    )
+  }
+  if (serverUrl === undefined) {
+    yield* Console.log("PostgreSQL rows and the kill -9 test skipped: run under scripts/with-postgres.sh")
+    return
+  }
+  const crashUrl = yield* freshPostgres(serverUrl, `bench_mail_crash_${Date.now().toString(36)}`)
+  const crash = yield* crashTest(crashUrl, sink)
+  yield* Console.log(
+    `kill -9 after ${crash.atKill} of ${crashRows} delivered, then a restart: ${crash.report.messages} messages, ` +
+      `duplicates ${crash.report.duplicates}, losses ${crash.losses}; recipients ${JSON.stringify(crash.statuses)}`
+  )
+}))
+
+if (process.argv[2] === "sink") runSink()
+else if (process.argv[2] === "worker") NodeRuntime.runMain(runWorker(process.argv[3]!, process.argv[4]!))
+else NodeRuntime.runMain(coordinator)

@@ -1,0 +1,216 @@
+import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { Suppressions } from "../lists/Suppressions.ts"
+import { ListsRepo } from "../lists/ListsRepo.ts"
+import { Mailer } from "../mail/Mailer.ts"
+import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { currentDate } from "../platform/Time.ts"
+import { CampaignsConfig } from "./CampaignsConfig.ts"
+import { type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
+import { type CampaignTemplates, parseTemplates, renderMessage } from "./Message.ts"
+import { type DeliveryOutcome, type RecipientClaim, type RecipientRecord, RecipientsRepo } from "./RecipientsRepo.ts"
+import { readyToSend, startSending } from "./Sending.ts"
+import { trackingUrls } from "./Tracking.ts"
+import { TrackingSecret } from "./TrackingSecret.ts"
+
+/**
+ * The campaign worker of a server process, two loops over one database:
+ *
+ * - the starter claims scheduled campaigns whose time has come (leased, as
+ *   the task scheduler does) and starts them: their recipients are made;
+ * - the sender claims pending recipients of sending campaigns in leased
+ *   batches, delivers each through the `Mailer`, and records each outcome in
+ *   a statement that also checks that the lease is still its own. While a
+ *   batch runs its lease is renewed every third of its length; a renewal
+ *   that finds the campaign paused or cancelled (or the lease lost) stops the
+ *   batch from starting further messages, and what it did not send is
+ *   released at once.
+ *
+ * A recipient is therefore delivered at most once, except in one window per
+ * message: the mail server accepted it and the process died before the
+ * outcome was written. After the lease expires another worker sends that
+ * recipient again (docs/campaigns.md).
+ */
+export class CampaignWorker extends Context.Service<CampaignWorker, {
+  /** One starter poll: starts due scheduled campaigns; answers how many it claimed. */
+  readonly startDue: Effect.Effect<number>
+  /** One sender poll: claims a batch, delivers it, completes finished campaigns; answers how many recipients it claimed. */
+  readonly sendBatch: Effect.Effect<number>
+}>()("campaigns/CampaignWorker") {
+  static readonly layer = Layer.effect(CampaignWorker, Effect.gen(function*() {
+    const config = yield* CampaignsConfig
+    const app = yield* AppConfig
+    const campaigns = yield* CampaignsRepo
+    const recipients = yield* RecipientsRepo
+    const suppressions = yield* Suppressions
+    const mailer = yield* Mailer
+    const { key } = yield* TrackingSecret
+    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
+    const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
+
+    const fail = (campaign: CampaignRecord, reason: string) =>
+      Effect.gen(function*() {
+        const now = yield* currentDate
+        yield* campaigns.move(campaign.companyId, campaign.id, ["scheduled"], "failed", { errorMessage: reason }, now)
+        yield* Effect.logWarning("Scheduled campaign could not start", { campaignId: campaign.id, reason })
+      })
+
+    const start = (campaign: CampaignRecord) =>
+      readyToSend(campaign, undefined).pipe(
+        Effect.flatMap((listId) => startSending(campaign, listId)),
+        Effect.catchTags({
+          BadRequest: (problem) => fail(campaign, problem.error),
+          NotFound: (missing) => fail(campaign, missing.error)
+        }),
+        Effect.provideContext(context)
+      )
+
+    /** Each campaign of a batch, read and parsed once. */
+    const campaignsOf = (claim: RecipientClaim) =>
+      Effect.gen(function*() {
+        const found = new Map<string, { readonly campaign: CampaignRecord; readonly templates: CampaignTemplates }>()
+        for (const recipient of claim.recipients) {
+          if (found.has(recipient.campaignId)) continue
+          const campaign = yield* campaigns.get(recipient.companyId, recipient.campaignId)
+          if (Option.isNone(campaign)) continue
+          const templates = parseTemplates(campaign.value.subject, campaign.value.bodyDocument.html)
+          if (Result.isSuccess(templates)) {
+            found.set(recipient.campaignId, { campaign: campaign.value, templates: templates.success })
+          }
+        }
+        return found
+      })
+
+    const keepLease = (claim: RecipientClaim, stopped: Ref.Ref<boolean>) =>
+      Effect.gen(function*() {
+        while (true) {
+          yield* Effect.sleep(Duration.millis(config.leaseMs / 3))
+          const held = yield* recipients.renew(claim.token, leaseUntil(yield* currentDate))
+          if (!held) return yield* Ref.set(stopped, true)
+        }
+      })
+
+    const outcomeOf = (recipient: RecipientRecord, sent: SendOutcome, now: Date): DeliveryOutcome => {
+      switch (sent._tag) {
+        case "Accepted":
+          return { _tag: "Sent", messageId: sent.messageId }
+        case "TemporaryFailure": {
+          const wait = Math.min(config.retryBaseMs * 2 ** recipient.attempts, 3_600_000)
+          return { _tag: "Retry", at: new Date(now.getTime() + wait), error: sent.response }
+        }
+        case "PermanentFailure":
+          return { _tag: "Failed", error: sent.response }
+      }
+    }
+
+    const deliver = (
+      claim: RecipientClaim,
+      { campaign, templates }: { readonly campaign: CampaignRecord; readonly templates: CampaignTemplates },
+      recipient: RecipientRecord,
+      stopped: Ref.Ref<boolean>
+    ) =>
+      Effect.gen(function*() {
+        if (yield* Ref.get(stopped)) return
+        const urls = trackingUrls(app.publicBaseUrl, key, recipient.id)
+        const message = renderMessage(templates, recipient, urls)
+        const from = senderOf(campaign, app.mailFrom)
+        const sent = yield* mailer.send({
+          from,
+          to: recipient.email,
+          replyTo: campaign.replyTo ?? undefined,
+          subject: message.subject,
+          html: message.html,
+          text: message.text,
+          headers: listUnsubscribeHeaders(urls.unsubscribe),
+          // One Message-ID per recipient: unique, and the same if the crash window ever sends it twice.
+          messageId: `<${recipient.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`
+        })
+        const now = yield* currentDate
+        const outcome = outcomeOf(recipient, sent, now)
+        const recorded = yield* recipients.record(recipient.id, claim.token, outcome, config.maxAttempts, now)
+        if (!recorded) {
+          yield* Effect.logWarning("Recipient lease lost before its delivery was recorded", {
+            recipientId: recipient.id,
+            outcome: outcome._tag
+          })
+        }
+        if (sent._tag === "PermanentFailure" && sent.hardBounce) {
+          yield* suppressions.add(recipient.companyId, recipient.email, "hard_bounce")
+        }
+      })
+
+    const sendClaim = (claim: RecipientClaim) =>
+      Effect.gen(function*() {
+        const stopped = yield* Ref.make(false)
+        const byCampaign = yield* campaignsOf(claim)
+        const work = Effect.forEach(
+          claim.recipients,
+          (recipient) => {
+            const found = byCampaign.get(recipient.campaignId)
+            return found === undefined ? Effect.void : deliver(claim, found, recipient, stopped)
+          },
+          { concurrency: config.concurrency, discard: true }
+        )
+        yield* Effect.raceFirst(work, Effect.andThen(keepLease(claim, stopped), Effect.never))
+        yield* recipients.release(claim.token)
+      })
+
+    return {
+      startDue: Effect.gen(function*() {
+        const now = yield* currentDate
+        const due = yield* campaigns.claimDue(now, leaseUntil(now), config.batchSize)
+        yield* Effect.forEach(due, start, { discard: true })
+        return due.length
+      }),
+      sendBatch: Effect.gen(function*() {
+        const now = yield* currentDate
+        const claim = yield* recipients.claim(now, leaseUntil(now), config.batchSize)
+        if (claim.recipients.length > 0) yield* sendClaim(claim)
+        const completed = yield* recipients.completeFinished(yield* currentDate)
+        if (completed.length > 0) yield* Effect.logInfo("Campaigns sent", { campaignIds: completed })
+        return claim.recipients.length
+      })
+    }
+  }))
+
+  /**
+   * The background loops of a server process: each polls every `MAIL_POLL_MS`,
+   * and the sender again at once while a poll found a full batch.
+   */
+  static readonly worker = Layer.effectDiscard(Effect.gen(function*() {
+    const config = yield* CampaignsConfig
+    if (!config.enabled) return
+    const worker = yield* CampaignWorker
+    const loop = (poll: Effect.Effect<number>, name: string) =>
+      Effect.forkScoped(Effect.gen(function*() {
+        while (true) {
+          const claimed = yield* poll.pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.as(Effect.logError(`${name} poll failed`, cause), 0)
+            )
+          )
+          if (claimed < config.batchSize) yield* Effect.sleep(Duration.millis(config.pollMs))
+        }
+      }))
+    yield* loop(worker.startDue, "Campaign starter")
+    yield* loop(worker.sendBatch, "Campaign sender")
+    yield* Effect.logInfo("Campaign worker started", { concurrency: config.concurrency, batchSize: config.batchSize })
+  }))
+}
+
+/** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
+const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
+  if (campaign.fromEmail === null && campaign.fromName === null) return mailFrom
+  const address = campaign.fromEmail ?? addressOf(mailFrom)
+  return campaign.fromName === null ? address : `"${campaign.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
+}
+
+/** The worker with its configuration from the environment, the `Mailer` and the tracking key; needs storage and `AppConfig`. */
+export const CampaignWorkerLive = CampaignWorker.worker.pipe(
+  Layer.provide(CampaignWorker.layer),
+  Layer.provide(TrackingSecret.layer),
+  Layer.provide(Mailer.layer),
+  Layer.provide(CampaignsConfig.layer)
+)

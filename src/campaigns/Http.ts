@@ -1,0 +1,28 @@
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../app/Api.ts"
+import { authorize } from "../auth/Policy.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import * as Campaigns from "./Campaigns.ts"
+import * as Recipients from "./Recipients.ts"
+import * as Sending from "./Sending.ts"
+
+const read = authorize("campaigns:read")
+const write = authorize("campaigns:write")
+
+export const CampaignsLive = HttpApiBuilder.group(Api, "campaigns", (handlers) =>
+  handlers
+    .handle("create", ({ payload }) => write(Campaigns.create(payload)))
+    .handle("list", ({ query }) => read(Campaigns.list(pageRequest(query))))
+    .handle("get", ({ params }) => read(Campaigns.get(params.campaignId)))
+    .handle("update", ({ params, payload }) => write(Campaigns.update(params.campaignId, payload)))
+    .handle("delete", ({ params }) => write(Campaigns.remove(params.campaignId)))
+    .handle("send", ({ params, payload }) => write(Sending.send(params.campaignId, payload)))
+    .handle("schedule", ({ params, payload }) => write(Sending.schedule(params.campaignId, payload)))
+    .handle("pause", ({ params, payload }) => write(Sending.pause(params.campaignId, payload)))
+    .handle("resume", ({ params, payload }) => write(Sending.resume(params.campaignId, payload)))
+    .handle("cancel", ({ params, payload }) => write(Sending.cancel(params.campaignId, payload)))
+    .handle("listVersions", ({ params, query }) => read(Campaigns.listVersions(params.campaignId, pageRequest(query))))
+    .handle("getVersion", ({ params }) => read(Campaigns.getVersion(params.campaignId, params.version)))
+    .handle("restoreVersion", ({ params, payload }) =>
+      write(Campaigns.restoreVersion(params.campaignId, params.version, payload)))
+    .handle("listRecipients", ({ params, query }) => read(Recipients.list(params.campaignId, query))))

@@ -1,0 +1,195 @@
+import { Schema } from "effect"
+import { Multipart } from "effect/http"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "../auth/Authentication.ts"
+import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
+import { Page, PageQuery } from "../platform/Pagination.ts"
+import { NonBlankText, Text } from "../platform/Schemas.ts"
+import { isValidEmail } from "./Contacts.ts"
+
+/** At most this many rows per create or append call (a CSV import has its own limit). */
+export const maxRowsPerCall = 10_000
+
+/** An e-mail address as `validator` accepts it, after trimming the white space around it. */
+export const ContactEmail = Schema.String.check(
+  Schema.makeFilter((value: string) => isValidEmail(value.trim()) || "must be a valid e-mail address")
+)
+
+/** Merge-field names: `{{jobTitle}}` in a body names the row's `jobTitle`. */
+export const mergeFieldPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
+
+const mergeFieldNames = Schema.makeFilter((row: object) =>
+  Object.keys(row).filter((name) => !mergeFieldPattern.test(name)).map((name) => ({
+    path: [name],
+    issue: "a field name must start with a letter and hold at most 64 letters, digits or underscores"
+  }))
+)
+
+const fieldValue = Text(1_000)
+
+/** A contact: `email`, optional names and company, and any further string fields as merge fields. */
+export const NewContactRow = Schema.StructWithRest(
+  Schema.Struct({
+    email: ContactEmail,
+    firstName: Schema.optional(fieldValue),
+    lastName: Schema.optional(fieldValue),
+    company: Schema.optional(fieldValue)
+  }),
+  [Schema.Record(Schema.String, fieldValue)]
+).check(mergeFieldNames, Schema.isMaxProperties(50)).annotate({ identifier: "NewContactRow" })
+
+export const NewContactRows = Schema.Array(NewContactRow).check(Schema.isMaxLength(maxRowsPerCall))
+
+export const ContactList = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  rowCount: Schema.Int,
+  created_date: Schema.String,
+  updated_date: Schema.String
+}).annotate({ identifier: "ContactList" })
+
+export const ContactRow = Schema.Struct({
+  id: Schema.String,
+  listId: Schema.String,
+  email: Schema.String,
+  firstName: Schema.NullOr(Schema.String),
+  lastName: Schema.NullOr(Schema.String),
+  company: Schema.NullOr(Schema.String),
+  /** The further merge fields of the row. */
+  fields: Schema.Record(Schema.String, Schema.String),
+  created_date: Schema.String
+}).annotate({ identifier: "ContactRow" })
+
+export const NewList = Schema.Struct({
+  name: NonBlankText(200),
+  rows: Schema.optional(NewContactRows),
+  companyId: Schema.optional(Schema.String)
+})
+
+export const AppendRows = Schema.Struct({ rows: NewContactRows, companyId: Schema.optional(Schema.String) })
+
+export const AppendResult = Schema.Struct({
+  list: ContactList,
+  /** Rows stored by this call. */
+  added: Schema.Int,
+  /** Rows left out because their address (ignoring case) was already in the list or earlier in the call. */
+  duplicates: Schema.Int
+}).annotate({ identifier: "AppendResult" })
+
+export const ImportRowError = Schema.Struct({ line: Schema.Int, error: Schema.String })
+
+export const ImportResult = Schema.Struct({
+  ...AppendResult.fields,
+  /** Rows refused (bad e-mail, bad field); the first 100 are listed in `errors` with their CSV line. */
+  invalid: Schema.Int,
+  errors: Schema.Array(ImportRowError)
+}).annotate({ identifier: "ImportResult" })
+
+export const CsvUpload = Schema.Struct({ file: Multipart.FilesSchema }).pipe(HttpApiSchema.asMultipart())
+
+export const RowsQuery = {
+  ...PageQuery,
+  /** Case-insensitive substring of the e-mail, names or company. */
+  search: Schema.optional(Text(320))
+}
+
+export const SuppressionReason = Schema.Literals(["unsubscribed", "hard_bounce", "manual"])
+
+export const Suppression = Schema.Struct({
+  email: Schema.String,
+  reason: SuppressionReason,
+  created_date: Schema.String
+}).annotate({ identifier: "Suppression" })
+
+export const NewSuppression = Schema.Struct({ email: ContactEmail, companyId: Schema.optional(Schema.String) })
+
+const listId = { listId: Schema.String }
+const readers = "Any company user with the campaigns feature (role viewer or above)."
+const writers = "Company owners, admins and members with the campaigns feature; viewers get 403."
+
+export class ListsApi extends HttpApiGroup.make("lists").add(
+  HttpApiEndpoint.post("create", "/lists", {
+    payload: NewList,
+    success: ContactList.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Create a contact list")
+    .annotate(
+      OpenApi.Description,
+      `Creates a list, optionally with up to ${maxRowsPerCall} rows. A row is {email, firstName?, lastName?, company?, …}; further string fields are kept as merge fields. An invalid e-mail answers 400 naming the row, and nothing is stored. Addresses are kept as given and deduplicated ignoring case. ${writers}`
+    ),
+  HttpApiEndpoint.get("list", "/lists", { query: PageQuery, success: Page(ContactList), error: [Forbidden] })
+    .annotate(OpenApi.Summary, "List contact lists")
+    .annotate(OpenApi.Description, `The company's contact lists, newest first. ${readers}`),
+  HttpApiEndpoint.get("get", "/lists/:listId", { params: listId, success: ContactList, error: [Forbidden, NotFound] })
+    .annotate(OpenApi.Summary, "Get a contact list")
+    .annotate(OpenApi.Description, `One list with its row count; another company's list is 404. ${readers}`),
+  HttpApiEndpoint.delete("delete", "/lists/:listId", {
+    params: listId,
+    success: ContactList,
+    error: [Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Delete a contact list")
+    .annotate(OpenApi.Description, `Deletes the list and its rows; answers the deleted list. ${writers}`),
+  HttpApiEndpoint.post("appendRows", "/lists/:listId/rows", {
+    params: listId,
+    payload: AppendRows,
+    success: AppendResult.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Append rows to a contact list")
+    .annotate(
+      OpenApi.Description,
+      `Appends up to ${maxRowsPerCall} rows (the request body must also fit MAX_BODY_BYTES). Rows whose address is already in the list, ignoring case, are left out and counted as duplicates. An invalid e-mail answers 400 naming the row, and nothing is stored. ${writers}`
+    ),
+  HttpApiEndpoint.get("listRows", "/lists/:listId/rows", {
+    params: listId,
+    query: RowsQuery,
+    success: Page(ContactRow),
+    error: [Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "List the rows of a contact list")
+    .annotate(
+      OpenApi.Description,
+      `Rows in the order they were added, paged; \`search\` keeps rows whose e-mail, names or company contain it, ignoring case. ${readers}`
+    ),
+  HttpApiEndpoint.delete("deleteRow", "/lists/:listId/rows/:rowId", {
+    params: { ...listId, rowId: Schema.String },
+    success: ContactRow,
+    error: [Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Delete a row of a contact list")
+    .annotate(OpenApi.Description, `Deletes one row and answers it. ${writers}`),
+  HttpApiEndpoint.post("import", "/lists/:listId/import", {
+    params: listId,
+    payload: CsvUpload,
+    success: ImportResult.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Import a CSV file into a contact list")
+    .annotate(
+      OpenApi.Description,
+      `multipart/form-data with one part \`file\`: a CSV file whose header row names the columns (email, first name, last name, company; other columns become merge fields). Valid rows are appended like POST rows; invalid ones are counted and the first 100 reported with their line numbers. A file over IMPORT_MAX_BYTES, over 100,000 rows, without an email column, or not CSV answers 400. ${writers}`
+    ),
+  HttpApiEndpoint.get("listSuppressions", "/suppressions", {
+    query: { ...PageQuery, search: Schema.optional(Text(320)) },
+    success: Page(Suppression),
+    error: [Forbidden]
+  }).annotate(OpenApi.Summary, "List suppressed addresses")
+    .annotate(
+      OpenApi.Description,
+      `The company's suppression list, newest first: addresses no campaign or sequence mails (unsubscribed, hard bounced, added by hand). \`search\` filters by a substring of the address. ${readers}`
+    ),
+  HttpApiEndpoint.post("addSuppression", "/suppressions", {
+    payload: NewSuppression,
+    success: Suppression.pipe(HttpApiSchema.status(201)),
+    error: [BadRequest, Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Suppress an address")
+    .annotate(
+      OpenApi.Description,
+      `Adds an address to the suppression list by hand (reason \`manual\`); an address already there keeps its entry. ${writers}`
+    ),
+  HttpApiEndpoint.delete("deleteSuppression", "/suppressions/:email", {
+    params: { email: Schema.String },
+    success: Suppression,
+    error: [Forbidden, NotFound]
+  }).annotate(OpenApi.Summary, "Remove an address from the suppression list")
+    .annotate(
+      OpenApi.Description,
+      `Lets campaigns mail the address again (matched ignoring case); 404 when it is not suppressed. ${writers}`
+    )
+).middleware(Authentication).prefix("/api/v0") {}

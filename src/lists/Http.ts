@@ -1,0 +1,21 @@
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../app/Api.ts"
+import { authorize } from "../auth/Policy.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import * as Lists from "./Lists.ts"
+
+export const ListsLive = HttpApiBuilder.group(Api, "lists", (handlers) =>
+  handlers
+    .handle("create", ({ payload }) => authorize("campaigns:write")(Lists.create(payload)))
+    .handle("list", ({ query }) => authorize("campaigns:read")(Lists.list(pageRequest(query))))
+    .handle("get", ({ params }) => authorize("campaigns:read")(Lists.get(params.listId)))
+    .handle("delete", ({ params }) => authorize("campaigns:write")(Lists.remove(params.listId)))
+    .handle("appendRows", ({ params, payload }) => authorize("campaigns:write")(Lists.appendRows(params.listId, payload)))
+    .handle("listRows", ({ params, query }) =>
+      authorize("campaigns:read")(Lists.listRows(params.listId, pageRequest(query), query.search)))
+    .handle("deleteRow", ({ params }) => authorize("campaigns:write")(Lists.removeRow(params.listId, params.rowId)))
+    .handleRaw("import", ({ params, request }) => authorize("campaigns:write")(Lists.importCsv(params.listId, request)))
+    .handle("listSuppressions", ({ query }) =>
+      authorize("campaigns:read")(Lists.listSuppressions(pageRequest(query), query.search)))
+    .handle("addSuppression", ({ payload }) => authorize("campaigns:write")(Lists.addSuppression(payload)))
+    .handle("deleteSuppression", ({ params }) => authorize("campaigns:write")(Lists.removeSuppression(params.email))))

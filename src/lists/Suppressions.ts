@@ -1,0 +1,162 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { currentDate } from "../platform/Time.ts"
+import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
+import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
+import type { Window } from "../storage/Windows.ts"
+import { emailKey } from "./Contacts.ts"
+
+export type SuppressionReason = "unsubscribed" | "hard_bounce" | "manual"
+
+export interface SuppressionRecord {
+  readonly companyId: string
+  /** As first seen; matched ignoring case. */
+  readonly email: string
+  readonly reason: SuppressionReason
+  readonly createdAt: Date
+}
+
+/**
+ * The company-wide suppression list: addresses that no campaign or sequence
+ * may mail. Addresses are matched ignoring case. Senders check a batch of
+ * recipients at once with `suppressedAmong`.
+ */
+export interface SuppressionsRepository {
+  /** Suppresses the address; one already suppressed keeps its entry. Answers the entry in force. */
+  readonly add: (companyId: string, email: string, reason: SuppressionReason) => Effect.Effect<SuppressionRecord>
+  readonly isSuppressed: (companyId: string, email: string) => Effect.Effect<boolean>
+  /** The lower-cased forms of those `emails` that are suppressed. */
+  readonly suppressedAmong: (companyId: string, emails: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+  /** Newest first; `search` is a case-insensitive substring of the address. */
+  readonly list: (
+    companyId: string,
+    search: string | undefined,
+    window: Window
+  ) => Effect.Effect<{ readonly rows: ReadonlyArray<SuppressionRecord>; readonly total: number }>
+  /** The removed entry; none when the address was not suppressed. */
+  readonly remove: (companyId: string, email: string) => Effect.Effect<Option.Option<SuppressionRecord>>
+}
+
+/** The memory backend's suppressions: by company id, then lower-cased address. */
+export const suppressionsTable = memoryTable(
+  "suppressions",
+  (): Map<string, Map<string, SuppressionRecord>> => new Map()
+)
+
+/** Addresses per `suppressedAmong` statement. */
+const lookupChunk = 10_000
+
+export class Suppressions extends Context.Service<Suppressions, SuppressionsRepository>()("lists/Suppressions") {
+  static readonly sql = Layer.effect(Suppressions, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const filter = (companyId: string, search: string | undefined) =>
+      search === undefined || search === ""
+        ? sql`company_id = ${companyId}`
+        : sql`company_id = ${companyId} AND email ILIKE ${containing(search)}`
+    return {
+      add: Effect.fn("Suppressions.add")(function*(companyId, email, reason) {
+        const now = yield* currentDate
+        const rows = yield* sql<SuppressionRow>`
+          WITH inserted AS (
+            INSERT INTO suppressions (company_id, email_key, email, reason, created_at)
+            VALUES (${companyId}, ${emailKey(email)}, ${email.trim()}, ${reason}, ${now})
+            ON CONFLICT (company_id, email_key) DO NOTHING
+            RETURNING *)
+          SELECT * FROM inserted
+          UNION ALL
+          SELECT * FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)}
+          LIMIT 1`
+        return fromRow(rows[0])
+      }, Effect.orDie),
+      isSuppressed: Effect.fn("Suppressions.isSuppressed")(function*(companyId, email) {
+        const rows = yield* sql`
+          SELECT 1 FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)}`
+        return rows.length > 0
+      }, Effect.orDie),
+      suppressedAmong: Effect.fn("Suppressions.suppressedAmong")(function*(companyId, emails) {
+        const found = new Set<string>()
+        const keys = [...new Set(emails.map(emailKey))]
+        for (let start = 0; start < keys.length; start += lookupChunk) {
+          const rows = yield* sql<{ readonly email_key: string }>`
+            SELECT email_key FROM suppressions WHERE company_id = ${companyId}
+              AND email_key IN (SELECT jsonb_array_elements_text(${jsonParam(keys.slice(start, start + lookupChunk))}::jsonb))`
+          for (const row of rows) found.add(row.email_key)
+        }
+        return found
+      }, Effect.orDie),
+      list: Effect.fn("Suppressions.list")(function*(companyId, search, window) {
+        const where = filter(companyId, search)
+        const [rows, count] = yield* Effect.all([
+          sql<SuppressionRow>`SELECT * FROM suppressions WHERE ${where} ORDER BY created_at DESC, email_key COLLATE "C"
+            LIMIT ${window.limit} OFFSET ${window.offset}`,
+          sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM suppressions WHERE ${where}`
+        ])
+        return { rows: rows.map(fromRow), total: toNumber(count[0].count) }
+      }, Effect.orDie),
+      remove: Effect.fn("Suppressions.remove")(function*(companyId, email) {
+        const rows = yield* sql<SuppressionRow>`
+          DELETE FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)} RETURNING *`
+        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+      }, Effect.orDie)
+    }
+  }))
+
+  static readonly memory = Layer.effect(Suppressions, MemoryStore.useSync((store): SuppressionsRepository => {
+    const ofCompany = (tables: Tables, companyId: string) =>
+      tables(suppressionsTable).get(companyId) ?? new Map<string, SuppressionRecord>()
+    return {
+      add: (companyId, email, reason) =>
+        Effect.flatMap(currentDate, (now) =>
+          store.write((tables) => {
+            const all = tables(suppressionsTable)
+            const entries = all.get(companyId) ?? new Map<string, SuppressionRecord>()
+            all.set(companyId, entries)
+            const existing = entries.get(emailKey(email))
+            if (existing !== undefined) return existing
+            const entry: SuppressionRecord = { companyId, email: email.trim(), reason, createdAt: now }
+            entries.set(emailKey(email), entry)
+            return entry
+          })),
+      isSuppressed: (companyId, email) => store.read((tables) => ofCompany(tables, companyId).has(emailKey(email))),
+      suppressedAmong: (companyId, emails) =>
+        store.read((tables) => {
+          const entries = ofCompany(tables, companyId)
+          return new Set(emails.map(emailKey).filter((key) => entries.has(key)))
+        }),
+      list: (companyId, search, window) =>
+        store.read((tables) => {
+          const needle = search?.toLowerCase() ?? ""
+          const found = [...ofCompany(tables, companyId).entries()]
+            .filter(([key]) => key.includes(needle))
+            .toSorted(([keyA, a], [keyB, b]) =>
+              b.createdAt.getTime() - a.createdAt.getTime() || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0)
+            )
+            .map(([, entry]) => entry)
+          return { rows: found.slice(window.offset, window.offset + window.limit), total: found.length }
+        }),
+      remove: (companyId, email) =>
+        store.write((tables) => {
+          const entries = ofCompany(tables, companyId)
+          const entry = entries.get(emailKey(email))
+          if (entry === undefined) return Option.none()
+          entries.delete(emailKey(email))
+          return Option.some(entry)
+        })
+    }
+  }))
+}
+
+interface SuppressionRow {
+  readonly company_id: string
+  readonly email_key: string
+  readonly email: string
+  readonly reason: SuppressionReason
+  readonly created_at: Date
+}
+
+const fromRow = (row: SuppressionRow): SuppressionRecord => ({
+  companyId: row.company_id,
+  email: row.email,
+  reason: row.reason,
+  createdAt: new Date(row.created_at)
+})

@@ -1,0 +1,51 @@
+import { Effect, Layer, Option, Redacted } from "effect"
+import { CampaignsConfig, type CampaignSettings } from "../../src/campaigns/CampaignsConfig.ts"
+import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
+import { TrackingSecret } from "../../src/campaigns/TrackingSecret.ts"
+import { Mailer } from "../../src/mail/Mailer.ts"
+import { onLiveClock } from "./SchedulerTest.ts"
+import { testServer } from "./TestServer.ts"
+
+export const testMailLeaseMs = 120_000
+export const testRetryBaseMs = 60_000
+
+/** The sender every test campaign mails from unless it names its own. */
+export const testMailFrom = "Shop <news@shop.example>"
+
+/** Settings of the campaign worker under test: no background loops (tests call it), known lease and retry. */
+export const testCampaignSettings = (overrides: Partial<CampaignSettings> = {}) =>
+  CampaignsConfig.layerWith({ enabled: false, leaseMs: testMailLeaseMs, retryBaseMs: testRetryBaseMs, ...overrides })
+
+/** A `Mailer` over the SMTP server at `url` (the loopback server of `test/support/SmtpServer.ts`). */
+export const smtpMailer = (url: string) =>
+  Mailer.smtp({ url: Redacted.make(url), from: testMailFrom, ratePerSecond: 0, dkim: Option.none(), poolSize: 2 })
+
+/** Another `CampaignWorker` over the same services: a second process's worker, for races. */
+export const anotherWorker = Effect.provide(CampaignWorker.use(Effect.succeed), CampaignWorker.layer, { local: true })
+
+/**
+ * The test server plus a `CampaignWorker` over the same storage that mails
+ * through the SMTP server at `smtpUrl`; the service runs on `TestClock`.
+ */
+export const campaignTestServer = <A, E>(
+  storage: Layer.Layer<A, E>,
+  smtpUrl: string,
+  settings: Partial<CampaignSettings> = {}
+) =>
+  CampaignWorker.layer.pipe(
+    Layer.provideMerge(TrackingSecret.layer),
+    Layer.provideMerge(smtpMailer(smtpUrl)),
+    Layer.provideMerge(testCampaignSettings(settings)),
+    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mailFrom: testMailFrom }))
+  )
+
+/** Sender polls until one claims nothing; answers how many recipients this worker claimed. */
+export const drainSender = (worker: CampaignWorker["Service"]) =>
+  Effect.gen(function*() {
+    let claimed = 0
+    while (true) {
+      const count = yield* worker.sendBatch
+      if (count === 0) return claimed
+      claimed += count
+    }
+  })
