@@ -9,6 +9,7 @@ import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
+import { FilesApi } from "../files/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
@@ -18,6 +19,7 @@ import { MemoriesApi } from "../memories/Api.ts"
 import { OrganizationsApi } from "../organizations/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
 import { ScheduledTasksApi } from "../tasks/Api.ts"
+import { TemplatesApi } from "../templates/Api.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -57,6 +59,8 @@ export class Api extends HttpApi.make("platform")
   .add(CampaignsApi)
   .add(TrackingApi)
   .add(ListsApi)
+  .add(TemplatesApi)
+  .add(FilesApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -12,6 +12,8 @@ import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
+import { Blob } from "../files/Blob.ts"
+import { FilesLive } from "../files/Http.ts"
 import { HealthLive } from "../health/Http.ts"
 import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
@@ -24,6 +26,7 @@ import { ProjectsLive } from "../projects/Http.ts"
 import { ContentLive } from "../content/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
 import { SchedulerLive } from "../tasks/Scheduler.ts"
+import { TemplatesLive } from "../templates/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
@@ -60,7 +63,9 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     ContentLive,
     CampaignsLive,
     TrackingLive,
-    ListsLive
+    ListsLive,
+    TemplatesLive,
+    FilesLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
@@ -119,6 +124,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),
+    Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer)

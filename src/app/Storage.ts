@@ -7,6 +7,8 @@ import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
 import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
 import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { BlobsRepo } from "../files/Blob.ts"
+import { FilesRepo } from "../files/FilesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
@@ -17,6 +19,7 @@ import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from 
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
 import { CreditsRepo } from "../usage/CreditsRepo.ts"
+import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -38,7 +41,10 @@ const repositoriesSql = Layer.mergeAll(
   ListsRepo.sql,
   Suppressions.sql,
   RecipientsRepo.sql,
-  InstallationSecrets.sql
+  InstallationSecrets.sql,
+  BlobsRepo.sql,
+  FilesRepo.sql,
+  TemplatesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -58,7 +64,10 @@ const repositoriesMemory = Layer.mergeAll(
   ListsRepo.memory,
   Suppressions.memory,
   RecipientsRepo.memory,
-  InstallationSecrets.memory
+  InstallationSecrets.memory,
+  BlobsRepo.memory,
+  FilesRepo.memory,
+  TemplatesRepo.memory
 )
 
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */

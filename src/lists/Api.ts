@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
+import { whoMay } from "../auth/Policy.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { NonBlankText, Text } from "../platform/Schemas.ts"
@@ -104,8 +105,8 @@ export const Suppression = Schema.Struct({
 export const NewSuppression = Schema.Struct({ email: ContactEmail, companyId: Schema.optional(Schema.String) })
 
 const listId = { listId: Schema.String }
-const readers = "Any company user with the campaigns feature (role viewer or above)."
-const writers = "Company owners, admins and members with the campaigns feature; viewers get 403."
+const readers = whoMay("campaigns:read")
+const writers = whoMay("campaigns:write")
 
 export class ListsApi extends HttpApiGroup.make("lists").add(
   HttpApiEndpoint.post("create", "/lists", {

@@ -178,12 +178,17 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
       }, Effect.orDie),
       listRows: Effect.fn("ListsRepo.listRows")(function*(companyId, listId, search, window) {
         const where = rowFilter(companyId, listId, search)
+        // Without a search the list's kept row_count is the total: no count over 100,000 rows per page.
+        const counting = search === undefined || search === ""
+          ? sql<{ readonly count: unknown }>`
+            SELECT row_count AS count FROM contact_lists WHERE id = ${listId} AND company_id = ${companyId}`
+          : sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM contact_list_rows WHERE ${where}`
         const [rows, count] = yield* Effect.all([
           sql<RowRow>`SELECT * FROM contact_list_rows WHERE ${where} ORDER BY id LIMIT ${window.limit}
             OFFSET ${window.offset}`,
-          sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM contact_list_rows WHERE ${where}`
+          counting
         ])
-        return { rows: rows.map(rowFromRow), total: toNumber(count[0].count) }
+        return { rows: rows.map(rowFromRow), total: toNumber(count[0]?.count) }
       }, Effect.orDie),
       removeRow: Effect.fn("ListsRepo.removeRow")(function*(companyId, listId, rowId, now) {
         return yield* sql.withTransaction(Effect.gen(function*() {

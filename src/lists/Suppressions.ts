@@ -56,17 +56,16 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsRepo
     return {
       add: Effect.fn("Suppressions.add")(function*(companyId, email, reason) {
         const now = yield* currentDate
-        const rows = yield* sql<SuppressionRow>`
-          WITH inserted AS (
-            INSERT INTO suppressions (company_id, email_key, email, reason, created_at)
-            VALUES (${companyId}, ${emailKey(email)}, ${email.trim()}, ${reason}, ${now})
-            ON CONFLICT (company_id, email_key) DO NOTHING
-            RETURNING *)
-          SELECT * FROM inserted
-          UNION ALL
-          SELECT * FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)}
-          LIMIT 1`
-        return fromRow(rows[0])
+        const inserted = yield* sql<SuppressionRow>`
+          INSERT INTO suppressions (company_id, email_key, email, reason, created_at)
+          VALUES (${companyId}, ${emailKey(email)}, ${email.trim()}, ${reason}, ${now})
+          ON CONFLICT (company_id, email_key) DO NOTHING
+          RETURNING *`
+        if (inserted.length > 0) return fromRow(inserted[0])
+        // Already suppressed (perhaps by a concurrent add that committed meanwhile): its entry stands.
+        const existing = yield* sql<SuppressionRow>`
+          SELECT * FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)}`
+        return fromRow(existing[0])
       }, Effect.orDie),
       isSuppressed: Effect.fn("Suppressions.isSuppressed")(function*(companyId, email) {
         const rows = yield* sql`

@@ -66,6 +66,10 @@ export interface AppSettings {
   readonly mailPoolSize: number
   /** DKIM signing of every outgoing message, when all three DKIM settings are given. */
   readonly dkim: Option.Option<DkimSettings>
+  /** Keep uploaded files in this folder; none: in the database. */
+  readonly blobDir: Option.Option<string>
+  /** Largest image a template upload accepts. */
+  readonly uploadMaxBytes: number
 }
 
 export interface DocumentSettings {
@@ -185,7 +189,9 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL")),
     mailRatePerSecond: Config.Int("MAIL_RATE_PER_SECOND").pipe(Config.withDefault(0)),
     mailPoolSize: Config.Int("MAIL_POOL_SIZE").pipe(Config.withDefault(5)),
-    dkim: dkimFromEnv
+    dkim: dkimFromEnv,
+    blobDir: Config.option(Config.NonEmptyString("BLOB_DIR")),
+    uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
   }).pipe(Config.map(({ publicBaseUrl, ...settings }): AppSettings => ({
     ...settings,
     // Unset: the listen address, which is right for a service used on this machine only.
@@ -233,5 +239,7 @@ export const defaults: AppSettings = {
   publicBaseUrl: "http://127.0.0.1:3000",
   mailRatePerSecond: 0,
   mailPoolSize: 5,
-  dkim: Option.none()
+  dkim: Option.none(),
+  blobDir: Option.none(),
+  uploadMaxBytes: 5 * 1024 * 1024
 }

@@ -63,6 +63,22 @@ for (const backend of backends) {
         expect(Option.getOrThrow(second)).toMatchObject({ added: 6_000, list: { rowCount: 12_000 } })
       }))
 
+    it.effect("concurrent appends of overlapping rows keep each address once and the count exact", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, rows, create } = yield* fixture
+        const { list } = yield* create()
+        // Four batches of 500 addresses, each overlapping the next by half: 1,250 distinct addresses.
+        const batches = [0, 1, 2, 3].map((k) =>
+          rows(list.id, Array.from({ length: 500 }, (_, i) => `c${k * 250 + i}@x.io`))
+        )
+        const added = yield* Effect.forEach(batches, (batch) => repo.appendRows(tenant.companyId, list.id, batch, t1), {
+          concurrency: "unbounded"
+        })
+        expect(added.reduce((sum, result) => sum + Option.getOrThrow(result).added, 0)).toBe(1_250)
+        expect(Option.getOrThrow(yield* repo.get(tenant.companyId, list.id)).rowCount).toBe(1_250)
+        expect((yield* repo.listRows(tenant.companyId, list.id, undefined, { offset: 0, limit: 1 })).total).toBe(1_250)
+      }))
+
     it.effect("rowsAfter walks a whole list in id order", () =>
       Effect.gen(function*() {
         const { tenant, repo, create } = yield* fixture

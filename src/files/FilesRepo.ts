@@ -1,0 +1,108 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
+
+/** A publicly served file; its bytes are the `Blob` of the same id. */
+export interface FileRecord {
+  /** 128 random bits: the public URL's secret. */
+  readonly id: string
+  readonly companyId: string
+  /** What the file belongs to (a campaign template's id). */
+  readonly ownerId: string
+  /** Safe for a URL path segment, with the extension of the sniffed type. */
+  readonly name: string
+  readonly contentType: string
+  readonly size: number
+  readonly width: number
+  readonly height: number
+  readonly createdAt: Date
+}
+
+export interface FilesRepository {
+  readonly create: (file: FileRecord) => Effect.Effect<FileRecord>
+  /** By id alone: the public route knows no company. */
+  readonly get: (id: string) => Effect.Effect<Option.Option<FileRecord>>
+  /** A company's files of one owner, oldest first. */
+  readonly listByOwner: (companyId: string, ownerId: string) => Effect.Effect<ReadonlyArray<FileRecord>>
+  /** Deletes the owner's files; answers them (so their blobs can go too). */
+  readonly removeByOwner: (companyId: string, ownerId: string) => Effect.Effect<ReadonlyArray<FileRecord>>
+}
+
+/** The memory backend's files (see `MemoryStore`). */
+export const filesTable = memoryTable("files", (): Map<string, FileRecord> => new Map())
+
+export class FilesRepo extends Context.Service<FilesRepo, FilesRepository>()("files/FilesRepo") {
+  static readonly sql = Layer.effect(FilesRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      create: Effect.fn("FilesRepo.create")(function*(file) {
+        const rows = yield* sql<FileRow>`
+          INSERT INTO files (id, company_id, owner_id, name, content_type, size, width, height, created_at)
+          VALUES (${file.id}, ${file.companyId}, ${file.ownerId}, ${file.name}, ${file.contentType}, ${file.size},
+            ${file.width}, ${file.height}, ${file.createdAt})
+          RETURNING *`
+        return fromRow(rows[0])
+      }, Effect.orDie),
+      get: Effect.fn("FilesRepo.get")(function*(id) {
+        const rows = yield* sql<FileRow>`SELECT * FROM files WHERE id = ${id}`
+        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+      }, Effect.orDie),
+      listByOwner: Effect.fn("FilesRepo.listByOwner")(function*(companyId, ownerId) {
+        const rows = yield* sql<FileRow>`
+          SELECT * FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} ORDER BY created_at, id`
+        return rows.map(fromRow)
+      }, Effect.orDie),
+      removeByOwner: Effect.fn("FilesRepo.removeByOwner")(function*(companyId, ownerId) {
+        const rows = yield* sql<FileRow>`
+          DELETE FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} RETURNING *`
+        return rows.map(fromRow)
+      }, Effect.orDie)
+    }
+  }))
+
+  static readonly memory = Layer.effect(FilesRepo, MemoryStore.useSync((store): FilesRepository => {
+    const owned = (files: Map<string, FileRecord>, companyId: string, ownerId: string) =>
+      [...files.values()]
+        .filter((file) => file.companyId === companyId && file.ownerId === ownerId)
+        .toSorted((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+    return {
+      create: (file) =>
+        store.write((tables) => {
+          tables(filesTable).set(file.id, file)
+          return file
+        }),
+      get: (id) => store.read((tables) => Option.fromNullishOr(tables(filesTable).get(id))),
+      listByOwner: (companyId, ownerId) => store.read((tables) => owned(tables(filesTable), companyId, ownerId)),
+      removeByOwner: (companyId, ownerId) =>
+        store.write((tables) => {
+          const files = owned(tables(filesTable), companyId, ownerId)
+          for (const file of files) tables(filesTable).delete(file.id)
+          return files
+        })
+    }
+  }))
+}
+
+interface FileRow {
+  readonly id: string
+  readonly company_id: string
+  readonly owner_id: string
+  readonly name: string
+  readonly content_type: string
+  readonly size: number
+  readonly width: number
+  readonly height: number
+  readonly created_at: Date
+}
+
+const fromRow = (row: FileRow): FileRecord => ({
+  id: row.id,
+  companyId: row.company_id,
+  ownerId: row.owner_id,
+  name: row.name,
+  contentType: row.content_type,
+  size: Number(row.size),
+  width: Number(row.width),
+  height: Number(row.height),
+  createdAt: new Date(row.created_at)
+})
