@@ -8,6 +8,7 @@ import { TrackingApi } from "../campaigns/TrackingApi.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
+import { DesignChatApi } from "../design/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
 import { FilesApi } from "../files/Api.ts"
 import { HealthApi } from "../health/Api.ts"
@@ -61,6 +62,7 @@ export class Api extends HttpApi.make("platform")
   .add(ListsApi)
   .add(TemplatesApi)
   .add(FilesApi)
+  .add(DesignChatApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

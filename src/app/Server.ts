@@ -10,6 +10,7 @@ import { CampaignsLive } from "../campaigns/Http.ts"
 import { TrackingLive } from "../campaigns/TrackingHttp.ts"
 import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { DesignChatLive } from "../design/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { Blob } from "../files/Blob.ts"
@@ -65,7 +66,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     TrackingLive,
     ListsLive,
     TemplatesLive,
-    FilesLive
+    FilesLive,
+    DesignChatLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),

@@ -26,7 +26,7 @@ export const toTemplate = (record: TemplateRecord): typeof Template.Type => ({
 
 const found = (id: string) => orNotFound(`Campaign template ${id} not found`)
 
-const findTemplate = (companyId: string, id: string) =>
+export const findTemplate = (companyId: string, id: string) =>
   Effect.flatMap(TemplatesRepo.use((repo) => repo.get(companyId, id)), found(id))
 
 export const create = Effect.fn("Templates.create")(function*(input: typeof NewTemplate.Type) {
