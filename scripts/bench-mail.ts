@@ -4,7 +4,8 @@
 // tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink;
 // the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
 // restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
-// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000).
+// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000),
+// BENCH_MAIL_BACKENDS (default `postgres,pglite`).
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -300,35 +301,34 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
   const raw = yield* rawRate(sink.url, Math.min(rowCount, 30_000))
   yield* Console.log(`nodemailer alone → sink:        ${Math.round(raw)} messages/s`)
 
-  const runs = []
-  if (serverUrl !== undefined) {
-    const url = yield* freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`)
-    runs.push(yield* endToEnd("PostgreSQL", sqlStorage(postgresClient(Redacted.make(url)), "postgres"), sink))
-  }
-  runs.push(yield* endToEnd("PGlite", sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite"), sink))
-  for (const run of runs) {
-    yield* Console.log([
+  const report = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
+    Console.log([
       `${run.name} end to end:`.padEnd(32),
-      `${Math.round(run.rate)} messages/s (${Math.round((run.rate / raw) * 100)}% of raw)`,
+      `${Math.round(run.rate)} messages/s (${Math.round((run.rate / raw) * 100)}% of raw),`,
       `${run.seconds.toFixed(1)} s for ${run.report.unique} messages, duplicates ${run.report.duplicates},`,
-      `recipients made in ${Math.round(run.startMs)} ms`
+      `recipients made in ${Math.round(run.startMs)} ms\n`,
+      `${run.name} recipients page at ${rowCount}:`.padEnd(32),
+      `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms;`,
+      `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
     ].join(" "))
-    yield* Console.log(
-      `${run.name} recipients page at ${rowCount}:`.padEnd(33) +
-        `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms; ` +
-        `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
-    )
+  const backends = (process.env.BENCH_MAIL_BACKENDS ?? "postgres,pglite").split(",")
+  if (serverUrl !== undefined && backends.includes("postgres")) {
+    const url = yield* freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`)
+    yield* report(yield* endToEnd("PostgreSQL", sqlStorage(postgresClient(Redacted.make(url)), "postgres"), sink))
   }
   if (serverUrl === undefined) {
     yield* Console.log("PostgreSQL rows and the kill -9 test skipped: run under scripts/with-postgres.sh")
-    return
+  } else {
+    const crashUrl = yield* freshPostgres(serverUrl, `bench_mail_crash_${Date.now().toString(36)}`)
+    const crash = yield* crashTest(crashUrl, sink)
+    yield* Console.log(
+      `kill -9 after ${crash.atKill} of ${crashRows} delivered, then a restart: ${crash.report.messages} messages, ` +
+        `duplicates ${crash.report.duplicates}, losses ${crash.losses}; recipients ${JSON.stringify(crash.statuses)}`
+    )
   }
-  const crashUrl = yield* freshPostgres(serverUrl, `bench_mail_crash_${Date.now().toString(36)}`)
-  const crash = yield* crashTest(crashUrl, sink)
-  yield* Console.log(
-    `kill -9 after ${crash.atKill} of ${crashRows} delivered, then a restart: ${crash.report.messages} messages, ` +
-      `duplicates ${crash.report.duplicates}, losses ${crash.losses}; recipients ${JSON.stringify(crash.statuses)}`
-  )
+  if (backends.includes("pglite")) {
+    yield* report(yield* endToEnd("PGlite", sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite"), sink))
+  }
 }))
 
 if (process.argv[2] === "sink") runSink()

@@ -32,3 +32,4 @@ CREATE TABLE campaign_recipients (
 );
 CREATE INDEX campaign_recipients_page ON campaign_recipients (campaign_id, id DESC);
 CREATE INDEX campaign_recipients_pending ON campaign_recipients (campaign_id, id) WHERE status = 'pending';
+CREATE INDEX campaign_recipients_lease ON campaign_recipients (lease_token) WHERE lease_token IS NOT NULL;

@@ -65,18 +65,22 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         Effect.provideContext(context)
       )
 
-    /** Each campaign of a batch, read and parsed once. */
+    /** Each campaign of a batch, read and prepared once; the reason when one cannot be (it was checked at send). */
     const campaignsOf = (claim: RecipientClaim) =>
       Effect.gen(function*() {
-        const found = new Map<string, { readonly campaign: CampaignRecord; readonly templates: CampaignTemplates }>()
+        const found = new Map<string, Result.Result<Prepared, string>>()
         for (const recipient of claim.recipients) {
           if (found.has(recipient.campaignId)) continue
           const campaign = yield* campaigns.get(recipient.companyId, recipient.campaignId)
-          if (Option.isNone(campaign)) continue
-          const templates = parseTemplates(campaign.value.subject, campaign.value.bodyDocument.html)
-          if (Result.isSuccess(templates)) {
-            found.set(recipient.campaignId, { campaign: campaign.value, templates: templates.success })
-          }
+          found.set(
+            recipient.campaignId,
+            Option.isNone(campaign)
+              ? Result.fail("Campaign not found")
+              : Result.map(
+                parseTemplates(campaign.value.subject, campaign.value.bodyDocument.html),
+                (templates) => ({ campaign: campaign.value, templates })
+              )
+          )
         }
         return found
       })
@@ -105,7 +109,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 
     const deliver = (
       claim: RecipientClaim,
-      { campaign, templates }: { readonly campaign: CampaignRecord; readonly templates: CampaignTemplates },
+      { campaign, templates }: Prepared,
       recipient: RecipientRecord,
       stopped: Ref.Ref<boolean>
     ) =>
@@ -145,10 +149,13 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         const byCampaign = yield* campaignsOf(claim)
         const work = Effect.forEach(
           claim.recipients,
-          (recipient) => {
-            const found = byCampaign.get(recipient.campaignId)
-            return found === undefined ? Effect.void : deliver(claim, found, recipient, stopped)
-          },
+          (recipient) =>
+            Result.match(byCampaign.get(recipient.campaignId) ?? Result.fail("Campaign not found"), {
+              onSuccess: (prepared) => deliver(claim, prepared, recipient, stopped),
+              onFailure: (error) =>
+                Effect.flatMap(currentDate, (now) =>
+                  recipients.record(recipient.id, claim.token, { _tag: "Failed", error }, config.maxAttempts, now))
+            }),
           { concurrency: config.concurrency, discard: true }
         )
         yield* Effect.raceFirst(work, Effect.andThen(keepLease(claim, stopped), Effect.never))
@@ -198,6 +205,11 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     yield* loop(worker.sendBatch, "Campaign sender")
     yield* Effect.logInfo("Campaign worker started", { concurrency: config.concurrency, batchSize: config.batchSize })
   }))
+}
+
+interface Prepared {
+  readonly campaign: CampaignRecord
+  readonly templates: CampaignTemplates
 }
 
 /** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
