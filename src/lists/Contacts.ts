@@ -40,6 +40,10 @@ export const toRowRecord = (listId: string, input: ContactInput, now: Date): Con
   }
 }
 
+/** What a row search matches: e-mail, names and company, lower-cased (stored with the row). */
+export const searchTextOf = (row: ContactRowRecord): string =>
+  [row.email, row.firstName, row.lastName, row.company].filter((value) => value !== null).join(" | ").toLowerCase()
+
 /** The rows with each address once (ignoring case), the first occurrence kept, in their order. */
 export const uniqueByEmail = (rows: ReadonlyArray<ContactRowRecord>): ReadonlyArray<ContactRowRecord> => {
   const seen = new Set<string>()

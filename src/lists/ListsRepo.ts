@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 import { selectPage, type Window } from "../storage/Windows.ts"
-import { emailKey } from "./Contacts.ts"
+import { emailKey, searchTextOf } from "./Contacts.ts"
 import { listsMemory } from "./ListsRepoMemory.ts"
 
 export interface ContactListRecord {
@@ -105,6 +105,7 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
             id: row.id,
             email: row.email,
             email_key: emailKey(row.email),
+            search_text: searchTextOf(row),
             first_name: row.firstName,
             last_name: row.lastName,
             company: row.company,
@@ -112,10 +113,12 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
             created_at: row.createdAt.toISOString()
           }))
           const inserted = yield* sql<{ readonly id: string }>`
-            INSERT INTO contact_list_rows (id, list_id, email, email_key, first_name, last_name, company, fields, created_at)
-            SELECT r.id, ${listId}, r.email, r.email_key, r.first_name, r.last_name, r.company, r.fields, r.created_at
+            INSERT INTO contact_list_rows (id, list_id, email, email_key, search_text, first_name, last_name, company,
+              fields, created_at)
+            SELECT r.id, ${listId}, r.email, r.email_key, r.search_text, r.first_name, r.last_name, r.company, r.fields,
+              r.created_at
             FROM jsonb_to_recordset(${jsonParam(chunk)}::jsonb) AS r(id text, email text, email_key text,
-              first_name text, last_name text, company text, fields jsonb, created_at timestamptz)
+              search_text text, first_name text, last_name text, company text, fields jsonb, created_at timestamptz)
             ON CONFLICT (list_id, email_key) DO NOTHING
             RETURNING id`
           added += inserted.length
@@ -136,9 +139,7 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
       const inList = sql`list_id = ${listId} AND EXISTS (
         SELECT 1 FROM contact_lists l WHERE l.id = ${listId} AND l.company_id = ${companyId})`
       if (search === undefined || search === "") return inList
-      const pattern = containing(search)
-      return sql`${inList} AND (email ILIKE ${pattern} OR first_name ILIKE ${pattern} OR last_name ILIKE ${pattern}
-        OR company ILIKE ${pattern})`
+      return sql`${inList} AND search_text LIKE ${containing(search.toLowerCase())}`
     }
     return {
       create: Effect.fn("ListsRepo.create")(function*(list, rows) {

@@ -1,7 +1,7 @@
 import { type Context, Layer, Option } from "effect"
 import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { movedForward, newestFirstPage } from "../storage/Windows.ts"
-import { emailKey, uniqueByEmail } from "./Contacts.ts"
+import { emailKey, searchTextOf, uniqueByEmail } from "./Contacts.ts"
 import type { ContactListRecord, ContactRowRecord, ListsRepository } from "./ListsRepo.ts"
 
 /** The memory backend's lists (see `MemoryStore`). */
@@ -44,11 +44,6 @@ const insertRows = (tables: Tables, listId: string, rows: ReadonlyArray<ContactR
   return added
 }
 
-const matches = (row: ContactRowRecord, search: string) =>
-  [row.email, row.firstName, row.lastName, row.company].some((value) =>
-    value !== null && value.toLowerCase().includes(search)
-  )
-
 /** The memory implementation of `ListsRepository`, for the service's `ListsRepo` tag. */
 export const listsMemory = <Self>(tag: Context.Key<Self, ListsRepository>) =>
   Layer.effect(tag, MemoryStore.useSync((store): ListsRepository => ({
@@ -86,7 +81,7 @@ export const listsMemory = <Self>(tag: Context.Key<Self, ListsRepository>) =>
         if (ownedList(tables, companyId, listId) === undefined) return { rows: [], total: 0 }
         const all = [...rowsIn(tables, listId).values()]
         const needle = search?.toLowerCase() ?? ""
-        const found = needle === "" ? all : all.filter((row) => matches(row, needle))
+        const found = needle === "" ? all : all.filter((row) => searchTextOf(row).includes(needle))
         return { rows: found.slice(window.offset, window.offset + window.limit), total: found.length }
       }),
     removeRow: (companyId, listId, rowId, now) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
+import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { addPerson, backends, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
@@ -365,6 +366,24 @@ describe.each(backends)("suppression list API on $name", ({ storage }) => {
         expect((yield* api.lists.listSuppressions({ query: {} })).total).toBe(0)
         yield* failsWith(api.lists.deleteSuppression({ params: { email: "theirs@example.com" } }), "NotFound")
         expect((yield* other.lists.listSuppressions({ query: {} })).total).toBe(1)
+      }))
+  })
+})
+
+describe("CSV import limits", () => {
+  it.layer(testServer(memoryStorage))((it) => {
+    it.effect("more than 100,000 rows, or one record over 64 KiB, answers 400 and stores nothing", () =>
+      Effect.gen(function*() {
+        const api = yield* owner(yield* seedTenant())
+        const list = yield* api.lists.create({ payload: { name: "Limits" } })
+        const params = { listId: list.id }
+        const tooManyRows = "email\n" + Array.from({ length: 100_001 }, (_, i) => `p${i}@x.io`).join("\n")
+        yield* failsWith(api.lists.import({ params, payload: csvForm(tooManyRows) }), "BadRequest", /at most 100000 rows/)
+        const hugeRecord = `email,note\na@x.io,"${"n".repeat(70 * 1024)}"\n`
+        yield* failsWith(api.lists.import({ params, payload: csvForm(hugeRecord) }), "BadRequest", /not valid CSV/)
+        expect((yield* api.lists.get({ params })).rowCount).toBe(0)
+        const exactly = "email\n" + Array.from({ length: 100_000 }, (_, i) => `p${i}@x.io`).join("\n")
+        expect((yield* api.lists.import({ params, payload: csvForm(exactly) })).list.rowCount).toBe(100_000)
       }))
   })
 })
