@@ -36,6 +36,10 @@ const eventsDescription =
   "Answers `text/event-stream`: `text` {delta}, `tool_call` {id, name, arguments}, `tool_result` {id, name, result} or {id, name, error}, `files_changed` {version, bodyDocument} after each saved edit, and last exactly one of `done` {version, usage} or `error` {error}. Billed in credits by tokens (feature campaigns). A client that disconnects stops the agent; saved edits stay."
 
 export class DesignChatApi extends HttpApiGroup.make("designChat")
+  .annotateMerge(OpenApi.annotations({
+    description: "AI design chats: a model edits a campaign's or template's e-mail HTML through tools, streamed as server-sent events, every edit saved as a version.",
+    override: { "x-displayName": "Design chat" }
+  }))
   .add(
     HttpApiEndpoint.post("campaignChat", "/marketing-campaigns/:campaignId/chat", {
       params: { campaignId: Schema.String },
@@ -65,5 +69,4 @@ export class DesignChatApi extends HttpApiGroup.make("designChat")
     }))
   )
   .middleware(Authentication)
-  .prefix("/api/v0")
-  .annotateMerge(OpenApi.annotations({ title: "Design chat" })) {}
+  .prefix("/api/v0") {}

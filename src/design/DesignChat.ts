@@ -52,6 +52,15 @@ export const conversation = (
   { role: "user", content: [...images, { type: "text", text: message }] }
 ]
 
+/** Documents up to this many characters are shown to the model whole; larger ones it reads in parts. */
+const inlineDocumentChars = 100_000
+
+/** The system prompt with the document the chat starts from (or, when large, how to read it). */
+const systemWithDocument = (system: string, html: string) =>
+  html.length <= inlineDocumentChars
+    ? `${system}\n\nThe e-mail's HTML as the chat starts (read_document reads the current state):\n\n\`\`\`html\n${html}\n\`\`\``
+    : `${system}\n\nThe e-mail's HTML has ${html.length} characters: read the parts you need with read_document and a selector.`
+
 const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
 
 const failureMessage = (error: unknown): string =>
@@ -80,7 +89,7 @@ export const open = (chat: DesignChat) =>
     const agent = runAgent({
       request: {
         model: config.designChatModel,
-        system: chat.system,
+        system: systemWithDocument(chat.system, chat.html),
         messages: chat.messages
       },
       tools: designTools(target, html),

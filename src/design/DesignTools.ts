@@ -18,6 +18,9 @@ export interface DesignTarget<Saved> {
   readonly maxHtmlChars: number
 }
 
+/** The most HTML one read answers: more would cost more tokens than any edit needs. */
+const maxReadChars = 100_000
+
 const Selector = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1_000)).annotate({
   description: "A CSS selector (e.g. `h1`, `table.header td`, `a[href*=\"pricing\"]`); the edit applies to every element it matches"
 })
@@ -53,7 +56,12 @@ export const designTools = <Saved>(target: DesignTarget<Saved>, html: Ref.Ref<st
         Effect.flatMap(Ref.get(html), (current) =>
           Result.match(HtmlEdits.read(current, selector), {
             onFailure: Effect.fail,
-            onSuccess: (found): Effect.Effect<ToolSuccess<Saved>> => Effect.succeed({ result: { html: found } })
+            onSuccess: (found): Effect.Effect<ToolSuccess<Saved>> =>
+              Effect.succeed({
+                result: found.length <= maxReadChars
+                  ? { html: found }
+                  : { html: found.slice(0, maxReadChars), truncated: `${found.length} characters; read a narrower selector for the rest` }
+              })
           }))
     ),
     agentTool(

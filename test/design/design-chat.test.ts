@@ -150,6 +150,9 @@ for (const backend of backends) {
         const requests = yield* Upstream.useSync((stub) => stub.requests)
         expect(requests).toHaveLength(4)
         expect(requests[0].tools.map((tool: any) => tool.function.name)).toContain("replace_html")
+        expect(requests[0].messages[0].role).toBe("system")
+        expect(requests[0].messages[0].content).toContain("Merge fields such as")
+        expect(requests[0].messages[0].content).toContain("<h1>Old headline</h1>")
         const secondRound = requests[1].messages
         expect(secondRound.at(-1)).toMatchObject({ role: "tool", content: JSON.stringify({ ok: true, matched: 1 }) })
       }))
