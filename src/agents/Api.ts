@@ -78,15 +78,15 @@ export class AgentsApi extends HttpApiGroup.make("agents")
     error: [BadRequest, Forbidden]
   }).annotateMerge(OpenApi.annotations({
     summary: "Create an agent",
-    description: "Creates an agent with instructions and an optional model of the catalog. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    description: "Creates an agent with instructions and an optional model of the catalog. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
   })),
   HttpApiEndpoint.get("list", "/agents", { query: PageQuery, success: AgentPage, error: [Forbidden] }).annotateMerge(OpenApi.annotations({
     summary: "List agents",
-    description: "The company's agents, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The company's agents, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.get("get", "/agents/:agent_id", { params: agentId, success: Agent, error: [Forbidden, NotFound] }).annotateMerge(OpenApi.annotations({
     summary: "Get an agent",
-    description: "One agent of the caller's company. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's agent."
+    description: "One agent of the caller's company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's agent."
   })),
   HttpApiEndpoint.patch("update", "/agents/:agent_id", {
     params: agentId,
@@ -95,7 +95,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
     error: [BadRequest, Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Change an agent",
-    description: "Changes an agent's name, description, instructions, model or status. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's agent."
+    description: "Changes an agent's name, description, instructions, model or status. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's agent."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}
 
@@ -111,11 +111,11 @@ export class EmployeesApi extends HttpApiGroup.make("employees")
     error: [BadRequest, Forbidden]
   }).annotateMerge(OpenApi.annotations({
     summary: "Create an employee",
-    description: "Creates an AI employee with a role, instructions and an optional model; scheduled tasks run as an employee. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    description: "Creates an AI employee with a role, instructions and an optional model; scheduled tasks run as an employee. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
   })),
   HttpApiEndpoint.get("list", "/employees", { query: PageQuery, success: Page(Employee), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
     summary: "List employees",
-    description: "The company's employees, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The company's employees, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.get("get", "/employees/:employee_id", {
     params: employeeId,
@@ -123,6 +123,6 @@ export class EmployeesApi extends HttpApiGroup.make("employees")
     error: [Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Get an employee",
-    description: "One employee of the caller's company. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's employee."
+    description: "One employee of the caller's company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's employee."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

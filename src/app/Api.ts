@@ -2,19 +2,20 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { StrictQuery, strictBodies } from "../http/StrictInput.ts"
 import { AdminApi } from "../admin/Api.ts"
 import { AgentsApi, EmployeesApi } from "../agents/Api.ts"
-import { CanvasesApi } from "../canvases/Api.ts"
 import { CampaignsApi } from "../campaigns/Api.ts"
 import { TrackingApi } from "../campaigns/TrackingApi.ts"
+import { CanvasesApi } from "../canvases/Api.ts"
 import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
+import { FilesApi } from "../files/Api.ts"
 import { DesignChatApi } from "../design/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
-import { FilesApi } from "../files/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
 import { WebApi } from "../jobs/Api.ts"
+import { McpApi } from "../mcp/Api.ts"
 import { MeApi } from "../me/Api.ts"
 import { MemoriesApi } from "../memories/Api.ts"
 import { OrganizationsApi } from "../organizations/Api.ts"
@@ -53,16 +54,17 @@ export class Api extends HttpApi.make("platform")
   .add(AgentsApi)
   .add(EmployeesApi)
   .add(ScheduledTasksApi)
-  .add(WebApi)
-  .add(CanvasesApi)
-  .add(DocumentsApi)
-  .add(ContentApi)
   .add(CampaignsApi)
   .add(TrackingApi)
   .add(ListsApi)
   .add(TemplatesApi)
   .add(FilesApi)
   .add(DesignChatApi)
+  .add(WebApi)
+  .add(CanvasesApi)
+  .add(DocumentsApi)
+  .add(ContentApi)
+  .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")

@@ -5,10 +5,10 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
-import { CanvasesLive } from "../canvases/Http.ts"
 import { CampaignsLive } from "../campaigns/Http.ts"
 import { TrackingLive } from "../campaigns/TrackingHttp.ts"
 import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
+import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
 import { DesignChatLive } from "../design/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
@@ -20,6 +20,7 @@ import { ListsLive } from "../lists/Http.ts"
 import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
 import { WebLive } from "../jobs/Http.ts"
+import { McpLive } from "../mcp/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
@@ -58,16 +59,17 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     AgentsLive,
     EmployeesLive,
     ScheduledTasksLive,
-    WebLive,
-    CanvasesLive,
-    DocumentsLive,
-    ContentLive,
     CampaignsLive,
     TrackingLive,
     ListsLive,
     TemplatesLive,
     FilesLive,
-    DesignChatLive
+    DesignChatLive,
+    WebLive,
+    CanvasesLive,
+    DocumentsLive,
+    ContentLive,
+    McpLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
@@ -134,7 +136,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, campaigns, credit holds) over its services; stopping begins with the last
+ * tasks, campaign sending, credit holds) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>

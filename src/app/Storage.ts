@@ -2,10 +2,10 @@ import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { EmployeesRepo } from "../agents/EmployeesRepo.ts"
-import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CampaignsRepo } from "../campaigns/CampaignsRepo.ts"
 import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
 import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
+import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { BlobsRepo } from "../files/Blob.ts"
 import { FilesRepo } from "../files/FilesRepo.ts"
@@ -15,11 +15,11 @@ import { Suppressions } from "../lists/Suppressions.ts"
 import { MemoriesRepo } from "../memories/MemoriesRepo.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
 import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
 import { CreditsRepo } from "../usage/CreditsRepo.ts"
-import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
@@ -35,16 +35,16 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  tasksRepoSql,
-  CanvasesRepo.sql,
   CampaignsRepo.sql,
-  ListsRepo.sql,
-  Suppressions.sql,
   RecipientsRepo.sql,
   InstallationSecrets.sql,
+  ListsRepo.sql,
+  Suppressions.sql,
   BlobsRepo.sql,
   FilesRepo.sql,
-  TemplatesRepo.sql
+  TemplatesRepo.sql,
+  tasksRepoSql,
+  CanvasesRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -58,16 +58,16 @@ const repositoriesMemory = Layer.mergeAll(
   MemoriesRepo.memory,
   AgentsRepo.memory,
   EmployeesRepo.memory,
-  tasksRepoMemory,
-  CanvasesRepo.memory,
   CampaignsRepo.memory,
-  ListsRepo.memory,
-  Suppressions.memory,
   RecipientsRepo.memory,
   InstallationSecrets.memory,
+  ListsRepo.memory,
+  Suppressions.memory,
   BlobsRepo.memory,
   FilesRepo.memory,
-  TemplatesRepo.memory
+  TemplatesRepo.memory,
+  tasksRepoMemory,
+  CanvasesRepo.memory
 )
 
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */

@@ -9,7 +9,7 @@ import { NonEmpty, Text } from "../platform/Schemas.ts"
 export const Canvas = Schema.Struct({
   id: Schema.String,
   companyId: Schema.String,
-  /** The user who made it; null for a canvas a company API key made. */
+  /** The user who made it (a company API key acts as the user who created the key). */
   uid: Schema.NullOr(Schema.String),
   title: Schema.String,
   html: Schema.String,
@@ -103,4 +103,7 @@ export class CanvasesApi extends HttpApiGroup.make("canvases").add(
   })
     .annotate(OpenApi.Summary, "List a canvas's chat threads")
     .annotate(OpenApi.Description, `The canvas's threads, newest first, in the generic page envelope. Any company user; ${notFound}`)
-).middleware(Authentication).prefix("/api/v0") {}
+).annotateMerge(OpenApi.annotations({
+  description: "Canvases: HTML pages a team edits together, each with its chat threads; a new thread becomes the active one.",
+  override: { "x-displayName": "Canvases" }
+})).middleware(Authentication).prefix("/api/v0") {}

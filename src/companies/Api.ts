@@ -64,7 +64,7 @@ export class CompanyUsersApi extends HttpApiGroup.make("companyUsers")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "List a company's users",
-    description: "The company's people with roles and allowed features, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The company's people with roles and allowed features, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.post("add", "/company_users/:companyId", {
     params: { companyId: Schema.String },
@@ -78,7 +78,7 @@ export class CompanyUsersApi extends HttpApiGroup.make("companyUsers")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Add a user to the company",
-    description: "Adds an existing user (by email) with a role and optional allowed features. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 400 naming the invalid field or an unknown email; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
+    description: "Adds an existing user (by email) with a role and optional allowed features. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 naming the invalid field or an unknown email; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
   })),
   HttpApiEndpoint.patch("update", "/company_users/:companyId/:userId", {
     params: { companyId: Schema.String, userId: Schema.String },
@@ -87,7 +87,7 @@ export class CompanyUsersApi extends HttpApiGroup.make("companyUsers")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Change a company user",
-    description: "Changes a company user's role or allowed features; takes effect on their next request. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an unknown user or another company."
+    description: "Changes a company user's role or allowed features; takes effect on their next request. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an unknown user or another company."
   })),
   HttpApiEndpoint.delete("remove", "/company_users/:companyId/:userId", {
     params: { companyId: Schema.String, userId: Schema.String },
@@ -95,7 +95,7 @@ export class CompanyUsersApi extends HttpApiGroup.make("companyUsers")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Remove a user from the company",
-    description: "Removes a person from the company; their personal access key stops reaching it on the next request. Answers the removed company user. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an unknown user or another company."
+    description: "Removes a person from the company; their personal access key stops reaching it on the next request. Answers the removed company user. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an unknown user or another company."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}
 
@@ -122,6 +122,6 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a company",
-    description: "Creates a company in an organization, within its company limit; the calling person becomes its owner. Who: a personal access key of an organization owner or admin (acts as a person). Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other organization roles, a company key, or at the company limit; 404 for an organization the caller is not in."
+    description: "Creates a company in an organization, within its company limit; the calling user becomes its owner. Who: an organization owner or admin (a personal access key, or a company key whose creator is one). Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other organization roles or at the company limit; 404 for an organization the caller is not in."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

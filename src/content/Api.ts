@@ -58,7 +58,11 @@ export const SpintaxResult = Schema.Struct({
   explanation: Schema.String
 }).annotate({ identifier: "SpintaxResult" })
 
-export class ContentApi extends HttpApiGroup.make("content").add(
+export class ContentApi extends HttpApiGroup.make("content")
+  .annotateMerge(OpenApi.annotations({
+    description: "Content tools: a deliverability spam check with rewrites, and spintax variations of an e-mail.",
+    override: { "x-displayName": "Content" }
+  })).add(
   HttpApiEndpoint.post("spamCheck", "/content/spam-check", {
     payload: SpamCheckRequest,
     success: SpamAnalysis,

@@ -46,4 +46,7 @@ export class DocumentsApi extends HttpApiGroup.make("documents").add(
         "400 names the file that is too large, unsupported, encrypted, corrupt, a zip bomb, too deeply nested or too slow to convert; " +
         "403 without credits for a summary."
     )
-).middleware(Authentication).middleware(UploadLimits).prefix("/api/v0") {}
+).annotateMerge(OpenApi.annotations({
+  description: "Documents: conversion of uploaded files (PDF, Word, Excel, PowerPoint, HTML, CSV, JSON, text) to Markdown for a knowledge base, with optional model-written summaries.",
+  override: { "x-displayName": "Documents" }
+})).middleware(Authentication).middleware(UploadLimits).prefix("/api/v0") {}

@@ -20,13 +20,13 @@ import { ConversionPool } from "./ConversionPool.ts"
  */
 
 /** Elements an HTML (or DOCX) document may nest: deeper trees are refused rather than walked. */
-export const maxHtmlDepth = 256
+const maxHtmlDepth = 256
 
 /** The model asked for summaries: a tier alias, so any configured catalog serves it. */
 const summaryModel = "fastest"
 
 /** The most characters of a document sent to the model for its summary (its beginning). */
-export const maxSummaryInputChars = 200_000
+const maxSummaryInputChars = 200_000
 
 const summaryOutputTokens = 600
 

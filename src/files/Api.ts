@@ -3,7 +3,11 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { NotFound } from "../platform/Errors.ts"
 
 /** Public routes of uploaded files: no API key; the file id (128 random bits) is the secret. */
-export class FilesApi extends HttpApiGroup.make("files").add(
+export class FilesApi extends HttpApiGroup.make("files")
+  .annotateMerge(OpenApi.annotations({
+    description: "Public files: uploaded images served without an API key under unguessable ids, for e-mail clients.",
+    override: { "x-displayName": "Public files" }
+  })).add(
   HttpApiEndpoint.get("publicFile", "/public/files/:fileId/:name", {
     params: { fileId: Schema.String, name: Schema.String },
     success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" })),

@@ -26,7 +26,7 @@ export class ModelsApi extends HttpApiGroup.make("models")
   })).add(
   HttpApiEndpoint.get("list", "/models", { success: OpenAiWire.ModelList, error: errors }).annotateMerge(OpenApi.annotations({
     summary: "List models",
-    description: "The catalog's models in OpenAI's list format. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The catalog's models in OpenAI's list format. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   }))
 ).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
@@ -41,7 +41,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a chat completion",
-    description: "OpenAI-compatible chat completion on a model of the catalog (tier names such as `balanced` and client model names are routed too); `stream: true` answers server-sent events. The organization's credits are checked before and billed after. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429; 502/504 when the provider fails."
+    description: "OpenAI-compatible chat completion on a model of the catalog (tier names such as `balanced` and client model names are routed too); `stream: true` answers server-sent events. The organization's credits are checked before and billed after. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429; 502/504 when the provider fails."
   }))
 ).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
@@ -56,7 +56,7 @@ export class AnthropicApi extends HttpApiGroup.make("anthropic")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a message",
-    description: "Anthropic Messages API on a model of the catalog; `stream: true` answers Anthropic's event stream. Billed in credits like chat. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429."
+    description: "Anthropic Messages API on a model of the catalog; `stream: true` answers Anthropic's event stream. Billed in credits like chat. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429."
   })),
   HttpApiEndpoint.post("countTokens", "/messages/count_tokens", {
     payload: AnthropicWire.CountTokensRequest,
@@ -64,10 +64,10 @@ export class AnthropicApi extends HttpApiGroup.make("anthropic")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Count a message's tokens",
-    description: "Counts the input tokens of a Messages request (system, messages, tools) with the service's tokenizer, without calling a model and without billing. Cost is linear in the body, and a large body never holds up other requests. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 429."
+    description: "Counts the input tokens of a Messages request (system, messages, tools) with the service's tokenizer, without calling a model and without billing. Cost is linear in the body, and a large body never holds up other requests. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 429."
   })),
   HttpApiEndpoint.get("listModels", "/models", { success: AnthropicWire.ModelList, error: errors }).annotateMerge(OpenApi.annotations({
     summary: "List models (Anthropic format)",
-    description: "The catalog's models in Anthropic's list format. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The catalog's models in Anthropic's list format. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   }))
 ).middleware(Authentication).prefix("/api/v0/anthropic/v1").annotateMerge(acceptingUnknownFields) {}

@@ -27,11 +27,14 @@ const schemaErrorLocation: Record<HttpApiError.HttpApiSchemaError["kind"], strin
 const excessProperty = "Expected no excess property"
 
 /** `Expected string\n  at ["nested"]["name"]` → `Invalid request body field "nested.name": Expected string`. */
-export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string => {
-  const lines = error.cause.message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0)
+export const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string =>
+  describeSchemaMessage(schemaErrorLocation[error.kind], error.cause.message)
+
+/** A schema failure's message (`Expected string\n  at ["name"]`) as `Invalid <location> field "name": Expected string`. */
+export const describeSchemaMessage = (location: string, message: string): string => {
+  const lines = message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0)
   const path = lines.find((line) => line.startsWith("at "))
   const expectation = lines.filter((line) => !line.startsWith("at ")).join("; ")
-  const location = schemaErrorLocation[error.kind]
   if (path === undefined) return `Invalid ${location}: ${expectation}`
   const field = [...path.matchAll(/\[("(?:[^"\\]|\\.)*"|\d+)\]/g)]
     .map(([, segment]) => (segment.startsWith("\"") ? JSON.parse(segment) : segment))

@@ -14,7 +14,7 @@ const errors = [BadRequest, Forbidden, NotFound]
 /** The spec's company API keys, identified by (companyId, name). */
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .annotateMerge(OpenApi.annotations({
-    description: "The spec's company API keys, by name. Managing them needs the company role owner or admin (a company key acts as admin). Plaintext keys are shown once, by the call that creates them.",
+    description: "The spec's company API keys, by name. Managing them needs the company role owner or admin (a company key acts as the user who created it). A key is recorded with its creator and fails with 401 once that user leaves the company. Plaintext keys are shown once, by the call that creates them.",
     override: { "x-displayName": "Company API keys" }
   })).add(
   HttpApiEndpoint.get("get", "/api_keys", {
@@ -23,7 +23,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Get the company's default key",
-    description: "The company's default (oldest) API key, masked. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 404 when the company has no key or is another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
+    description: "The company's default (oldest) API key, masked. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 404 when the company has no key or is another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
   })),
   HttpApiEndpoint.post("create", "/api_keys", {
     payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
@@ -31,7 +31,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a company API key",
-    description: "Creates a named company API key; the plaintext `apiKey` is in this answer only. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 400 when the name exists or is invalid; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
+    description: "Creates a named company API key; the plaintext `apiKey` is in this answer only. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 when the name exists or is invalid; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
   })),
   HttpApiEndpoint.get("getByName", "/api_keys/:companyId/:name", {
     params: { companyId: Schema.String, name: Schema.String },
@@ -39,7 +39,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Get a company API key by name",
-    description: "The named key, masked. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 404 for an unknown name or another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
+    description: "The named key, masked. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 404 for an unknown name or another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
   })),
   HttpApiEndpoint.put("ensure", "/api_keys", {
     payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
@@ -47,7 +47,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Get or create a company API key",
-    description: "Answers the named key masked when it exists, else creates it and answers the plaintext once. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
+    description: "Answers the named key masked when it exists, else creates it and answers the plaintext once. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
   })),
   HttpApiEndpoint.delete("delete", "/api_keys", {
     payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
@@ -55,7 +55,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Delete a company API key",
-    description: "Deletes the named key permanently: it fails with 401 on its next request, on every process. Answers the deleted key masked. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner or admin. Errors: 404 for an unknown name or another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
+    description: "Deletes the named key permanently: it fails with 401 on its next request, on every process. Answers the deleted key masked. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 404 for an unknown name or another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}
 
@@ -105,7 +105,7 @@ export class KeysApi extends HttpApiGroup.make("keys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a personal access key",
-    description: "Issues a personal access key for the calling person, optionally expiring; the plaintext `key` is in this answer only. Who: a personal access key (acts as a person; a company key has no person). Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for a company key."
+    description: "Issues a personal access key for the calling person, optionally expiring; the plaintext `key` is in this answer only. Who: a personal access key (a company key cannot). Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for a company key."
   })),
   HttpApiEndpoint.delete("revoke", "/keys/:keyId", {
     params: { keyId: Schema.String },
@@ -113,6 +113,6 @@ export class KeysApi extends HttpApiGroup.make("keys")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Revoke a personal access key",
-    description: "Revokes one of the caller's own personal access keys; it fails with 401 on its next request. Who: a personal access key. Errors: 404 for a key that is not the caller's; 401 when the key is missing, malformed, unknown, revoked or expired."
+    description: "Revokes one of the caller's own personal access keys; it fails with 401 on its next request. Who: a personal access key (a company key cannot: 403). Errors: 404 for a key that is not the caller's; 401 when the key is missing, malformed, unknown, revoked or expired."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -108,7 +108,11 @@ const listId = { listId: Schema.String }
 const readers = whoMay("campaigns:read")
 const writers = whoMay("campaigns:write")
 
-export class ListsApi extends HttpApiGroup.make("lists").add(
+export class ListsApi extends HttpApiGroup.make("lists")
+  .annotateMerge(OpenApi.annotations({
+    description: "Contact lists: the people campaigns and sequences write to, with CSV import and merge fields, and the company-wide suppression list every send honours.",
+    override: { "x-displayName": "Contact lists" }
+  })).add(
   HttpApiEndpoint.post("create", "/lists", {
     payload: NewList,
     success: ContactList.pipe(HttpApiSchema.status(201)),

@@ -10,6 +10,6 @@ export class MeApi extends HttpApiGroup.make("me")
   })).add(
   HttpApiEndpoint.get("get", "/me", { success: Me }).annotateMerge(OpenApi.annotations({
     summary: "Who am I",
-    description: "The principal the credential stands for: key kind, company, organization, plan, user (for a personal access key), role and allowed features. Who: any valid key (a personal access key with `X-Company-ID`). Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 404 for a company the key cannot reach."
+    description: "The principal the credential stands for: key kind, company, organization, plan, the acting user (a company key's creator), role and allowed features. Who: any valid key (a personal access key with `X-Company-ID`). Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 404 for a company the key cannot reach."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

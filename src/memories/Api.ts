@@ -66,7 +66,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     error: [BadRequest, Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Keep a memory",
-    description: "Stores a memory (content, category, metadata) for the company. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    description: "Stores a memory (content, category, metadata) for the company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
   })),
   HttpApiEndpoint.get("list", "/companies/:companyId/memories", {
     params: companyId,
@@ -75,7 +75,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     error: [BadRequest, Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "List memories",
-    description: "The company's memories, newest first, filtered by category and (optionally) including inactive ones, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The company's memories, newest first, filtered by category and (optionally) including inactive ones, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.patch("update", "/companies/:companyId/memories/:memory_id", {
     params: memoryId,
@@ -84,7 +84,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     error: [BadRequest, Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Change a memory",
-    description: "Changes a memory's content, category, metadata or active flag. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company."
+    description: "Changes a memory's content, category, metadata or active flag. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company."
   })),
   HttpApiEndpoint.delete("delete", "/companies/:companyId/memories/:memory_id", {
     params: memoryId,
@@ -92,6 +92,6 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     error: [BadRequest, Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Delete a memory",
-    description: "Deletes a memory and answers it. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company."
+    description: "Deletes a memory and answers it. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -80,7 +80,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "List your organizations",
-    description: "The organizations where the calling person has a role, with plan, credits, seats and company limit. A company key lists none (organizations are reached through a person). Who: any valid key. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 429."
+    description: "The organizations where the calling user has a role (for a company key, the user who created it), with plan, credits, seats and company limit. Who: any valid key. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 429."
   })),
   HttpApiEndpoint.get("usageSummary", "/organizations/:orgId/usage/history/summary", {
     params: { orgId: Schema.String },
@@ -93,7 +93,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "Summarize an organization's usage",
-    description: "Credits and tokens used in a time window, by feature. Who: a personal access key of an organization owner or admin (acts as a person). Errors: 400 for an invalid window; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles or a company key; 404 for an organization the caller is not in."
+    description: "Credits and tokens used in a time window, by feature. Who: an organization owner or admin (a personal access key, or a company key whose creator is one). Errors: 400 for an invalid window; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an organization the caller is not in."
   })),
   HttpApiEndpoint.get("usageHistory", "/organizations/:orgId/usage/history", {
     params: { orgId: Schema.String },
@@ -102,6 +102,6 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
     error: errors
   }).annotateMerge(OpenApi.annotations({
     summary: "List an organization's usage events",
-    description: "The organization's usage events (credits, tokens, model, feature) in a time window, newest first, paginated. Who: a personal access key of an organization owner or admin. Errors: 400 for an invalid window or page; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles or a company key; 404 for an organization the caller is not in."
+    description: "The organization's usage events (credits, tokens, model, feature) in a time window, newest first, paginated. Who: an organization owner or admin (a personal access key, or a company key whose creator is one). Errors: 400 for an invalid window or page; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an organization the caller is not in."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

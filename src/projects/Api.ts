@@ -55,15 +55,15 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
     error: [BadRequest, Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a project",
-    description: "Creates a project in the caller's company, owned by the calling person (null for a company key). Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `projects` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company's id."
+    description: "Creates a project in the caller's company, owned by the calling user (a company key's creator). Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `projects` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company's id."
   })),
   HttpApiEndpoint.get("list", "/projects", { query: PageQuery, success: Page(Project), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
     summary: "List projects",
-    description: "The company's projects, newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `projects` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The company's projects, newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `projects` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.get("get", "/projects/:project_id", { params: projectId, success: Project, error: [Forbidden, NotFound] }).annotateMerge(OpenApi.annotations({
     summary: "Get a project",
-    description: "One project of the caller's company. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `projects` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's project."
+    description: "One project of the caller's company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `projects` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's project."
   })),
   HttpApiEndpoint.patch("update", "/projects/:project_id", {
     params: projectId,

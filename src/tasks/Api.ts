@@ -192,11 +192,11 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: changeErrors
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a scheduled task",
-    description: "Schedules a prompt for an employee: `one_time` at `scheduledAt`, `recurring` by cron or interval, or `heartbeat` every interval, optionally with a daily credit limit. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field (schedule fields that do not fit the type, an unknown employee); 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    description: "Schedules a prompt for an employee: `one_time` at `scheduledAt`, `recurring` by cron or interval, or `heartbeat` every interval, optionally with a daily credit limit. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field (schedule fields that do not fit the type, an unknown employee); 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
   })),
   HttpApiEndpoint.get("list", "/scheduled-tasks", { query: PageQuery, success: Page(ScheduledTask), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
     summary: "List scheduled tasks",
-    description: "The company's scheduled tasks, newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The company's scheduled tasks, newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.get("get", "/scheduled-tasks/:task_id", {
     params: taskId,
@@ -204,7 +204,7 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: [Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Get a scheduled task",
-    description: "One task with its status, next and last run. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    description: "One task with its status, next and last run. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   })),
   HttpApiEndpoint.patch("update", "/scheduled-tasks/:task_id", {
     params: taskId,
@@ -213,7 +213,7 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: changeErrors
   }).annotateMerge(OpenApi.annotations({
     summary: "Change a scheduled task",
-    description: "Changes a task's fields or schedule (the next run is computed again; `null` clears the daily limit). Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    description: "Changes a task's fields or schedule (the next run is computed again; `null` clears the daily limit). Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   })),
   HttpApiEndpoint.delete("delete", "/scheduled-tasks/:task_id", {
     params: taskId,
@@ -221,22 +221,22 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: [Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "Delete a scheduled task",
-    description: "Deletes a task (it runs no more) and answers it. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    description: "Deletes a task (it runs no more) and answers it. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   })),
   action(
     "pause",
     "Pause a scheduled task",
-    "Stops a task's runs until it is resumed (`nextRunAt` becomes null); pausing a paused task answers it unchanged. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    "Stops a task's runs until it is resumed (`nextRunAt` becomes null); pausing a paused task answers it unchanged. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   ),
   action(
     "resume",
     "Resume a scheduled task",
-    "Resumes a paused task from now: occurrences missed while paused do not run. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    "Resumes a paused task from now: occurrences missed while paused do not run. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   ),
   action(
     "reset",
     "Reset a scheduled task",
-    "Resets the task's run state as the spec describes and answers the task. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    "Resets the task's run state as the spec describes and answers the task. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   ),
   HttpApiEndpoint.post("run", "/scheduled-tasks/:task_id/run", {
     params: taskId,
@@ -245,7 +245,7 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: changeErrors
   }).annotateMerge(OpenApi.annotations({
     summary: "Run a scheduled task now",
-    description: "Queues one execution now (201 with the queued execution); a worker runs it like a scheduled occurrence and bills it. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    description: "Queues one execution now (201 with the queued execution); a worker runs it like a scheduled occurrence and bills it. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   })),
   HttpApiEndpoint.get("listExecutions", "/scheduled-tasks/:task_id/executions", {
     params: taskId,
@@ -254,7 +254,7 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: [Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "List a task's executions",
-    description: "The task's executions (queued, running, succeeded, failed) with output, usage and timing, newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The task's executions (queued, running, succeeded, failed) with output, usage and timing, newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   })),
   HttpApiEndpoint.post("addNote", "/scheduled-tasks/:task_id/notes", {
     params: taskId,
@@ -263,7 +263,7 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: changeErrors
   }).annotateMerge(OpenApi.annotations({
     summary: "Add a note to a task",
-    description: "Adds a note the task's next runs read as input. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    description: "Adds a note the task's next runs read as input. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
   })),
   HttpApiEndpoint.get("listNotes", "/scheduled-tasks/:task_id/notes", {
     params: taskId,
@@ -272,6 +272,6 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     error: [Forbidden, NotFound]
   }).annotateMerge(OpenApi.annotations({
     summary: "List a task's notes",
-    description: "The task's notes (input, heartbeat, daily limit), newest first, paginated. Who: a company API key (acts as `admin`) or a personal access key with `X-Company-ID` with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    description: "The task's notes (input, heartbeat, daily limit), newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

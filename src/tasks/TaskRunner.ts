@@ -273,41 +273,41 @@ const runPrompt = (
     return yield* attemptRun(task, inputs, payer, (attempt, settle) =>
       record(claim, (locked) =>
         Effect.gen(function*() {
-        const finishedAt = yield* currentDate
-        const charged = attempt.spent === undefined ? 0 : yield* settle(attempt.spent)
-        const billed = { ...attempt, result: { ...attempt.result, credits: charged } }
-        const { result } = billed
-        const succeeded = result.status === "succeeded"
-        const checks = evaluate(billed, locked.dailyCreditLimit, spentToday)
-        yield* repo.finishExecution(started.id, { ...result, finishedAt })
-        yield* repo.addEvaluation({
-          id: newId("eval"),
-          taskId: locked.id,
-          executionId: started.id,
-          passed: checks.every((check) => check.passed),
-          score: checks.filter((check) => check.passed).length / checks.length,
-          checks,
-          createdAt: finishedAt
-        })
-        const day: DayIncrement = {
-          ...emptyDay,
-          runs: 1,
-          failures: succeeded ? 0 : 1,
-          checkIns: heartbeat ? 1 : 0,
-          credits: result.credits,
-          inputTokens: result.inputTokens,
-          outputTokens: result.outputTokens
-        }
-        yield* repo.recordDay(locked.id, occurrence.day, day, finishedAt)
-        if (succeeded) yield* repo.consumeInputs(inputs.map((input) => input.id), started.id, finishedAt)
-        if (heartbeat) {
-          const content = `Checked in: ${inputs.length} note(s) due; execution ${started.id} ${result.status}`
-          yield* repo.addNote(note(locked, "heartbeat", content, finishedAt, started.id))
-        }
-        const next = nextState(locked, occurrence, true, (task) => occurrenceAfter(task, occurrence.at, finishedAt))
-        const handledExecutionId = occurrence.scheduled ? null : started.id
-        yield* repo.advance(locked.id, { ran: true, ...next, handledExecutionId }, finishedAt)
-      })))
+          const finishedAt = yield* currentDate
+          const charged = attempt.spent === undefined ? 0 : yield* settle(attempt.spent)
+          const billed = { ...attempt, result: { ...attempt.result, credits: charged } }
+          const { result } = billed
+          const succeeded = result.status === "succeeded"
+          const checks = evaluate(billed, locked.dailyCreditLimit, spentToday)
+          yield* repo.finishExecution(started.id, { ...result, finishedAt })
+          yield* repo.addEvaluation({
+            id: newId("eval"),
+            taskId: locked.id,
+            executionId: started.id,
+            passed: checks.every((check) => check.passed),
+            score: checks.filter((check) => check.passed).length / checks.length,
+            checks,
+            createdAt: finishedAt
+          })
+          const day: DayIncrement = {
+            ...emptyDay,
+            runs: 1,
+            failures: succeeded ? 0 : 1,
+            checkIns: heartbeat ? 1 : 0,
+            credits: result.credits,
+            inputTokens: result.inputTokens,
+            outputTokens: result.outputTokens
+          }
+          yield* repo.recordDay(locked.id, occurrence.day, day, finishedAt)
+          if (succeeded) yield* repo.consumeInputs(inputs.map((input) => input.id), started.id, finishedAt)
+          if (heartbeat) {
+            const content = `Checked in: ${inputs.length} note(s) due; execution ${started.id} ${result.status}`
+            yield* repo.addNote(note(locked, "heartbeat", content, finishedAt, started.id))
+          }
+          const next = nextState(locked, occurrence, true, (task) => occurrenceAfter(task, occurrence.at, finishedAt))
+          const handledExecutionId = occurrence.scheduled ? null : started.id
+          yield* repo.advance(locked.id, { ran: true, ...next, handledExecutionId }, finishedAt)
+        })))
   })
 
 /** Handles one claimed task. False when the lease was lost before recording (nothing was recorded or billed). */

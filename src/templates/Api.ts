@@ -55,7 +55,11 @@ const templateId = { templateId: Schema.String }
 const readers = whoMay("campaigns:read")
 const writers = whoMay("campaigns:write")
 
-export class TemplatesApi extends HttpApiGroup.make("templates").add(
+export class TemplatesApi extends HttpApiGroup.make("templates")
+  .annotateMerge(OpenApi.annotations({
+    description: "Campaign templates: reusable e-mail designs and the images uploaded as design references, served from public links.",
+    override: { "x-displayName": "Campaign templates" }
+  })).add(
   HttpApiEndpoint.post("create", "/marketing-campaign-templates", {
     payload: NewTemplate,
     success: Template.pipe(HttpApiSchema.status(201)),

@@ -15,7 +15,7 @@ describe.each(backends)("canvases API on $name", ({ storage }) => {
           html: "",
           activeThreadId: null,
           companyId: tenant.companyId,
-          uid: null
+          uid: tenant.userId
         })
         expect(canvas.updated).toBe(canvas.created)
         expect(yield* api.canvases.get({ params: { canvas_id: canvas.id } })).toEqual(canvas)

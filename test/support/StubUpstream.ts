@@ -55,7 +55,7 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.end(text)
 }
 
-type Reply = { readonly text: string } | { readonly tool: { readonly id: string; readonly name: string; readonly arguments: string } }
+export type Reply = { readonly text: string } | { readonly tool: { readonly id: string; readonly name: string; readonly arguments: string } }
 
 const replyTo = (body: any): Reply => {
   const messages: Array<any> = body.messages ?? []
@@ -75,6 +75,8 @@ export interface StubOptions {
   readonly delayMs?: number
   /** A text answer for a request (its last user message's text), in place of the default rules when defined. */
   readonly answer?: (lastUserText: string) => string | undefined
+  /** The whole answer to a request (text or a tool call: a scripted model), before `answer` and the default rules. */
+  readonly reply?: (body: any) => Reply | undefined
 }
 
 export const startStubUpstream = async (options: StubOptions = {}): Promise<StubUpstream> => {
@@ -164,7 +166,7 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
     }
     if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
     const answer = options.answer?.(lastText)
-    const reply = answer === undefined ? replyTo(body) : { text: answer }
+    const reply = options.reply?.(body) ?? (answer === undefined ? replyTo(body) : { text: answer })
     if (body.stream === true) return stream(request, response, body, reply, lastText.includes("[slow]"))
     return complete(response, body, reply)
   })

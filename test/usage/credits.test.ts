@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Data, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from "effect"
+import { Context, Data, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
@@ -9,7 +9,7 @@ import { CreditsRepo } from "../../src/usage/CreditsRepo.ts"
 import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { onLiveClock } from "../support/SchedulerTest.ts"
-import { backends, testConfig } from "../support/TestServer.ts"
+import { backends, postgresUrl, serversSharingPostgres, testConfig } from "../support/TestServer.ts"
 
 const ttl = 60_000
 
@@ -173,4 +173,47 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         expect(yield* events(payer)).toHaveLength(1)
       }))
   })
+})
+
+/** Several processes on one PostgreSQL; without TEST_DATABASE_URL it is left out (test/support prints the notice). */
+const sharedDatabases = postgresUrl === undefined ? [] : ["postgres"]
+
+describe.each(sharedDatabases)("Credits across two processes on %s", () => {
+  it.effect("holds from both processes never pass the pool, and one process releases the other's expired holds", () =>
+    Effect.gen(function*() {
+      const processes = yield* serversSharingPostgres({ creditHoldTtlMs: ttl })
+      const [first, second] = processes.map((context) => Context.get(context, Credits))
+      const payer = yield* Effect.provideContext(payerIn({ creditLimit: 100 }), processes[0])
+      const gate = yield* Deferred.make<void>()
+      const decided = yield* Ref.make(0)
+      const decide = Effect.flatMap(Ref.updateAndGet(decided, (n) => n + 1), (n) =>
+        n === 12 ? Deferred.succeed(gate, undefined) : Effect.void)
+      const call = (credits: Credits["Service"]) =>
+        credits.withHold(payer, { feature: "chat", credits: 30 }, (hold) =>
+          decide.pipe(Effect.andThen(Deferred.await(gate)), Effect.andThen(hold.report({ credits: 25 })))).pipe(
+            Effect.tapError(() => decide),
+            Effect.match({ onSuccess: () => "served", onFailure: (denied) => denied.error })
+          )
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 12 }, (_, i) => call(i % 2 === 0 ? first : second)),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((outcome) => outcome === "served")).toHaveLength(3)
+      const usage = Effect.map(
+        Effect.provideContext(OrganizationsRepo.use((repo) => repo.get(payer.organizationId)), processes[1]),
+        (organization) => Option.getOrThrow(organization).creditUsage
+      )
+      expect(yield* usage).toBe(75)
+
+      // The second process holds the rest and stops (crashes): only the first one is left to sweep.
+      const orphan = yield* second.hold(payer, { feature: "chat", credits: 25 })
+      yield* failsWith(first.hold(payer, { feature: "chat", credits: 1 }), "Forbidden", /^Insufficient credits$/)
+      yield* TestClock.adjust(ttl)
+      expect(yield* first.releaseExpired).toBeGreaterThanOrEqual(1)
+      const kept = yield* first.hold(payer, { feature: "chat", credits: 20 })
+      // The crashed process's late settlement finds its hold gone: it takes only what nobody holds.
+      expect(yield* second.settle(orphan, { credits: 25 })).toBe(5)
+      expect(yield* first.settle(kept, { credits: 20 })).toBe(20)
+      expect(yield* usage).toBe(100)
+    }))
 })
