@@ -16,7 +16,8 @@ import { type DesignTarget, designTools } from "./DesignTools.ts"
  * Decisions in docs/design-chat.md.
  */
 
-const prompt = (name: string) => readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), "utf8")
+/** The prompts live in the project's `prompts/` folder (beside `sql/`), found the same from src/ and dist/. */
+const prompt = (name: string) => readFileSync(new URL(`../../prompts/design-chat/${name}.md`, import.meta.url), "utf8")
 
 export const systemPrompt = prompt("system")
 export const templatePrompt = prompt("template")
