@@ -294,3 +294,24 @@ describe("design chats on other wires", () => {
       }))
   })
 })
+
+describe("design chat wall-clock limit", () => {
+  it.layer(serverOver(backends[0]!.storage, "designer", { designChatTimeoutMs: 300 }), { excludeTestServices: true })("short limit", (it) => {
+    it.effect("a chat over its time limit ends with error and stops the upstream call; the edit before stays", () =>
+      Effect.gen(function*() {
+        const { tenant, base, campaignId } = yield* setup
+        yield* play([
+          { toolCalls: [{ name: "set_text", arguments: { selector: "h1", text: "In time" } }] },
+          { text: "Still thinking", hang: true }
+        ])
+        const answer = yield* chat(base, tenant.apiKey, campaignId, { message: "Edit", bodyDocument })
+        expect(names(answer.events).filter((kind) => kind !== "text")).toEqual(["tool_call", "tool_result", "files_changed", "error"])
+        expect(answer.events.at(-1)!.data).toEqual({ error: "Stopped after the time limit of 300 ms" })
+        yield* Upstream.useSync((stub) => stub.abandoned()).pipe(
+          Effect.repeat({ until: (count) => count >= 1, schedule: Schedule.spaced("20 millis"), times: 250 }),
+          Effect.tap((count) => Effect.sync(() => expect(count).toBe(1)))
+        )
+        expect((yield* getCampaign(base, tenant.apiKey, campaignId)).bodyVersion).toBe(2)
+      }))
+  })
+})
