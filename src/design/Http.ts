@@ -73,18 +73,17 @@ export const DesignChatLive = HttpApiBuilder.group(Api, "designChat", (handlers)
         const template = yield* Templates.findTemplate(principal.companyId, params.templateId)
         const images = yield* attachedImages(principal.companyId, template.id, payload.attachments ?? [])
         const services = yield* Effect.context<Effect.Services<ReturnType<typeof Templates.update>>>()
-        const saves = { count: 0 }
         return yield* open({
           payer: payerOf(principal),
           system: `${systemPrompt}\n${templatePrompt}`,
           messages: conversation(payload.history, payload.message, images),
           html: payload.bodyDocument.html,
-          version: 0,
+          version: template.bodyVersion,
           target: {
             maxHtmlChars: maxBodyDocumentChars,
             saveHtml: (html) =>
               Templates.update(template.id, { bodyDocument: { ...payload.bodyDocument, html } }).pipe(
-                Effect.map((saved) => ({ version: ++saves.count, bodyDocument: saved.bodyDocument })),
+                Effect.map((saved) => ({ version: saved.bodyVersion, bodyDocument: saved.bodyDocument })),
                 Effect.mapError(messageOf),
                 Effect.provideContext(services)
               ),

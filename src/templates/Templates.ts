@@ -20,6 +20,7 @@ export const toTemplate = (record: TemplateRecord): typeof Template.Type => ({
   name: record.name,
   subject: record.subject,
   bodyDocument: record.bodyDocument,
+  bodyVersion: record.bodyVersion,
   created_date: record.createdAt.toISOString(),
   updated_date: record.updatedAt.toISOString()
 })
@@ -41,6 +42,7 @@ export const create = Effect.fn("Templates.create")(function*(input: typeof NewT
       name: input.name,
       subject: input.subject ?? "",
       bodyDocument: input.bodyDocument ?? {},
+      bodyVersion: 1,
       createdAt: now,
       updatedAt: now
     })

@@ -288,6 +288,9 @@ describe("design chats on other wires", () => {
           fetch(`${base}/api/v0/marketing-campaign-templates/${template.body.id}`, { headers: { "x-api-key": tenant.apiKey } })
             .then((response) => response.json() as Promise<any>))
         expect(stored.bodyDocument.html).toContain("<h1>Like the picture</h1>")
+        expect(stored.bodyVersion).toBe(2)
+        expect(answer.events.find((event) => event.event === "files_changed")!.data.version).toBe(2)
+        expect(answer.events.at(-1)!.data.version).toBe(2)
         const unknown = yield* Effect.promise(() =>
           streamChat(base, tenant.apiKey, path, { message: "x", bodyDocument, attachments: ["not-an-upload"] }))
         expect(unknown.status).toBe(400)
