@@ -10,6 +10,7 @@ import { CompaniesApi, CompanyUsersApi } from "../companies/Api.ts"
 import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { FilesApi } from "../files/Api.ts"
+import { DesignChatApi } from "../design/Api.ts"
 import { DocumentsApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ListsApi } from "../lists/Api.ts"
@@ -59,6 +60,7 @@ export class Api extends HttpApi.make("platform")
   .add(ListsApi)
   .add(TemplatesApi)
   .add(FilesApi)
+  .add(DesignChatApi)
   .add(WebApi)
   .add(CanvasesApi)
   .add(DocumentsApi)

@@ -12,6 +12,7 @@ import { SequencesLive } from "../sequences/Http.ts"
 import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { DesignChatLive } from "../design/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { Blob } from "../files/Blob.ts"
@@ -65,6 +66,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     ListsLive,
     TemplatesLive,
     FilesLive,
+    DesignChatLive,
     WebLive,
     CanvasesLive,
     DocumentsLive,

@@ -66,6 +66,10 @@ export interface AppSettings {
   readonly mailPoolSize: number
   /** DKIM signing of every outgoing message, when all three DKIM settings are given. */
   readonly dkim: Option.Option<DkimSettings>
+  /** The design chats (docs/design-chat.md): model (or tier), model calls per chat, wall-clock limit. */
+  readonly designChatModel: string
+  readonly designChatMaxRounds: number
+  readonly designChatTimeoutMs: number
   /** Keep uploaded files in this folder; none: in the database. */
   readonly blobDir: Option.Option<string>
   /** Largest image a template upload accepts. */
@@ -190,6 +194,9 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     mailRatePerSecond: Config.Int("MAIL_RATE_PER_SECOND").pipe(Config.withDefault(0)),
     mailPoolSize: Config.Int("MAIL_POOL_SIZE").pipe(Config.withDefault(5)),
     dkim: dkimFromEnv,
+    designChatModel: Config.String("DESIGN_CHAT_MODEL").pipe(Config.withDefault("balanced")),
+    designChatMaxRounds: positiveInt("DESIGN_CHAT_MAX_ROUNDS", 12),
+    designChatTimeoutMs: positiveInt("DESIGN_CHAT_TIMEOUT_MS", 180_000),
     blobDir: Config.option(Config.NonEmptyString("BLOB_DIR")),
     uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
   }).pipe(Config.map(({ publicBaseUrl, ...settings }): AppSettings => ({
@@ -240,6 +247,9 @@ export const defaults: AppSettings = {
   mailRatePerSecond: 0,
   mailPoolSize: 5,
   dkim: Option.none(),
+  designChatModel: "balanced",
+  designChatMaxRounds: 12,
+  designChatTimeoutMs: 180_000,
   blobDir: Option.none(),
   uploadMaxBytes: 5 * 1024 * 1024
 }

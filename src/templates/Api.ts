@@ -22,6 +22,8 @@ export const Template = Schema.Struct({
   name: Schema.String,
   subject: Schema.String,
   bodyDocument: BodyDocument,
+  /** 1 when created; one more with every save of the body document. */
+  bodyVersion: Schema.Int,
   created_date: Schema.String,
   updated_date: Schema.String
 }).annotate({ identifier: "CampaignTemplate" })

@@ -20,13 +20,14 @@ export const toTemplate = (record: TemplateRecord): typeof Template.Type => ({
   name: record.name,
   subject: record.subject,
   bodyDocument: record.bodyDocument,
+  bodyVersion: record.bodyVersion,
   created_date: record.createdAt.toISOString(),
   updated_date: record.updatedAt.toISOString()
 })
 
 const found = (id: string) => orNotFound(`Campaign template ${id} not found`)
 
-const findTemplate = (companyId: string, id: string) =>
+export const findTemplate = (companyId: string, id: string) =>
   Effect.flatMap(TemplatesRepo.use((repo) => repo.get(companyId, id)), found(id))
 
 export const create = Effect.fn("Templates.create")(function*(input: typeof NewTemplate.Type) {
@@ -41,6 +42,7 @@ export const create = Effect.fn("Templates.create")(function*(input: typeof NewT
       name: input.name,
       subject: input.subject ?? "",
       bodyDocument: input.bodyDocument ?? {},
+      bodyVersion: 1,
       createdAt: now,
       updatedAt: now
     })

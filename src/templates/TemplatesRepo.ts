@@ -12,6 +12,8 @@ export interface TemplateRecord {
   readonly name: string
   readonly subject: string
   readonly bodyDocument: Readonly<Record<string, unknown>>
+  /** 1 when created; one more with every save of the body document. */
+  readonly bodyVersion: number
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -50,9 +52,9 @@ export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepos
     return {
       create: Effect.fn("TemplatesRepo.create")(function*(template) {
         const rows = yield* sql<TemplateRow>`
-          INSERT INTO campaign_templates (id, company_id, user_id, name, subject, body_document, created_at, updated_at)
+          INSERT INTO campaign_templates (id, company_id, user_id, name, subject, body_document, body_version, created_at, updated_at)
           VALUES (${template.id}, ${template.companyId}, ${template.userId}, ${template.name}, ${template.subject},
-            ${jsonParam(template.bodyDocument)}::jsonb, ${template.createdAt}, ${template.updatedAt})
+            ${jsonParam(template.bodyDocument)}::jsonb, ${template.bodyVersion}, ${template.createdAt}, ${template.updatedAt})
           RETURNING *`
         return fromRow(rows[0])
       }, Effect.orDie),
@@ -72,6 +74,7 @@ export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepos
             name = coalesce(${change.name ?? null}, name),
             subject = coalesce(${change.subject ?? null}, subject),
             body_document = coalesce(${body}::jsonb, body_document),
+            body_version = body_version + ${body === null ? 0 : 1},
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
           RETURNING *`
@@ -110,6 +113,7 @@ export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepos
             name: change.name ?? template.name,
             subject: change.subject ?? template.subject,
             bodyDocument: change.bodyDocument ?? template.bodyDocument,
+            bodyVersion: template.bodyVersion + (change.bodyDocument === undefined ? 0 : 1),
             updatedAt: movedForward(template.updatedAt, now)
           }
           tables(templatesTable).set(id, changed)
@@ -133,6 +137,7 @@ interface TemplateRow {
   readonly name: string
   readonly subject: string
   readonly body_document: Record<string, unknown>
+  readonly body_version: number
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -144,6 +149,7 @@ const fromRow = (row: TemplateRow): TemplateRecord => ({
   name: row.name,
   subject: row.subject,
   bodyDocument: row.body_document,
+  bodyVersion: Number(row.body_version),
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at)
 })

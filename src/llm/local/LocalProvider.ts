@@ -11,6 +11,7 @@ import {
 } from "../Llm.ts"
 import { type Provider, withoutOpenAiOnlyFeatures } from "../Provider.ts"
 import { type TokenCounter, tokenCounter } from "../Tokenizer.ts"
+import { recogniseInstruction } from "./Instructions.ts"
 
 /**
  * The offline `local` provider: a deterministic demo and test model, so
@@ -18,7 +19,8 @@ import { type TokenCounter, tokenCounter } from "../Tokenizer.ts"
  * not understand language. It answers with a fixed sentence quoting the last
  * user text; calls a tool when one is offered and the prompt names it (or
  * `toolChoice` demands one), with arguments filled from the tool's JSON
- * Schema; and after a tool result, reports what the tool returned. It honours
+ * Schema, or when the prompt is a simple editing instruction
+ * (`Instructions.ts`); and after a tool result, reports what the tool returned. It honours
  * `maxTokens` and stop sequences, counts usage with the real tokenizer and
  * streams its answer word by word.
  */
@@ -105,10 +107,11 @@ const answer = (request: LlmRequest, model: CatalogModel, counter: TokenCounter)
     const last = lastMessage(request)
     const prompt = last?.role === "user" ? textOfParts(last.content) : ""
     const afterToolResult = last?.content.some((part) => part.type === "tool_result") ?? false
-    const tool = afterToolResult ? undefined : toolToCall(request, prompt)
+    const recognised = afterToolResult ? undefined : recogniseInstruction(prompt, request.tools ?? [])
+    const tool = afterToolResult ? undefined : recognised?.tool ?? toolToCall(request, prompt)
     const inputTokens = yield* counter.request(request)
     if (tool !== undefined) {
-      const input = sampleOf({ type: "object", ...tool.inputSchema }, prompt)
+      const input = recognised?.input ?? sampleOf({ type: "object", ...tool.inputSchema }, prompt)
       const call: ContentPart = { type: "tool_call", id: newId("call"), name: tool.name, input }
       const outputTokens = (yield* counter.text(tool.name)) + (yield* counter.text(JSON.stringify(input)))
       return {

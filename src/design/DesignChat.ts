@@ -1,0 +1,137 @@
+import { Effect, Option, Ref, Sink, Stream } from "effect"
+import { readFileSync } from "node:fs"
+import { AgentLimit, type AgentEvent, runAgent } from "../llm/Agent.ts"
+import { type ContentPart, LlmError, type LlmMessage } from "../llm/Llm.ts"
+import type { SseEvent } from "../gateway/Sse.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { Forbidden } from "../platform/Errors.ts"
+import * as BilledLlm from "../usage/BilledLlm.ts"
+import type { Payer } from "../usage/Credits.ts"
+import { type DesignTarget, designTools } from "./DesignTools.ts"
+
+/**
+ * The design chat shared by campaigns and templates: the agent (src/llm/Agent.ts)
+ * with the design tools over the document the request sent, billed per model
+ * call under feature `campaigns`, its events written as server-sent events.
+ * Decisions in docs/design-chat.md.
+ */
+
+/** The prompts live in the project's `prompts/` folder (beside `sql/`), found the same from src/ and dist/. */
+const prompt = (name: string) => readFileSync(new URL(`../../prompts/design-chat/${name}.md`, import.meta.url), "utf8")
+
+export const systemPrompt = prompt("system")
+export const templatePrompt = prompt("template")
+
+/** A saved edit, as the `files_changed` event reports it. */
+export interface SavedBody {
+  readonly version: number
+  readonly bodyDocument: Readonly<Record<string, unknown>>
+}
+
+export interface DesignChat {
+  readonly payer: Payer
+  readonly system: string
+  /** Earlier turns, then the user's message (with any images). */
+  readonly messages: ReadonlyArray<LlmMessage>
+  /** The HTML the agent starts from. */
+  readonly html: string
+  /** The body version before the chat's first edit. */
+  readonly version: number
+  readonly target: DesignTarget<SavedBody>
+}
+
+/** The conversation the model reads: earlier turns as text, then the new message with its images. */
+export const conversation = (
+  history: ReadonlyArray<{ readonly role: "user" | "assistant"; readonly content: string }> | undefined,
+  message: string,
+  images: ReadonlyArray<ContentPart> = []
+): ReadonlyArray<LlmMessage> => [
+  ...(history ?? []).filter((turn) => turn.content !== "").map((turn): LlmMessage => ({
+    role: turn.role,
+    content: [{ type: "text", text: turn.content }]
+  })),
+  { role: "user", content: [...images, { type: "text", text: message }] }
+]
+
+/** Documents up to this many characters are shown to the model whole; larger ones it reads in parts. */
+const inlineDocumentChars = 100_000
+
+/** The system prompt with the document the chat starts from (or, when large, how to read it). */
+const systemWithDocument = (system: string, html: string) =>
+  html.length <= inlineDocumentChars
+    ? `${system}\n\nThe e-mail's HTML as the chat starts (read_document reads the current state):\n\n\`\`\`html\n${html}\n\`\`\``
+    : `${system}\n\nThe e-mail's HTML has ${html.length} characters: read the parts you need with read_document and a selector.`
+
+const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
+
+const failureMessage = (error: unknown): string =>
+  error instanceof LlmError || error instanceof AgentLimit
+    ? error.message
+    : typeof error === "object" && error !== null && "error" in error && typeof error.error === "string"
+    ? error.error
+    : "The design chat failed"
+
+/**
+ * Opens the chat's event stream. Answers once the first event is there, so
+ * that a refusal before any model output (no credits: 403) is still an HTTP
+ * status; everything after it is reported in-band, ending with exactly one
+ * `done` or `error`. The stream lives in the request's scope: a client that
+ * leaves interrupts the model call and the tool loop.
+ */
+export const open = (chat: DesignChat) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const html = yield* Ref.make(chat.html)
+    const version = yield* Ref.make(chat.version)
+    const target: DesignTarget<SavedBody> = {
+      ...chat.target,
+      saveHtml: (next) => Effect.tap(chat.target.saveHtml(next), (saved) => Ref.set(version, saved.version))
+    }
+    const agent = runAgent({
+      request: {
+        model: config.designChatModel,
+        system: systemWithDocument(chat.system, chat.html),
+        messages: chat.messages
+      },
+      tools: designTools(target, html),
+      maxRounds: config.designChatMaxRounds,
+      call: (request) => BilledLlm.stream(chat.payer, "campaigns", request)
+    })
+    const timeLimit = Stream.fromEffect(
+      Effect.andThen(
+        Effect.sleep(config.designChatTimeoutMs),
+        Effect.fail(new AgentLimit({ message: `Stopped after the time limit of ${config.designChatTimeoutMs} ms` }))
+      )
+    )
+    const bounded = Stream.merge(agent, timeLimit, { haltStrategy: "left" })
+    const [first, rest] = yield* Stream.peel(bounded, Sink.head()).pipe(
+      Effect.catch((error) =>
+        error instanceof Forbidden
+          ? Effect.fail(error)
+          : Effect.succeed([Option.none(), Stream.fail(error)] as const)
+      )
+    )
+    const events = Option.match(first, { onNone: () => rest, onSome: (event) => Stream.concat(Stream.make(event), rest) })
+    return events.pipe(
+      Stream.mapEffect((event: AgentEvent<SavedBody>) => toSse(event, version)),
+      Stream.catch((error) => Stream.make(sse("error", { error: failureMessage(error) })))
+    )
+  })
+
+const toSse = (event: AgentEvent<SavedBody>, version: Ref.Ref<number>) =>
+  Effect.gen(function*() {
+    switch (event.type) {
+      case "text":
+        return sse("text", { delta: event.delta })
+      case "tool_call":
+        return sse("tool_call", { id: event.id, name: event.name, arguments: event.arguments })
+      case "tool_result":
+        return sse("tool_result", { id: event.id, name: event.name, result: event.result })
+      case "tool_error":
+        return sse("tool_result", { id: event.id, name: event.name, error: event.error })
+      case "extra":
+        return sse("files_changed", { version: event.event.version, bodyDocument: event.event.bodyDocument })
+      case "finished":
+        return sse("done", { version: yield* Ref.get(version), usage: event.usage })
+    }
+  })

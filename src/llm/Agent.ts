@@ -1,0 +1,174 @@
+import { Data, Effect, Queue, Result, Schema, Stream } from "effect"
+import type { ContentPart, LlmMessage, LlmRequest, LlmStreamEvent, TokenUsage, ToolDefinition } from "./Llm.ts"
+
+/**
+ * A tool-using agent over any model call: it streams the model's answer,
+ * runs the tools the model calls, gives it their results and repeats until
+ * the model answers without a tool call — at most `maxRounds` model calls.
+ * Shared by the design chats and anything else that lets a model act
+ * through typed tools. The caller decides how a round is called (billed,
+ * which model) and what extra events its tools emit.
+ */
+
+/** What a tool did: a result the model reads, plus the caller's own events (e.g. a saved version). */
+export interface ToolSuccess<Extra> {
+  readonly result: unknown
+  readonly events?: ReadonlyArray<Extra> | undefined
+}
+
+/** A tool typed by an Effect Schema: the model sees its JSON Schema; arguments that do not decode are a tool error. */
+export interface AgentTool<Extra, R> {
+  readonly definition: ToolDefinition
+  readonly run: (input: unknown) => Effect.Effect<ToolSuccess<Extra>, string, R>
+}
+
+/** Declares a tool once: its input Schema gives both the JSON Schema the model sees and the decoding of its calls. */
+export const agentTool = <S extends Schema.Codec<any, any, never, never>, Extra, R>(
+  name: string,
+  description: string,
+  input: S,
+  run: (input: S["Type"]) => Effect.Effect<ToolSuccess<Extra>, string, R>
+): AgentTool<Extra, R> => ({
+  definition: {
+    name,
+    description,
+    inputSchema: { ...Schema.toJsonSchemaDocument(input).schema, additionalProperties: false }
+  },
+  run: (raw) =>
+    Schema.decodeUnknownEffect(input)(raw).pipe(
+      Effect.mapError((error) => `Invalid arguments for ${name}: ${error.message}`),
+      Effect.flatMap(run)
+    )
+})
+
+export type AgentEvent<Extra> =
+  | { readonly type: "text"; readonly delta: string }
+  | { readonly type: "tool_call"; readonly id: string; readonly name: string; readonly arguments: unknown }
+  | { readonly type: "tool_result"; readonly id: string; readonly name: string; readonly result: unknown }
+  | { readonly type: "tool_error"; readonly id: string; readonly name: string; readonly error: string }
+  | { readonly type: "extra"; readonly event: Extra }
+  | { readonly type: "finished"; readonly usage: Pick<TokenUsage, "inputTokens" | "outputTokens"> }
+
+/** The agent stopped before the model was done. */
+export class AgentLimit extends Data.TaggedError("AgentLimit")<{ readonly message: string }> {}
+
+export interface AgentOptions<Extra, E, R> {
+  /** The first request: model, system prompt and the conversation so far (ending with the user's turn). */
+  readonly request: LlmRequest
+  readonly tools: ReadonlyArray<AgentTool<Extra, R>>
+  /** Model calls at most; a model still calling tools after the last one ends the run with `AgentLimit`. */
+  readonly maxRounds: number
+  /** How one round calls the model (billing, routing). */
+  readonly call: (request: LlmRequest) => Stream.Stream<LlmStreamEvent, E, R>
+}
+
+interface PendingCall {
+  readonly id: string
+  readonly name: string
+  json: string
+}
+
+/** One model call's answer, assembled from its stream while its text is passed on. */
+const round = <Extra, E, R>(
+  options: AgentOptions<Extra, E, R>,
+  request: LlmRequest,
+  emit: (event: AgentEvent<Extra>) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    let text = ""
+    const calls = new Map<number, PendingCall>()
+    let usage: Pick<TokenUsage, "inputTokens" | "outputTokens"> = { inputTokens: 0, outputTokens: 0 }
+    yield* Stream.runForEach(options.call(request), (event) => {
+      switch (event.type) {
+        case "text_delta":
+          if ((event.choice ?? 0) !== 0) return Effect.void
+          text += event.text
+          return emit({ type: "text", delta: event.text })
+        case "tool_call_start":
+          calls.set(event.index, { id: event.id, name: event.name, json: "" })
+          return Effect.void
+        case "tool_call_delta": {
+          const call = calls.get(event.index)
+          if (call !== undefined) call.json += event.partialJson
+          return Effect.void
+        }
+        case "finish":
+          usage = { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens }
+          return Effect.void
+        default:
+          return Effect.void
+      }
+    })
+    return { text, calls: [...calls.values()], usage }
+  })
+
+/** A call's arguments as sent; text that is not JSON is passed on as text, for the tool's decoding to refuse. */
+const parseArguments = (json: string): unknown =>
+  json.trim() === "" ? {} : Result.getOrElse(Result.try({ try: () => JSON.parse(json), catch: () => json }), () => json)
+
+/** Runs one tool call, answering the `tool_result` part the model reads next. */
+const runTool = <Extra, R>(
+  tools: ReadonlyArray<AgentTool<Extra, R>>,
+  call: PendingCall,
+  emit: (event: AgentEvent<Extra>) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const input = parseArguments(call.json)
+    yield* emit({ type: "tool_call", id: call.id, name: call.name, arguments: input })
+    const tool = tools.find((candidate) => candidate.definition.name === call.name)
+    const outcome = yield* Effect.result(
+      tool === undefined ? Effect.fail(`Unknown tool ${call.name}`) : tool.run(input)
+    )
+    if (outcome._tag === "Failure") {
+      yield* emit({ type: "tool_error", id: call.id, name: call.name, error: outcome.failure })
+      const part: ContentPart = {
+        type: "tool_result",
+        toolCallId: call.id,
+        content: [{ type: "text", text: outcome.failure }],
+        isError: true
+      }
+      return part
+    }
+    yield* emit({ type: "tool_result", id: call.id, name: call.name, result: outcome.success.result })
+    for (const event of outcome.success.events ?? []) yield* emit({ type: "extra", event })
+    const part: ContentPart = {
+      type: "tool_result",
+      toolCallId: call.id,
+      content: [{ type: "text", text: JSON.stringify(outcome.success.result) }]
+    }
+    return part
+  })
+
+/**
+ * The agent's events as they happen: text deltas, each tool call and its
+ * result (with the tool's own events right after), and `finished` with the
+ * tokens of every round. Interrupting the stream (a client that left) stops
+ * the model call and the tool loop at once.
+ */
+export const runAgent = <Extra, E, R>(options: AgentOptions<Extra, E, R>): Stream.Stream<AgentEvent<Extra>, E | AgentLimit, R> =>
+  Stream.callback<AgentEvent<Extra>, E | AgentLimit, R>((queue) => {
+    const emit = (event: AgentEvent<Extra>) => Effect.asVoid(Queue.offer(queue, event))
+    return Effect.gen(function*() {
+      let messages: ReadonlyArray<LlmMessage> = options.request.messages
+      const total = { inputTokens: 0, outputTokens: 0 }
+      const tools = options.tools.map((tool) => tool.definition)
+      for (let rounds = 1; ; rounds++) {
+        const answer = yield* round(options, { ...options.request, messages, tools }, emit)
+        total.inputTokens += answer.usage.inputTokens
+        total.outputTokens += answer.usage.outputTokens
+        if (answer.calls.length === 0) break
+        if (rounds >= options.maxRounds) {
+          return yield* new AgentLimit({ message: `Stopped after ${options.maxRounds} tool rounds` })
+        }
+        const assistant: Array<ContentPart> = answer.text === "" ? [] : [{ type: "text", text: answer.text }]
+        for (const call of answer.calls) {
+          assistant.push({ type: "tool_call", id: call.id, name: call.name, input: parseArguments(call.json) })
+        }
+        const results: Array<ContentPart> = []
+        for (const call of answer.calls) results.push(yield* runTool(options.tools, call, emit))
+        messages = [...messages, { role: "assistant", content: assistant }, { role: "user", content: results }]
+      }
+      yield* emit({ type: "finished", usage: total })
+      yield* Queue.end(queue)
+    })
+  })
