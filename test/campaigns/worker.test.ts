@@ -1,10 +1,10 @@
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClientRequest } from "effect/http"
+import { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../../src/campaigns/RecipientsRepo.ts"
-import { send } from "../support/Http.ts"
+import { getRedirect, send } from "../support/Http.ts"
 import {
   anotherWorker,
   campaignTestServer,
@@ -105,11 +105,9 @@ for (const backend of backends) {
         const pixel = yield* send(HttpClientRequest.get(path(pixelUrl)))
         expect(pixel.status).toBe(200)
         expect(pixel.headers["content-type"]).toBe("image/gif")
-        const click = yield* send(HttpClientRequest.get(path(clickUrl))).pipe(
-          Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" })
-        )
+        const click = yield* getRedirect(path(clickUrl))
         expect(click.status).toBe(302)
-        expect(click.headers.location).toBe("https://shop.example/sale?who=ada@example.com")
+        expect(click.location).toBe("https://shop.example/sale?who=ada@example.com")
         yield* send(HttpClientRequest.get(path(pixelUrl)))
         const tracked = (yield* api.campaigns.listRecipients({ params, query: { search: "ada" } })).items[0]
         expect(tracked).toMatchObject({ opened: true, openCount: 2, clicked: true, clickCount: 1 })

@@ -1,12 +1,12 @@
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClientRequest } from "effect/http"
+import { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { abandonedSendError } from "../../src/sequences/ExecutionStates.ts"
 import { SequencesRepo } from "../../src/sequences/SequencesRepo.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
 import { testRetryBaseMs } from "../support/CampaignWorkerTest.ts"
-import { send } from "../support/Http.ts"
+import { getRedirect, send } from "../support/Http.ts"
 import { anotherSequenceWorker, drain, sequenceTestServer, testSequenceLeaseMs } from "../support/SequenceWorkerTest.ts"
 import { parseMail, smtpServer, type SmtpReply } from "../support/SmtpServer.ts"
 import { backends, client, seedTenant } from "../support/TestServer.ts"
@@ -98,11 +98,9 @@ for (const backend of backends) {
         const clickUrl = /href="(https:\/\/mail\.example\.test\/api\/v0\/t\/c\/[^"]+)"/.exec(html)![1]
         const pixelUrl = /<img src="(https:\/\/mail\.example\.test\/api\/v0\/t\/o\/[^"]+)"/.exec(html)![1]
         expect((yield* send(HttpClientRequest.get(path(pixelUrl)))).status).toBe(200)
-        const click = yield* send(HttpClientRequest.get(path(clickUrl))).pipe(
-          Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" })
-        )
+        const click = yield* getRedirect(path(clickUrl))
         expect(click.status).toBe(302)
-        expect(click.headers.location).toBe("https://shop.example/offer")
+        expect(click.location).toBe("https://shop.example/offer")
 
         const afterFirst = yield* executions()
         const sent = afterFirst.find((e) => e.stepIndex === 0)!

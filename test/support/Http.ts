@@ -1,6 +1,6 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 
 /**
  * Raw HTTP against the test server, for what the typed client cannot express:
@@ -64,3 +64,18 @@ export const requestWithKey = (
   const request = HttpClientRequest.make(method)(path).pipe(HttpClientRequest.setHeader("x-api-key", apiKey))
   return body === undefined ? request : HttpClientRequest.bodyText(request, JSON.stringify(body), "application/json")
 }
+
+/**
+ * GET `path` on the test server, never following a redirect (the global
+ * `fetch` with `redirect: "manual"`): the status and where it points.
+ */
+export const getRedirect = (path: string) =>
+  Effect.flatMap(HttpServer.HttpServer, (server) => {
+    const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
+    return Effect.promise(() =>
+      fetch(`http://127.0.0.1:${port}${path}`, { redirect: "manual" }).then(async (response) => {
+        await response.arrayBuffer()
+        return { status: response.status, location: response.headers.get("location") }
+      })
+    )
+  })
