@@ -56,7 +56,7 @@ const setup = Effect.gen(function*() {
   const created = yield* Effect.promise(() =>
     postJson(base, tenant.apiKey, "/api/v0/marketing-campaigns", { name: "Spring", subject: "Hello", bodyDocument }))
   expect(created.status).toBe(201)
-  return { tenant, base, campaignId: created.body.id as string }
+  return { tenant, base, campaignId: created.body.id }
 })
 
 const chat = (base: string, apiKey: string, campaignId: string, body: unknown, leaveAfter?: (event: ChatEvent) => boolean) =>
@@ -65,13 +65,13 @@ const chat = (base: string, apiKey: string, campaignId: string, body: unknown, l
 const versions = (base: string, apiKey: string, campaignId: string) =>
   Effect.promise(async () => {
     const page = await fetch(`${base}/api/v0/marketing-campaigns/${campaignId}/versions?pageSize=100`, { headers: { "x-api-key": apiKey } })
-    return ((await page.json()) as any).items as Array<{ version: number; source: string }>
+    return ((await page.json()) as { readonly items: Array<{ version: number; source: string }> }).items
   })
 
 const getCampaign = (base: string, apiKey: string, campaignId: string) =>
   Effect.promise(async () => {
     const response = await fetch(`${base}/api/v0/marketing-campaigns/${campaignId}`, { headers: { "x-api-key": apiKey } })
-    return (await response.json()) as any
+    return (await response.json()) as { readonly bodyVersion: number; readonly bodyDocument: { readonly html: string } }
   })
 
 const campaignCharges = (tenant: Tenant) =>
@@ -271,7 +271,7 @@ describe("design chats on other wires", () => {
             headers: { "x-api-key": tenant.apiKey },
             body: form
           })
-          return (await response.json()) as any
+          return (await response.json()) as { readonly id: string }
         })
         yield* play([
           { toolCalls: [{ name: "set_text", arguments: { selector: "h1", text: "Like the picture" } }] },

@@ -29,7 +29,7 @@ export const postJson = async (base: string, apiKey: string, path: string, body:
     headers: { "x-api-key": apiKey, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body)
   })
-  return { status: response.status, body: await response.json() as any }
+  return { status: response.status, body: (await response.json()) as { readonly id: string; readonly [field: string]: unknown } }
 }
 
 export const streamChat = async (
