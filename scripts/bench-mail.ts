@@ -59,6 +59,8 @@ const runSink = () => {
       })
     }
   })
+  // A sender killed mid-session (the kill -9 run) resets its connections: the sink keeps serving the others.
+  server.on("error", () => undefined)
   server.listen(0, "127.0.0.1", () => {
     const address = server.server.address()
     process.stdout.write(`${typeof address === "object" && address !== null ? address.port : 0}\n`)
