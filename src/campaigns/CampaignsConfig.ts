@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { positiveInt, switchedOn } from "../platform/AppConfig.ts"
 
 /** The campaign workers' settings; docs/campaigns.md and the README list the environment variables. */
 export interface CampaignSettings {
@@ -20,9 +21,6 @@ export interface CampaignSettings {
   readonly trackingSecret: Option.Option<Redacted.Redacted>
 }
 
-const positive = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), name).pipe(Config.withDefault(fallback))
-
 export const campaignDefaults: CampaignSettings = {
   enabled: true,
   concurrency: 5,
@@ -36,16 +34,13 @@ export const campaignDefaults: CampaignSettings = {
 
 export class CampaignsConfig extends Context.Service<CampaignsConfig, CampaignSettings>()("campaigns/CampaignsConfig") {
   static readonly fromEnv = Config.all({
-    enabled: Config.Literals(["on", "off"], "CAMPAIGN_WORKER").pipe(
-      Config.withDefault("on" as const),
-      Config.map((value) => value === "on")
-    ),
-    concurrency: positive("MAIL_CONCURRENCY", campaignDefaults.concurrency),
-    batchSize: positive("MAIL_BATCH_SIZE", campaignDefaults.batchSize),
-    leaseMs: positive("MAIL_LEASE_MS", campaignDefaults.leaseMs),
-    pollMs: positive("MAIL_POLL_MS", campaignDefaults.pollMs),
-    maxAttempts: positive("MAIL_MAX_ATTEMPTS", campaignDefaults.maxAttempts),
-    retryBaseMs: positive("MAIL_RETRY_BASE_MS", campaignDefaults.retryBaseMs),
+    enabled: switchedOn("CAMPAIGN_WORKER"),
+    concurrency: positiveInt("MAIL_CONCURRENCY", campaignDefaults.concurrency),
+    batchSize: positiveInt("MAIL_BATCH_SIZE", campaignDefaults.batchSize),
+    leaseMs: positiveInt("MAIL_LEASE_MS", campaignDefaults.leaseMs),
+    pollMs: positiveInt("MAIL_POLL_MS", campaignDefaults.pollMs),
+    maxAttempts: positiveInt("MAIL_MAX_ATTEMPTS", campaignDefaults.maxAttempts),
+    retryBaseMs: positiveInt("MAIL_RETRY_BASE_MS", campaignDefaults.retryBaseMs),
     trackingSecret: Config.option(Config.Redacted("TRACKING_SECRET"))
   })
 

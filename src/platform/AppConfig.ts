@@ -109,8 +109,15 @@ export const documentDefaults: DocumentSettings = {
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
-const positiveInt = (name: string, fallback: number) =>
+export const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+
+/** An `on`/`off` switch, `on` unless set. */
+export const switchedOn = (name: string) =>
+  Config.Literals(["on", "off"], name).pipe(
+    Config.withDefault("on" as const),
+    Config.map((value) => value === "on")
+  )
 
 export interface DkimSettings {
   readonly domain: string
@@ -148,10 +155,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     port: Config.Port("PORT").pipe(Config.withDefault(3000)),
     databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
     dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
-    bootstrap: Config.Literals(["on", "off"], "BOOTSTRAP").pipe(
-      Config.withDefault("on" as const),
-      Config.map((value) => value === "on")
-    ),
+    bootstrap: switchedOn("BOOTSTRAP"),
     adminApiKey: Config.option(Config.Redacted("ADMIN_API_KEY")),
     rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
     maxBodyBytes: Config.Int("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),

@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { Config, Context, Effect, Layer } from "effect"
+import { positiveInt, switchedOn } from "../platform/AppConfig.ts"
 
 /**
  * The sequence worker's settings (docs/sequences.md, README). Sending uses
@@ -26,19 +27,13 @@ export const sequenceDefaults: SequenceSettings = {
   pollMs: 1_000
 }
 
-const positive = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), name).pipe(Config.withDefault(fallback))
-
 export class SequencesConfig extends Context.Service<SequencesConfig, SequenceSettings>()("sequences/SequencesConfig") {
   static readonly fromEnv = Config.all({
-    enabled: Config.Literals(["on", "off"], "SEQUENCE_WORKER").pipe(
-      Config.withDefault("on" as const),
-      Config.map((value) => value === "on")
-    ),
-    draftConcurrency: positive("SEQUENCE_DRAFT_CONCURRENCY", sequenceDefaults.draftConcurrency),
-    batchSize: positive("SEQUENCE_BATCH_SIZE", sequenceDefaults.batchSize),
-    leaseMs: positive("SEQUENCE_LEASE_MS", sequenceDefaults.leaseMs),
-    pollMs: positive("SEQUENCE_POLL_MS", sequenceDefaults.pollMs)
+    enabled: switchedOn("SEQUENCE_WORKER"),
+    draftConcurrency: positiveInt("SEQUENCE_DRAFT_CONCURRENCY", sequenceDefaults.draftConcurrency),
+    batchSize: positiveInt("SEQUENCE_BATCH_SIZE", sequenceDefaults.batchSize),
+    leaseMs: positiveInt("SEQUENCE_LEASE_MS", sequenceDefaults.leaseMs),
+    pollMs: positiveInt("SEQUENCE_POLL_MS", sequenceDefaults.pollMs)
   })
 
   static readonly layer = Layer.effect(SequencesConfig, Effect.orDie(SequencesConfig.fromEnv))

@@ -1,4 +1,5 @@
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { Config, Context, Effect, Layer } from "effect"
+import { positiveInt, switchedOn } from "../platform/AppConfig.ts"
 
 /** The scheduler's settings; docs/tasks.md lists the environment variables. */
 export interface SchedulerSettings {
@@ -16,9 +17,6 @@ export interface SchedulerSettings {
   readonly defaultModel: string
 }
 
-const positive = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), name).pipe(Config.withDefault(fallback))
-
 export const schedulerDefaults: SchedulerSettings = {
   enabled: true,
   pollMs: 1_000,
@@ -30,14 +28,11 @@ export const schedulerDefaults: SchedulerSettings = {
 
 export class SchedulerConfig extends Context.Service<SchedulerConfig, SchedulerSettings>()("tasks/SchedulerConfig") {
   static readonly fromEnv = Config.all({
-    enabled: Config.Literals(["on", "off"], "SCHEDULER").pipe(
-      Config.withDefault("on" as const),
-      Config.map((value) => value === "on")
-    ),
-    pollMs: positive("SCHEDULER_POLL_MS", schedulerDefaults.pollMs),
-    leaseMs: positive("SCHEDULER_LEASE_MS", schedulerDefaults.leaseMs),
-    concurrency: positive("SCHEDULER_CONCURRENCY", schedulerDefaults.concurrency),
-    runTimeoutMs: positive("SCHEDULER_RUN_TIMEOUT_MS", schedulerDefaults.runTimeoutMs),
+    enabled: switchedOn("SCHEDULER"),
+    pollMs: positiveInt("SCHEDULER_POLL_MS", schedulerDefaults.pollMs),
+    leaseMs: positiveInt("SCHEDULER_LEASE_MS", schedulerDefaults.leaseMs),
+    concurrency: positiveInt("SCHEDULER_CONCURRENCY", schedulerDefaults.concurrency),
+    runTimeoutMs: positiveInt("SCHEDULER_RUN_TIMEOUT_MS", schedulerDefaults.runTimeoutMs),
     defaultModel: Config.String("SCHEDULER_MODEL").pipe(Config.withDefault(schedulerDefaults.defaultModel))
   })
 
