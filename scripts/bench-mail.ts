@@ -17,6 +17,7 @@ import { SMTPServer } from "smtp-server"
 import * as Admin from "../src/admin/Admin.ts"
 import { sqlStorage } from "../src/app/Storage.ts"
 import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
+import { newDraft } from "../src/campaigns/Campaigns.ts"
 import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
 import { CampaignWorker } from "../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../src/campaigns/RecipientsRepo.ts"
@@ -159,26 +160,10 @@ const seedCampaign = (count: number) =>
         'Name' || g, 'Company ' || (g % 100), '{}'::jsonb, ${now}
       FROM generate_series(1, ${count}) AS g`
     const campaign = yield* CampaignsRepo.use((repo) =>
-      repo.create({
-        id: newId("cmp"),
-        companyId: tenant.companyId,
-        userId: null,
-        name: "Bench",
-        subject: "{{firstName}}, our autumn sale",
-        fromName: null,
-        fromEmail: null,
-        replyTo: null,
-        listId,
-        status: "draft",
-        bodyDocument: { html },
-        bodyVersion: 1,
-        scheduledAt: null,
-        startedAt: null,
-        completedAt: null,
-        errorMessage: null,
-        createdAt: now,
-        updatedAt: now
-      }, "api")
+      repo.create(
+        newDraft(tenant.companyId, tenant.userId, { name: "Bench", subject: "{{firstName}}, our autumn sale", listId, bodyDocument: { html } }, now),
+        "api"
+      )
     )
     return { campaign, listId }
   }).pipe(Effect.orDie)

@@ -86,32 +86,40 @@ const checkList = (companyId: string, listId: string | null | undefined) =>
     ? Effect.void
     : Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orNotFound(`List ${listId} not found`))
 
+/** A new draft campaign of `companyId`, made by `userId`: a body given is its version 1. */
+export const newDraft = (
+  companyId: string,
+  userId: string | null,
+  input: Omit<typeof NewCampaign.Type, "companyId">,
+  now: Date
+): CampaignRecord => ({
+  id: newId("cmp"),
+  companyId,
+  userId,
+  name: input.name,
+  subject: input.subject,
+  fromName: input.fromName ?? null,
+  fromEmail: input.fromEmail ?? null,
+  replyTo: input.replyTo ?? null,
+  listId: input.listId ?? null,
+  status: "draft",
+  bodyDocument: input.bodyDocument ?? { html: "" },
+  bodyVersion: input.bodyDocument === undefined ? 0 : 1,
+  scheduledAt: null,
+  startedAt: null,
+  completedAt: null,
+  errorMessage: null,
+  createdAt: now,
+  updatedAt: now
+})
+
 export const create = Effect.fn("Campaigns.create")(function*(input: typeof NewCampaign.Type) {
   yield* Authorized("campaigns:write")
   const principal = yield* requireCompany(input.companyId)
   yield* checkList(principal.companyId, input.listId)
   const now = yield* currentDate
   const created = yield* CampaignsRepo.use((repo) =>
-    repo.create({
-      id: newId("cmp"),
-      companyId: principal.companyId,
-      userId: principal.userId,
-      name: input.name,
-      subject: input.subject,
-      fromName: input.fromName ?? null,
-      fromEmail: input.fromEmail ?? null,
-      replyTo: input.replyTo ?? null,
-      listId: input.listId ?? null,
-      status: "draft",
-      bodyDocument: input.bodyDocument ?? { html: "" },
-      bodyVersion: input.bodyDocument === undefined ? 0 : 1,
-      scheduledAt: null,
-      startedAt: null,
-      completedAt: null,
-      errorMessage: null,
-      createdAt: now,
-      updatedAt: now
-    }, "api")
+    repo.create(newDraft(principal.companyId, principal.userId, input, now), "api")
   )
   return toCampaign(created)
 })
