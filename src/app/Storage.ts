@@ -46,7 +46,8 @@ const repositoriesSql = Layer.mergeAll(
   TemplatesRepo.sql,
   tasksRepoSql,
   CanvasesRepo.sql,
-  SequencesRepo.sql
+  SequencesRepo.sql,
+  CreditsRepo.sql
 )
 
 const repositoriesMemory = Layer.mergeAll(
@@ -73,12 +74,9 @@ const repositoriesMemory = Layer.mergeAll(
   SequencesRepo.memory
 )
 
-/** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */
-const creditsRepo = (backend: Backend) => (backend === "postgres" ? CreditsRepo.sql : CreditsRepo.local)
-
 /** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
 export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
-  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)
+  sqlStorageOf(repositoriesSql)(client, backend)
 
 /** The repositories over the memory backend, for fast tests. */
 export const memoryStorage = memoryStorageOf(repositoriesMemory)

@@ -22,8 +22,9 @@ const usageEventResource = (event: UsageEvent) => ({
 })
 
 /** The organizations where the caller's user (a company key's: its creator) has a membership or ownership record. */
-const listOrganizations = CurrentPrincipal.use((principal) =>
-  OrganizationsRepo.use((repo) => repo.listForUser(principal.userId))
+const listOrganizations = Effect.andThen(
+  Usage.settledSoFar,
+  CurrentPrincipal.use((principal) => OrganizationsRepo.use((repo) => repo.listForUser(principal.userId)))
 )
 
 export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>

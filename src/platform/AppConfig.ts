@@ -45,6 +45,10 @@ export interface AppSettings {
   readonly llmMaxRetries: number
   /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
   readonly creditHoldTtlMs: number
+  /** How long settled calls wait to be committed together (group commit): the crash window of usage. */
+  readonly creditFlushMs: number
+  /** How long a process keeps a lease no call uses before it returns it to the pool. */
+  readonly creditLeaseIdleMs: number
   /** The SerpApi-compatible job-search provider (docs/jobs.md); no key: job search answers 403. */
   readonly serpapiBaseUrl: string
   readonly serpapiApiKey: Option.Option<Redacted.Redacted>
@@ -174,6 +178,8 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
     creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
+    creditFlushMs: positiveInt("CREDIT_FLUSH_MS", 5),
+    creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
     serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
     serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
@@ -238,6 +244,8 @@ export const defaults: AppSettings = {
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
   creditHoldTtlMs: 120_000,
+  creditFlushMs: 5,
+  creditLeaseIdleMs: 1_000,
   llmMaxRetries: 3,
   serpapiBaseUrl: "https://serpapi.com",
   serpapiApiKey: Option.none(),

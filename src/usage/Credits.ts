@@ -1,11 +1,12 @@
-import { Cause, Context, Duration, Effect, Layer, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Principal } from "../auth/Principal.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { currentDate } from "../platform/Time.ts"
-import { CreditsRepo, type HoldKey } from "./CreditsRepo.ts"
-import type { CreditPool } from "./UsageRepo.ts"
+import { Storage } from "../storage/Database.ts"
+import { creditsOf, CreditsRepo, type LeaseKey, type Spending } from "./CreditsRepo.ts"
+import type { CreditPool, NewUsageEvent } from "./UsageRepo.ts"
 
 /** Who pays for a billable call: the organization, and the company and user it was made for. */
 export interface Payer {
@@ -66,31 +67,61 @@ export const insufficientCredits = (pool: CreditPool = "credits") =>
 const storable = (count: number, unknown: number): number =>
   Number.isNaN(count) ? unknown : Math.min(Math.max(0, Math.ceil(count)), Number.MAX_SAFE_INTEGER)
 
-const keyOf = (held: Hold): HoldKey => ({ id: held.id, organizationId: held.payer.organizationId, pool: held.pool })
+/**
+ * This process's lease on one organization's pool: a block of the balance
+ * reserved in the database (`CreditsRepo.reserve`), from which holds are
+ * taken and settled in memory. `leased` is what the lease's row holds as far
+ * as this process knows: the open holds, the settled spending not committed
+ * yet, and what is free for the next holds.
+ */
+interface Lease {
+  readonly key: LeaseKey
+  leased: number
+  held: number
+  /** Settled, not committed yet: the sum of `events`' credits. */
+  spent: number
+  events: Array<NewUsageEvent>
+  openHolds: number
+  /** When its last hold ended (clock milliseconds): a lease idle for `CREDIT_LEASE_IDLE_MS` is returned. */
+  lastUsed: number
+  /** Its row expired and was released (this process stalled past the TTL): new holds open another lease. */
+  lost: boolean
+}
 
-/** A hold's state in this process: renewed while open, and settled at most once. */
+const freeIn = (lease: Lease) => lease.leased - lease.held - lease.spent
+
+/** A hold's state in this process: settled at most once. */
 interface OpenHold {
   readonly hold: Hold
+  readonly lease: Lease
   reported: Spent | undefined
 }
 
 /**
  * The one way billable features spend credits: hold the worst-case cost
  * before the paid work (403 "Insufficient credits" when it does not fit),
- * then settle to the real cost, releasing the rest. Holds are rows in the
- * database, renewed while this process lives; a crashed process's holds
- * expire after `CREDIT_HOLD_TTL_MS` and `releaseExpired` (the `worker`)
- * returns them to the pool. Prefer the bracket forms (`withHold`, `stream`):
- * they settle however the work ends.
+ * then settle to the real cost, releasing the rest.
+ *
+ * Holds and settlements are in this process's memory, against a **lease**: a
+ * block of the organization's balance that one conditional database write
+ * reserved for this process (at most half of what was free, growing as calls
+ * need more), so that the balance can never be overdrawn, by one process or
+ * several on one database. Settled calls are committed in groups, every
+ * `CREDIT_FLUSH_MS`: their usage events and the debit in one transaction
+ * (`flush` commits at once; readers of usage call it first). A lease no call
+ * used for `CREDIT_LEASE_IDLE_MS` returns to the pool, and every lease at
+ * shutdown; a crashed process's leases expire after `CREDIT_HOLD_TTL_MS` and
+ * `releaseExpired` (the `worker`) returns them, with the calls it settled
+ * but had not committed yet (the crash window) uncharged.
  */
 export class Credits extends Context.Service<Credits, {
   /** Holds `estimate.credits`; 403 "Insufficient credits", and nothing held, when the balance cannot cover it. */
   readonly hold: (payer: Payer, estimate: Estimate) => Effect.Effect<Hold, Forbidden>
   /**
-   * Ends the hold, debiting what the call cost — the held amount and, beyond
-   * it, what the pool still has free, never past the limit — and recording one
-   * usage event with the credits debited. Answers them. A hold already settled
-   * or released settles nothing more (0).
+   * Ends the hold, charging what the call cost — the held amount and, beyond
+   * it, what this process's lease has free — and recording one usage event
+   * with that charge (committed with the next flush). Answers the charge. A
+   * hold already settled or released settles nothing more (0).
    */
   readonly settle: (hold: Hold, spent: Spent) => Effect.Effect<number>
   /** Ends the hold without a charge or a usage event (the paid work never happened). */
@@ -115,69 +146,179 @@ export class Credits extends Context.Service<Credits, {
     estimate: Estimate,
     use: (hold: Hold) => Stream.Stream<A, E, R>
   ) => Stream.Stream<A, E | Forbidden, R>
-  /** Keeps this process's open holds from expiring, for another `CREDIT_HOLD_TTL_MS`. */
+  /** Commits every call this process settled so far: read usage or balances after it. */
+  readonly flush: Effect.Effect<void>
+  /** Returns to the pool the leases no call used for `CREDIT_LEASE_IDLE_MS`; answers how many. */
+  readonly returnIdle: Effect.Effect<number>
+  /** Keeps this process's leases from expiring, for another `CREDIT_HOLD_TTL_MS`. */
   readonly renewOpen: Effect.Effect<void>
-  /** Releases every expired hold (of a crashed process); answers how many. Safe in several processes at once. */
+  /** Releases every expired lease (of a crashed process); answers how many. Safe in several processes at once. */
   readonly releaseExpired: Effect.Effect<number>
 }>()("usage/Credits") {
   static readonly layer = Layer.effect(Credits, Effect.gen(function*() {
     const repo = yield* CreditsRepo
-    const { creditHoldTtlMs } = yield* AppConfig
+    const { creditHoldTtlMs, creditFlushMs, creditLeaseIdleMs } = yield* AppConfig
+    const leases = new Map<string, Lease>()
+    /** One lock per balance for reserving, so that concurrent holds grow a lease once. */
+    const reserving = new Map<string, Semaphore.Semaphore>()
     const open = new Map<string, OpenHold>()
+    /** Leases with settled calls to commit. */
+    const unflushed = new Set<Lease>()
+    const settledSignal = yield* Queue.dropping<void>(1)
+    const flushing = yield* Semaphore.make(1)
+    let closed = false
     const expiryFrom = (now: Date) => new Date(now.getTime() + creditHoldTtlMs)
+    const keyOf = (organizationId: string, pool: CreditPool) => `${pool}:${organizationId}`
+
+    const take = (lease: Lease, payer: Payer, estimate: Estimate, credits: number): Hold => {
+      lease.held += credits
+      lease.openHolds += 1
+      const state: OpenHold = {
+        hold: {
+          id: newId("hold"),
+          payer,
+          feature: estimate.feature,
+          model: estimate.model ?? "",
+          pool: lease.key.pool,
+          credits,
+          report: (spent) => Effect.sync(() => void (state.reported = spent))
+        },
+        lease,
+        reported: undefined
+      }
+      open.set(state.hold.id, state)
+      return state.hold
+    }
+
+    /** Grows the balance's lease (or opens one) by what the hold needs and, room permitting, as much again. */
+    const reserve = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number): Effect.Effect<Hold, Forbidden> =>
+      Effect.gen(function*() {
+        const current = leases.get(key)
+        if (current !== undefined && !current.lost && freeIn(current) >= credits) {
+          return take(current, payer, estimate, credits)
+        }
+        const opening = current === undefined || current.lost
+        const lease: Lease = opening
+          ? {
+            key: { id: newId("lease"), organizationId: payer.organizationId, pool },
+            leased: 0,
+            held: 0,
+            spent: 0,
+            events: [],
+            openHolds: 0,
+            lastUsed: 0,
+            lost: false
+          }
+          : current
+        const needed = credits - Math.max(0, freeIn(lease))
+        const reservation = yield* repo.reserve(lease.key, {
+          needed,
+          wanted: needed + Math.max(credits, lease.leased),
+          opening,
+          expiresAt: expiryFrom(yield* currentDate)
+        })
+        switch (reservation._tag) {
+          case "Refused":
+            return yield* insufficientCredits(pool)
+          case "Lost":
+            lease.lost = true
+            leases.delete(key)
+            return yield* reserve(key, payer, estimate, pool, credits)
+          case "Reserved":
+            lease.leased += reservation.amount
+            leases.set(key, lease)
+            return take(lease, payer, estimate, credits)
+        }
+      })
 
     const hold = Effect.fn("Credits.hold")(function*(payer: Payer, estimate: Estimate) {
-      const id = newId("hold")
       const pool = estimate.pool ?? "credits"
       const credits = Math.max(0, Math.ceil(estimate.credits))
       // A worst case past any balance (a huge max_tokens) is refused here, before the database sees it.
       if (!Number.isSafeInteger(credits)) return yield* insufficientCredits(pool)
-      const held = yield* repo.hold({
-        id,
-        organizationId: payer.organizationId,
-        pool,
-        amount: credits,
-        expiresAt: expiryFrom(yield* currentDate)
-      })
-      if (!held) return yield* insufficientCredits(pool)
-      const state: OpenHold = {
-        hold: {
-          id,
-          payer,
-          feature: estimate.feature,
-          model: estimate.model ?? "",
-          pool,
-          credits,
-          report: (spent) => Effect.sync(() => void (state.reported = spent))
-        },
-        reported: undefined
+      const key = keyOf(payer.organizationId, pool)
+      const lease = leases.get(key)
+      if (lease !== undefined && !lease.lost && freeIn(lease) >= credits) return take(lease, payer, estimate, credits)
+      let lock = reserving.get(key)
+      if (lock === undefined) {
+        lock = Semaphore.makeUnsafe(1)
+        reserving.set(key, lock)
       }
-      open.set(id, state)
-      return state.hold
+      return yield* lock.withPermits(1)(reserve(key, payer, estimate, pool, credits))
     })
 
-    /** Takes the hold out of the open ones: true only for the first caller, so each hold ends once. */
-    const close = (held: Hold) => open.delete(held.id)
+    /** Takes the hold out of the open ones and off its lease: its state only for the first caller, so each hold ends once. */
+    const close = (held: Hold, now: Date) => {
+      const state = open.get(held.id)
+      if (state === undefined) return undefined
+      open.delete(held.id)
+      state.lease.held -= held.credits
+      state.lease.openHolds -= 1
+      state.lease.lastUsed = now.getTime()
+      return state
+    }
+
+    const flush: Effect.Effect<void> = flushing.withPermits(1)(Effect.suspend(() => {
+      const batch = [...unflushed].filter((lease) => lease.events.length > 0)
+      unflushed.clear()
+      if (batch.length === 0) return Effect.void
+      const spendings: Array<Spending & { readonly spent: number }> = batch.map((lease) => {
+        const events = lease.events
+        lease.events = []
+        return { lease: lease.key, events, spent: creditsOf(events) }
+      })
+      return repo.commit(spendings).pipe(
+        Effect.tap((committed) =>
+          Effect.sync(() =>
+            batch.forEach((lease, i) => {
+              lease.spent -= spendings[i].spent
+              lease.leased -= spendings[i].spent
+              if (!committed[i].alive) lease.lost = true
+            })
+          )
+        ),
+        // Nothing settled is dropped: a failed commit is retried with the next flush.
+        Effect.onError(() =>
+          Effect.sync(() =>
+            batch.forEach((lease, i) => {
+              lease.events = [...spendings[i].events, ...lease.events]
+              unflushed.add(lease)
+            })
+          )
+        ),
+        Effect.asVoid
+      )
+    }))
 
     const settle = (held: Hold, spent: Spent) =>
-      Effect.suspend(() => {
-        if (!close(held)) return Effect.succeed(0)
+      Effect.gen(function*() {
+        const state = close(held, yield* currentDate)
+        if (state === undefined) return 0
+        const { lease } = state
+        const cost = storable(spent.credits, held.credits)
+        // Beyond its hold, a call may take what its lease has free (the hold itself is free again now).
+        const credits = lease.lost ? Math.min(cost, held.credits) : Math.min(cost, Math.max(held.credits, freeIn(lease)))
         const inputTokens = storable(spent.inputTokens ?? 0, 0)
         const outputTokens = storable(spent.outputTokens ?? 0, 0)
-        return repo.settle(keyOf(held), storable(spent.credits, held.credits), {
+        lease.spent += credits
+        lease.events.push({
           organizationId: held.payer.organizationId,
           companyId: held.payer.companyId,
           userId: held.payer.userId,
           feature: held.feature,
           model: spent.model ?? held.model,
+          credits,
           tokens: Math.min(inputTokens + outputTokens, Number.MAX_SAFE_INTEGER),
           inputTokens,
           outputTokens
         })
+        unflushed.add(lease)
+        if (closed) yield* flush
+        else Queue.offerUnsafe(settledSignal, undefined)
+        return credits
       }).pipe(Effect.withSpan("Credits.settle"))
 
-    const release = (held: Hold) =>
-      Effect.suspend(() => (close(held) ? Effect.asVoid(repo.settle(keyOf(held), 0, undefined)) : Effect.void))
+    const release = (held: Hold) => Effect.asVoid(Effect.map(currentDate, (now) => close(held, now)))
 
     /** Ends a hold as its bracket closes: settled to the last report, else released. */
     const finish = (held: Hold) =>
@@ -186,41 +327,88 @@ export class Credits extends Context.Service<Credits, {
         return reported === undefined ? release(held) : Effect.asVoid(settle(held, reported))
       })
 
+    const endLeases = (ended: ReadonlyArray<Lease>) => {
+      for (const lease of ended) leases.delete(keyOf(lease.key.organizationId, lease.key.pool))
+      return Effect.forEach(ended, (lease) => repo.end(lease.key), { discard: true })
+    }
+
+    const releaseExpiredBefore = (now: Date) =>
+      Effect.gen(function*() {
+        let released = 0
+        while (true) {
+          const expired = yield* repo.expired(now, 100)
+          // Ending a lease deletes its row at most once, so a lease two sweepers race for is released once.
+          yield* Effect.forEach(expired, (key) => repo.end(key), { discard: true })
+          released += expired.length
+          if (expired.length < 100) return released
+        }
+      })
+
+    // The embedded database serves one process (its folder is locked): every lease it holds is a predecessor's.
+    if ((yield* Storage).backend === "pglite") yield* releaseExpiredBefore(new Date(Date.UTC(9999, 11, 31)))
+
+    // Group commit: a settlement wakes the flusher, which lets more gather for `CREDIT_FLUSH_MS`, then commits them all.
+    yield* Effect.forkScoped(Effect.forever(
+      Queue.take(settledSignal).pipe(
+        Effect.andThen(Effect.sleep(Duration.millis(creditFlushMs))),
+        Effect.andThen(flush),
+        Effect.catchCause((cause) => Effect.logError("Committing settled credits failed; retrying", cause)),
+        Effect.andThen(Effect.sync(() => unflushed.size > 0 && Queue.offerUnsafe(settledSignal, undefined)))
+      )
+    ))
+    // At shutdown: commit what was settled and return every lease; later settlements commit at once.
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        return Effect.andThen(flush, endLeases([...leases.values()]))
+      }).pipe(Effect.catchCause((cause) => Effect.logError("Returning credit leases at shutdown failed", cause)))
+    )
+
     return {
       hold,
       settle,
       release,
       withHold: (payer, estimate, use) => Effect.acquireUseRelease(hold(payer, estimate), use, finish),
       stream: (payer, estimate, use) => Stream.unwrap(Effect.map(Effect.acquireRelease(hold(payer, estimate), finish), use)),
-      renewOpen: Effect.suspend(() =>
-        open.size === 0 ? Effect.void : Effect.flatMap(currentDate, (now) => repo.renew([...open.keys()], expiryFrom(now)))
-      ),
-      releaseExpired: Effect.gen(function*() {
-        let released = 0
-        while (true) {
-          const expired = yield* repo.expired(yield* currentDate, 100)
-          // Settling a hold deletes it at most once, so a hold two sweepers race for is released once.
-          yield* Effect.forEach(expired, (key) => repo.settle(key, 0, undefined), { discard: true })
-          released += expired.length
-          if (expired.length < 100) return released
+      flush,
+      returnIdle: Effect.gen(function*() {
+        const now = (yield* currentDate).getTime()
+        const idle = [...leases.values()].filter((lease) =>
+          lease.openHolds === 0 && lease.spent === 0 && now - lease.lastUsed >= creditLeaseIdleMs
+        )
+        yield* endLeases(idle)
+        return idle.length
+      }),
+      renewOpen: Effect.gen(function*() {
+        const live = [...leases.values()]
+        if (live.length === 0) return
+        const renewed = new Set(yield* repo.renew(live.map((lease) => lease.key.id), expiryFrom(yield* currentDate)))
+        for (const lease of live) {
+          if (renewed.has(lease.key.id)) continue
+          lease.lost = true
+          leases.delete(keyOf(lease.key.organizationId, lease.key.pool))
         }
-      })
+      }),
+      releaseExpired: Effect.flatMap(currentDate, releaseExpiredBefore)
     }
   }))
 
   /**
-   * The background worker of a server process: every third of
-   * `CREDIT_HOLD_TTL_MS`, renews this process's open holds and releases
-   * expired ones.
+   * The background worker of a server process: returns idle leases every
+   * `CREDIT_LEASE_IDLE_MS`, and every third of `CREDIT_HOLD_TTL_MS` renews
+   * this process's leases and releases expired ones.
    */
   static readonly worker = Layer.effectDiscard(Effect.gen(function*() {
     const credits = yield* Credits
-    const { creditHoldTtlMs } = yield* AppConfig
-    const pass = Effect.andThen(credits.renewOpen, credits.releaseExpired).pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("Credit hold maintenance failed", cause)
-      )
-    )
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(creditHoldTtlMs / 3)), pass)))
+    const { creditHoldTtlMs, creditLeaseIdleMs } = yield* AppConfig
+    const every = (millis: number, pass: Effect.Effect<unknown>) =>
+      Effect.forkScoped(Effect.forever(Effect.andThen(
+        Effect.sleep(Duration.millis(millis)),
+        pass.pipe(Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("Credit lease maintenance failed", cause)
+        ))
+      )))
+    yield* every(creditLeaseIdleMs, credits.returnIdle)
+    yield* every(creditHoldTtlMs / 3, Effect.andThen(credits.renewOpen, credits.releaseExpired))
   }))
 }

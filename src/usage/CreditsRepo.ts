@@ -2,45 +2,72 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { organizationsTable } from "../organizations/OrganizationsRepo.ts"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
+import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
 import { type CreditPool, type NewUsageEvent, usageTable } from "./UsageRepo.ts"
 
-/** Credits held for a call in flight, until it settles or expires. */
-export interface HoldRecord {
+/**
+ * A lease: a block of one organization's pool that one process reserved,
+ * stored as a row of `credit_holds` whose amount counts in the
+ * organization's held total until it is spent, returned or expires.
+ */
+export interface LeaseKey {
   readonly id: string
   readonly organizationId: string
   readonly pool: CreditPool
-  readonly amount: number
+}
+
+/** What a reservation got: `amount` more for the lease, or why nothing. */
+export type Reservation =
+  | { readonly _tag: "Reserved"; readonly amount: number }
+  /** The pool cannot cover `needed` (or the organization does not exist). */
+  | { readonly _tag: "Refused" }
+  /** The lease's row is gone: it expired and a sweeper released it. */
+  | { readonly _tag: "Lost" }
+
+export interface ReserveRequest {
+  /** The least that must be added for the reservation to be worth anything. */
+  readonly needed: number
+  /** What the lease would like, of which it gets at most half of what is free (never less than `needed`). */
+  readonly wanted: number
+  /** True for a lease that has no row yet. */
+  readonly opening: boolean
   readonly expiresAt: Date
 }
 
-export type HoldKey = Pick<HoldRecord, "id" | "organizationId" | "pool">
+/** Settled calls of one lease, committed together: their costs (the events' `credits`) move from held to usage. */
+export interface Spending {
+  readonly lease: LeaseKey
+  readonly events: ReadonlyArray<NewUsageEvent>
+}
 
-/** The organization balances' ledger: holds, their settlement and their expiry. */
+/** What a spending was charged, and whether its lease was still there. */
+export interface Committed {
+  readonly credits: number
+  readonly alive: boolean
+}
+
+/** The organization balances' ledger: leases, the usage committed from them, and their expiry. */
 export interface CreditsRepository {
   /**
-   * Holds `amount` of the pool when usage + everything held + `amount` stays
-   * within the limit, in one conditional write; false, and nothing written,
-   * when it does not fit.
+   * Adds to the lease (creating its row when `opening`) `needed` and up to
+   * `wanted`, bounded by half of what the pool has free, when usage +
+   * everything held + `needed` stays within the limit: one conditional write.
    */
-  readonly hold: (hold: HoldRecord) => Effect.Effect<boolean>
+  readonly reserve: (lease: LeaseKey, request: ReserveRequest) => Effect.Effect<Reservation>
   /**
-   * Ends the hold (when it still exists: the sweeper may have released it)
-   * and debits `cost`: up to the held amount plus whatever the pool still has
-   * free, never past the limit. Records `event` with the credits debited,
-   * atomically; without an event nothing is recorded (a release). Answers the
-   * credits debited.
+   * In one transaction, per spending: debits the events' credits from the
+   * lease to the pool's usage — when the lease's row is gone (expired), only
+   * what the pool still has free — and records the events, each with the
+   * credits it was actually charged. Answers, per spending, what it was charged.
    */
-  readonly settle: (
-    hold: HoldKey,
-    cost: number,
-    event: Omit<NewUsageEvent, "credits"> | undefined
-  ) => Effect.Effect<number>
-  /** Moves the expiry of the given holds (a live process keeping its calls' holds). */
-  readonly renew: (ids: ReadonlyArray<string>, expiresAt: Date) => Effect.Effect<void>
-  /** Up to `limit` holds expired at `now`, oldest first. */
-  readonly expired: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<HoldKey>>
+  readonly commit: (spendings: ReadonlyArray<Spending>) => Effect.Effect<ReadonlyArray<Committed>>
+  /** Deletes the lease's row (when it still exists) and frees what it still held. */
+  readonly end: (lease: LeaseKey) => Effect.Effect<void>
+  /** Moves the expiry of the given leases; answers the ids whose rows still exist. */
+  readonly renew: (ids: ReadonlyArray<string>, expiresAt: Date) => Effect.Effect<ReadonlyArray<string>>
+  /** Up to `limit` leases expired at `now`, oldest first. */
+  readonly expired: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<LeaseKey>>
 }
 
 const columnsOf = (pool: CreditPool) =>
@@ -48,8 +75,35 @@ const columnsOf = (pool: CreditPool) =>
     ? { limit: "credit_limit", usage: "credit_usage", held: "credit_held" }
     : { limit: "data_credit_limit", usage: "data_credit_usage", held: "data_credit_held" }
 
-/** The memory backend's holds and each organization's held totals (see `MemoryStore`). */
-export const holdsTable = memoryTable("credit_holds", (): Map<string, HoldRecord> => new Map())
+/** The credits of settled calls. */
+export const creditsOf = (events: ReadonlyArray<NewUsageEvent>) => events.reduce((total, event) => total + event.credits, 0)
+
+/** The events with their credits charged in order until `charged` runs out (all of it unless the lease was lost). */
+const chargedEvents = (events: ReadonlyArray<NewUsageEvent>, charged: number) => {
+  let left = charged
+  return events.map((event) => {
+    const credits = Math.min(event.credits, left)
+    left -= credits
+    return { ...event, credits }
+  })
+}
+
+/** The organization was deleted (its leases with it): nothing to charge. */
+const gone: Committed = { credits: 0, alive: false }
+const refused: Reservation = { _tag: "Refused" }
+const lost: Reservation = { _tag: "Lost" }
+
+/** What a reservation adds, given what the pool has free; undefined when `needed` does not fit. */
+const reservedOf = (request: ReserveRequest, free: number) =>
+  free < request.needed ? undefined : Math.max(request.needed, Math.min(request.wanted, Math.floor(free / 2)))
+
+interface LeaseRecord extends LeaseKey {
+  readonly amount: number
+  readonly expiresAt: Date
+}
+
+/** The memory backend's leases and each organization's held totals (see `MemoryStore`). */
+export const leasesTable = memoryTable("credit_leases", (): Map<string, LeaseRecord> => new Map())
 const heldTable = memoryTable("credit_held", (): Map<string, number> => new Map())
 
 const heldKey = (organizationId: string, pool: CreditPool) => `${pool}:${organizationId}`
@@ -57,55 +111,97 @@ const heldKey = (organizationId: string, pool: CreditPool) => `${pool}:${organiz
 export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>()("usage/CreditsRepo") {
   static readonly sql = Layer.effect(CreditsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return {
-      hold: Effect.fn("CreditsRepo.hold")(function*(hold) {
-        const { limit, usage, held } = columnsOf(hold.pool)
-        const rows = yield* sql`
-          WITH reserved AS (
-            UPDATE organizations SET ${sql(held)} = ${sql(held)} + ${hold.amount}::bigint
-            WHERE id = ${hold.organizationId} AND ${sql(usage)} + ${sql(held)} + ${hold.amount}::bigint <= ${sql(limit)}
-            RETURNING id
-          )
-          INSERT INTO credit_holds (id, organization_id, pool, amount, expires_at)
-          SELECT ${hold.id}, id, ${hold.pool}, ${hold.amount}::bigint, ${hold.expiresAt} FROM reserved
-          RETURNING id`
-        return rows.length === 1
-      }, Effect.orDie),
-      settle: Effect.fn("CreditsRepo.settle")(function*(hold, cost, event) {
-        const { limit, usage, held } = columnsOf(hold.pool)
-        // One statement: the hold row is deleted at most once (a concurrent
-        // settle or sweep finds it gone and frees nothing), and the locked
-        // organization row gives the balance the debit is bounded by.
-        const settled = sql`
-          WITH released AS (
-            DELETE FROM credit_holds WHERE id = ${hold.id} RETURNING amount
+    // One parameter for any number of events (a JSON array), so that the statement stays one prepared statement.
+    const insertEvents = (events: ReadonlyArray<NewUsageEvent>) =>
+      sql`INSERT INTO usage_events
+          (id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens)
+        SELECT id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens
+        FROM jsonb_to_recordset(${JSON.stringify(events.map((event) => ({
+          id: newId("use"),
+          organization_id: event.organizationId,
+          company_id: event.companyId,
+          user_id: event.userId,
+          feature: event.feature,
+          model: event.model,
+          credits: event.credits,
+          tokens: event.tokens,
+          input_tokens: event.inputTokens,
+          output_tokens: event.outputTokens
+        })))}::jsonb) AS event(id text, organization_id text, company_id text, user_id text, feature text, model text,
+          credits bigint, tokens bigint, input_tokens bigint, output_tokens bigint)`
+    const debit = (spending: Spending) => {
+      const { lease } = spending
+      const { limit, usage, held } = columnsOf(lease.pool)
+      const spent = creditsOf(spending.events)
+      // A live lease pays from what it holds; a lost one (swept after expiry) only from what nobody holds.
+      return Effect.map(
+        sql<{ readonly credits: unknown; readonly alive: boolean }>`
+          WITH spent AS (
+            UPDATE credit_holds SET amount = amount - ${spent}::bigint WHERE id = ${lease.id} RETURNING id
           ), before AS (
             SELECT ${sql(usage)} AS used, ${sql(held)} AS held, ${sql(limit)} AS lim
-            FROM organizations WHERE id = ${hold.organizationId} FOR UPDATE
+            FROM organizations WHERE id = ${lease.organizationId} FOR UPDATE
           ), debit AS (
-            SELECT coalesce((SELECT amount FROM released), 0) AS freed,
-              least(${cost}::bigint, coalesce((SELECT amount FROM released), 0) + greatest(lim - used - held, 0)) AS credits
+            SELECT
+              CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint
+                ELSE least(${spent}::bigint, greatest(lim - used - held, 0)) END AS credits,
+              CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint ELSE 0 END AS freed,
+              EXISTS (SELECT 1 FROM spent) AS alive
             FROM before
-          ), updated AS (
-            UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + debit.credits, ${sql(held)} = ${sql(held)} - debit.freed
-            FROM debit WHERE organizations.id = ${hold.organizationId}
-            RETURNING debit.credits
-          )`
-        if (event === undefined) {
-          const rows = yield* sql<{ readonly credits: unknown }>`${settled} SELECT credits FROM updated`
-          return rows.length === 0 ? 0 : toNumber(rows[0].credits)
-        }
-        const rows = yield* sql<{ readonly credits: unknown }>`${settled}
-          INSERT INTO usage_events (id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens)
-          SELECT ${newId("use")}, ${event.organizationId}, ${event.companyId}, ${event.userId}, ${event.feature}, ${event.model},
-            credits, ${event.tokens}, ${event.inputTokens}, ${event.outputTokens}
-          FROM updated
-          RETURNING credits`
-        return rows.length === 0 ? 0 : toNumber(rows[0].credits)
+          )
+          UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + debit.credits, ${sql(held)} = ${sql(held)} - debit.freed
+          FROM debit WHERE organizations.id = ${lease.organizationId}
+          RETURNING debit.credits, debit.alive`,
+        (rows): Committed => (rows.length === 0 ? gone : { credits: toNumber(rows[0].credits), alive: rows[0].alive })
+      )
+    }
+    return {
+      reserve: Effect.fn("CreditsRepo.reserve")(function*(lease, request) {
+        const { limit, usage, held } = columnsOf(lease.pool)
+        const rows = yield* sql<{ readonly amount: unknown; readonly alive: boolean }>`
+          WITH lease AS (
+            SELECT id FROM credit_holds WHERE id = ${lease.id} FOR UPDATE
+          ), free AS (
+            SELECT id, greatest(${request.needed}::bigint,
+              least(${request.wanted}::bigint, (${sql(limit)} - ${sql(usage)} - ${sql(held)}) / 2)) AS amount
+            FROM organizations
+            WHERE id = ${lease.organizationId}
+              AND ${sql(usage)} + ${sql(held)} + ${request.needed}::bigint <= ${sql(limit)}
+              AND (${request.opening} OR EXISTS (SELECT 1 FROM lease))
+            FOR UPDATE
+          ), reserved AS (
+            UPDATE organizations SET ${sql(held)} = organizations.${sql(held)} + free.amount
+            FROM free WHERE organizations.id = free.id
+            RETURNING free.amount
+          ), saved AS (
+            INSERT INTO credit_holds (id, organization_id, pool, amount, expires_at)
+            SELECT ${lease.id}, ${lease.organizationId}, ${lease.pool}, amount, ${request.expiresAt} FROM reserved
+            ON CONFLICT (id) DO UPDATE SET amount = credit_holds.amount + EXCLUDED.amount, expires_at = EXCLUDED.expires_at
+          )
+          SELECT (SELECT amount FROM reserved) AS amount, EXISTS (SELECT 1 FROM lease) AS alive`
+        const { amount, alive } = rows[0]
+        if (amount !== null && amount !== undefined) return { _tag: "Reserved", amount: toNumber(amount) } as const
+        return request.opening || alive ? refused : lost
+      }, Effect.orDie),
+      commit: (spendings) =>
+        spendings.length === 0 ? Effect.succeed([]) : sql.withTransaction(Effect.gen(function*() {
+          const charged = yield* Effect.forEach(spendings, debit)
+          const events = spendings.flatMap((spending, i) => chargedEvents(spending.events, charged[i].credits))
+          if (events.length > 0) yield* insertEvents(events)
+          return charged
+        })).pipe(Effect.orDie, Effect.withSpan("CreditsRepo.commit")),
+      end: Effect.fn("CreditsRepo.end")(function*(lease) {
+        const { held } = columnsOf(lease.pool)
+        yield* sql`
+          WITH ended AS (DELETE FROM credit_holds WHERE id = ${lease.id} RETURNING amount)
+          UPDATE organizations SET ${sql(held)} = ${sql(held)} - ended.amount
+          FROM ended WHERE organizations.id = ${lease.organizationId}`
       }, Effect.orDie),
       renew: Effect.fn("CreditsRepo.renew")(function*(ids, expiresAt) {
-        if (ids.length === 0) return
-        yield* sql`UPDATE credit_holds SET expires_at = ${expiresAt} WHERE ${sql.in("id", ids)}`
+        if (ids.length === 0) return []
+        const rows = yield* sql<{ readonly id: string }>`
+          UPDATE credit_holds SET expires_at = ${expiresAt} WHERE ${sql.in("id", ids)} RETURNING id`
+        return rows.map((row) => row.id)
       }, Effect.orDie),
       expired: Effect.fn("CreditsRepo.expired")(function*(now, limit) {
         const rows = yield* sql<{ readonly id: string; readonly organization_id: string; readonly pool: CreditPool }>`
@@ -116,122 +212,84 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
     }
   }))
 
-  /**
-   * The embedded database serves one process (its data folder is locked), so
-   * holds live in this process's memory: a hold reads the balance instead of
-   * writing, a release writes nothing, a settlement writes the debit and its
-   * event. A settlement here never debits beyond its hold. A crash loses the
-   * holds with the process; they reserved nothing durable, so none expires.
-   */
-  static readonly local = Layer.effect(CreditsRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const holds = new Map<string, HoldRecord>()
-    const held = new Map<string, number>()
-    // What this process debited so far, per balance: a hold adds what was debited while it read the
-    // balance, which its read may not show yet (counted twice at worst: never too little).
-    const debited = new Map<string, number>()
-    const valueOf = (totals: Map<string, number>, key: string) => totals.get(key) ?? 0
-    const repository: CreditsRepository = {
-      hold: (hold) =>
-        Effect.suspend(() => {
-          const key = heldKey(hold.organizationId, hold.pool)
-          const debitedBefore = valueOf(debited, key)
-          const { limit, usage } = columnsOf(hold.pool)
-          return Effect.map(
-            sql<{ readonly used: unknown; readonly lim: unknown }>`
-              SELECT ${sql(usage)} AS used, ${sql(limit)} AS lim FROM organizations WHERE id = ${hold.organizationId}`,
-            (rows) => {
-              if (rows.length === 0) return false
-              const used = toNumber(rows[0].used) + valueOf(debited, key) - debitedBefore
-              if (used + valueOf(held, key) + hold.amount > toNumber(rows[0].lim)) return false
-              holds.set(hold.id, hold)
-              held.set(key, valueOf(held, key) + hold.amount)
-              return true
-            }
-          )
-        }).pipe(Effect.orDie),
-      settle: (hold, cost, event) =>
-        Effect.suspend(() => {
-          const key = heldKey(hold.organizationId, hold.pool)
-          const freed = holds.get(hold.id)?.amount ?? 0
-          const credits = Math.min(cost, freed)
-          const { usage } = columnsOf(hold.pool)
-          const debit = sql`UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + ${credits}::bigint
-            WHERE id = ${hold.organizationId} RETURNING id`
-          const write: Effect.Effect<unknown, unknown> = event === undefined
-            ? credits === 0 ? Effect.void : debit
-            : sql`WITH updated AS (${debit})
-              INSERT INTO usage_events (id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens)
-              SELECT ${newId("use")}, ${event.organizationId}, ${event.companyId}, ${event.userId}, ${event.feature}, ${event.model},
-                ${credits}::bigint, ${event.tokens}, ${event.inputTokens}, ${event.outputTokens}
-              FROM updated`
-          return Effect.map(write, () => {
-            holds.delete(hold.id)
-            held.set(key, valueOf(held, key) - freed)
-            debited.set(key, valueOf(debited, key) + credits)
-            return credits
-          })
-        }).pipe(Effect.orDie),
-      renew: () => Effect.void,
-      expired: () => Effect.succeed([])
+  static readonly memory = Layer.effect(CreditsRepo, MemoryStore.useSync((store): CreditsRepository => {
+    /** The lease's pool in the memory tables: its limit, usage and free credits, and a way to change what is held. */
+    const poolOf = (tables: Tables, lease: LeaseKey) => {
+      const organization = tables(organizationsTable).get(lease.organizationId)
+      if (organization === undefined) return undefined
+      const held = tables(heldTable)
+      const key = heldKey(lease.organizationId, lease.pool)
+      const [limit, usage] = lease.pool === "credits"
+        ? [organization.creditLimit, organization.creditUsage]
+        : [organization.dataCreditLimit, organization.dataCreditUsage]
+      const heldNow = held.get(key) ?? 0
+      return { organization, usage, free: limit - usage - heldNow, addHeld: (amount: number) => held.set(key, heldNow + amount) }
     }
-    return repository
-  }))
-
-  static readonly memory = Layer.effect(CreditsRepo, MemoryStore.useSync((store): CreditsRepository => ({
-    hold: (hold) =>
-      store.write((tables) => {
-        const organization = tables(organizationsTable).get(hold.organizationId)
-        if (organization === undefined) return false
-        const held = tables(heldTable)
-        const key = heldKey(hold.organizationId, hold.pool)
-        const [limit, usage] = hold.pool === "credits"
-          ? [organization.creditLimit, organization.creditUsage]
-          : [organization.dataCreditLimit, organization.dataCreditUsage]
-        const heldBefore = held.get(key) ?? 0
-        if (usage + heldBefore + hold.amount > limit) return false
-        held.set(key, heldBefore + hold.amount)
-        tables(holdsTable).set(hold.id, hold)
-        return true
-      }),
-    settle: (hold, cost, event) =>
-      store.write((tables) => {
-        const freed = tables(holdsTable).get(hold.id)?.amount ?? 0
-        tables(holdsTable).delete(hold.id)
-        const organization = tables(organizationsTable).get(hold.organizationId)
-        if (organization === undefined) return 0
-        const held = tables(heldTable)
-        const key = heldKey(hold.organizationId, hold.pool)
-        const heldBefore = held.get(key) ?? 0
-        const [limit, usage] = hold.pool === "credits"
-          ? [organization.creditLimit, organization.creditUsage]
-          : [organization.dataCreditLimit, organization.dataCreditUsage]
-        const credits = Math.min(cost, freed + Math.max(limit - usage - heldBefore, 0))
-        held.set(key, heldBefore - freed)
-        tables(organizationsTable).set(
-          organization.id,
-          hold.pool === "credits"
-            ? { ...organization, creditUsage: usage + credits }
-            : { ...organization, dataCreditUsage: usage + credits }
+    return {
+      reserve: (lease, request) =>
+        store.write((tables): Reservation => {
+          const leases = tables(leasesTable)
+          const existing = leases.get(lease.id)
+          if (!request.opening && existing === undefined) return lost
+          const pool = poolOf(tables, lease)
+          const amount = pool === undefined ? undefined : reservedOf(request, pool.free)
+          if (pool === undefined || amount === undefined) return refused
+          pool.addHeld(amount)
+          leases.set(lease.id, { ...lease, amount: (existing?.amount ?? 0) + amount, expiresAt: request.expiresAt })
+          return { _tag: "Reserved", amount }
+        }),
+      commit: (spendings) =>
+        store.write((tables) =>
+          spendings.map(({ lease, events }): Committed => {
+            const spent = creditsOf(events)
+            const leases = tables(leasesTable)
+            const record = leases.get(lease.id)
+            const pool = poolOf(tables, lease)
+            if (pool === undefined) return gone
+            const { organization, usage } = pool
+            const credits = record === undefined ? Math.min(spent, Math.max(pool.free, 0)) : spent
+            if (record !== undefined) {
+              leases.set(lease.id, { ...record, amount: record.amount - spent })
+              pool.addHeld(-spent)
+            }
+            tables(organizationsTable).set(
+              organization.id,
+              lease.pool === "credits"
+                ? { ...organization, creditUsage: usage + credits }
+                : { ...organization, dataCreditUsage: usage + credits }
+            )
+            for (const event of chargedEvents(events, credits)) {
+              tables(usageTable).push({ ...event, id: newId("use"), createdAt: new Date() })
+            }
+            return { credits, alive: record !== undefined }
+          })
+        ),
+      end: (lease) =>
+        store.write((tables) => {
+          const record = tables(leasesTable).get(lease.id)
+          if (record === undefined) return
+          tables(leasesTable).delete(lease.id)
+          const held = tables(heldTable)
+          const key = heldKey(lease.organizationId, lease.pool)
+          held.set(key, (held.get(key) ?? 0) - record.amount)
+        }),
+      renew: (ids, expiresAt) =>
+        store.write((tables) => {
+          const leases = tables(leasesTable)
+          return ids.filter((id) => {
+            const record = leases.get(id)
+            if (record !== undefined) leases.set(id, { ...record, expiresAt })
+            return record !== undefined
+          })
+        }),
+      expired: (now, limit) =>
+        store.read((tables) =>
+          [...tables(leasesTable).values()]
+            .filter((lease) => lease.expiresAt.getTime() <= now.getTime())
+            .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
+            .slice(0, limit)
+            .map(({ id, organizationId, pool }) => ({ id, organizationId, pool }))
         )
-        if (event !== undefined) tables(usageTable).push({ ...event, credits, id: newId("use"), createdAt: new Date() })
-        return credits
-      }),
-    renew: (ids, expiresAt) =>
-      store.write((tables) => {
-        const holds = tables(holdsTable)
-        for (const id of ids) {
-          const hold = holds.get(id)
-          if (hold !== undefined) holds.set(id, { ...hold, expiresAt })
-        }
-      }),
-    expired: (now, limit) =>
-      store.read((tables) =>
-        [...tables(holdsTable).values()]
-          .filter((hold) => hold.expiresAt.getTime() <= now.getTime())
-          .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
-          .slice(0, limit)
-          .map(({ id, organizationId, pool }) => ({ id, organizationId, pool }))
-      )
-  })))
+    }
+  }))
 }

@@ -2,7 +2,11 @@ import { Effect } from "effect"
 import { Authorized } from "../auth/Policy.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import { offsetOf, type PageRequest } from "../platform/Pagination.ts"
+import { Credits } from "./Credits.ts"
 import { type UsageFilter, UsageRepo, type Window } from "./UsageRepo.ts"
+
+/** Makes balances and usage include every call this process settled: settlements are committed in groups. */
+export const settledSoFar = Credits.use((credits) => credits.flush)
 
 /** Reading an organization's usage: only with `usage:read` proven for the caller. */
 
@@ -27,6 +31,7 @@ const toFilter = (query: UsageQuery) =>
 export const summary = Effect.fn("Usage.summary")(function*(organizationId: string, query: UsageQuery, window: Window) {
   yield* Authorized("usage:read")
   const filter = yield* toFilter(query)
+  yield* settledSoFar
   return yield* UsageRepo.use((repo) => repo.summary(organizationId, filter, window))
 })
 
@@ -37,6 +42,7 @@ export const history = Effect.fn("Usage.history")(function*(
 ) {
   yield* Authorized("usage:read")
   const filter = yield* toFilter(query)
+  yield* settledSoFar
   return yield* UsageRepo.use((repo) =>
     repo.history(organizationId, filter, { offset: offsetOf(request), limit: request.pageSize })
   )

@@ -4,11 +4,11 @@ import { HttpClientRequest } from "effect/http"
 import { maxContentBytes } from "../../src/content/Api.ts"
 import { maxHtmlDepth, readEmail } from "../../src/content/EmailMarkup.ts"
 import { expand, format, mergeFieldNames, parse, seededRandom, type Template } from "../../src/content/Spintax.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { spammyHtmlEmail, spammySubject, typicalHtmlEmail } from "../support/Emails.ts"
 import { expectErrorResponse, postJson, send } from "../support/Http.ts"
 import { addPerson, backends, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 const parsed = (text: string): Template => Result.getOrThrow(parse(text))
 
@@ -40,7 +40,7 @@ for (const backend of backends) {
           payload: { content: analysis.improvedContent!, subject: analysis.improvedSubject! }
         })
         expect(improved.overallScore).toBeGreaterThan(analysis.overallScore)
-        const events = yield* UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
+        const events = yield* usageHistory(tenant.organizationId)
         expect(events.events).toEqual([])
       }))
 

@@ -3,12 +3,12 @@ import { Context, Effect, Layer, Option } from "effect"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { analyse } from "../../src/content/SpamRules.ts"
 import { unsubscribeLine } from "../../src/content/SpamRewrite.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { spend } from "../support/Billing.ts"
 import { spammyHtmlEmail, spammySubject, typicalHtmlEmail } from "../support/Emails.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
 import { client, seedTenant, testServer } from "../support/TestServer.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 /** What the stand-in model answers, switched per test by the marker word in the e-mail. */
 const cleanRewrite = {
@@ -51,7 +51,7 @@ const server = Layer.unwrap(Upstream.useSync((stub) =>
 )).pipe(Layer.provideMerge(upstream))
 
 const contentEvents = (organizationId: string) =>
-  UsageRepo.use((repo) => repo.history(organizationId, {}, { offset: 0, limit: 100 })).pipe(
+  usageHistory(organizationId).pipe(
     Effect.map((page) => page.events.filter((event) => event.feature === "content"))
   )
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import type { AppSettings } from "../../src/platform/AppConfig.ts"
 import { spend } from "../support/Billing.ts"
 import { type ChatEvent, postJson, streamChat } from "../support/DesignChatClient.ts"
 import { loopbackServer, serverUrl } from "../support/LoopbackServer.ts"
 import { type ScriptedTurn, type ScriptedUpstream, scriptedTurnUsage, startScriptedUpstream } from "../support/ScriptedUpstream.ts"
 import { backends, seedTenant, type Tenant } from "../support/TestServer.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 /**
  * The design chats end to end: the service on a loopback port, a scripted
@@ -75,7 +75,7 @@ const getCampaign = (base: string, apiKey: string, campaignId: string) =>
   })
 
 const campaignCharges = (tenant: Tenant) =>
-  UsageRepo.use((repo) => repo.history(tenant.organizationId, { featureKey: "campaigns" }, { offset: 0, limit: 100 })).pipe(
+  usageHistory(tenant.organizationId, { featureKey: "campaigns" }).pipe(
     Effect.map((page) => page.events)
   )
 

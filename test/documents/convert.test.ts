@@ -1,8 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import { Credits } from "../../src/usage/Credits.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { onLiveClock } from "../support/SchedulerTest.ts"
 import { tokenCounter } from "../../src/llm/Tokenizer.ts"
 import { documentDefaults } from "../../src/platform/AppConfig.ts"
@@ -16,6 +14,7 @@ import { docxFile, pdfFile, pptxFile, sparseXlsxFile, withLyingSizes, xlsxFile, 
 import { type Upload, uploadForm } from "../support/Uploads.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
 import { HttpClientRequest } from "effect/http"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
 
 const convert = (apiKey: string, files: ReadonlyArray<Upload>, fields: Record<string, string> = {}) =>
   Effect.flatMap(client({ apiKey }), (api) => api.documents.convert({ payload: uploadForm(files, fields) }))
@@ -146,7 +145,7 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
         expect(documents[1].tokens).toBeGreaterThan(documentDefaults.summaryMinTokens)
         expect(documents[1].summary).toEqual(expect.any(String))
         expect(documents[1].summary!.length).toBeGreaterThan(0)
-        const { events } = yield* UsageRepo.use((usage) => usage.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
+        const { events } = yield* usageHistory(tenant.organizationId)
         expect(events).toHaveLength(1)
         expect(events[0]).toMatchObject({ feature: "documents", companyId: tenant.companyId })
         expect(events[0].inputTokens).toBeGreaterThan(0)
@@ -195,7 +194,7 @@ describe("document conversion limits", () => {
     it.effect("a summary the credits cannot cover answers 403, and nothing is billed", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
-        const organization = Option.getOrThrow(yield* OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)))
+        const organization = Option.getOrThrow(yield* settledOrganization(tenant.organizationId))
         const credits = yield* Credits
         // Everything the organization has is held by another call in flight.
         yield* credits.hold({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }, {
@@ -205,7 +204,7 @@ describe("document conversion limits", () => {
         const long = Array.from({ length: 800 }, (_, i) => `Sentence number ${i} about the plan.`).join(" ")
         const failure = yield* rejection(tenant.apiKey, [{ name: "long.txt", bytes: long }], { generateSummary: "true" })
         expect(failure).toEqual({ tag: "Forbidden", error: "Insufficient credits" })
-        const { events } = yield* UsageRepo.use((usage) => usage.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
+        const { events } = yield* usageHistory(tenant.organizationId)
         expect(events.filter((event) => event.feature === "documents")).toEqual([])
       }))
 

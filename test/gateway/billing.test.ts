@@ -3,11 +3,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import OpenAI from "openai"
 import { Credits, type Payer } from "../../src/usage/Credits.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { spend } from "../support/Billing.ts"
 import { loopbackServer, sdkClients } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream, stubUsage } from "../support/StubUpstream.ts"
 import { backends, type Tenant } from "../support/TestServer.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 /**
  * Never serve what is not paid for, end to end: many concurrent calls
@@ -53,7 +53,7 @@ const fundedClients = Effect.gen(function*() {
 
 const chargesOf = (tenant: Tenant) =>
   Effect.map(
-    UsageRepo.use((repo) => repo.history(tenant.organizationId, { featureKey: "chat" }, { offset: 0, limit: 1_000 })),
+    usageHistory(tenant.organizationId, { featureKey: "chat" }),
     (page) => page.events
   )
 

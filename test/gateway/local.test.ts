@@ -5,9 +5,9 @@ import * as Admin from "../../src/admin/Admin.ts"
 import { Llm, ModelCatalog, prompt, textOf } from "../../src/llm/Llm.ts"
 import { LlmLive } from "../../src/llm/LlmLive.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { testConfig } from "../support/TestServer.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 const weather = {
   name: "get_weather",
@@ -123,7 +123,7 @@ it.layer(loopbackServer(memoryStorage), { excludeTestServices: true })("the loca
       expect(message.model).toBe("local-balanced")
       expect(message.stop_reason).toBe("tool_use")
       expect(message.content[0]).toMatchObject({ type: "tool_use", name: "get_weather", input: { city: "Call get_weather for Oslo" } })
-      const usage = yield* UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 10 }))
+      const usage = yield* usageHistory(tenant.organizationId)
       expect(usage.events.map((event) => event.model).sort()).toEqual(["local-balanced", "local-fastest"])
       expect(usage.events.every((event) => event.inputTokens > 0 && event.outputTokens > 0)).toBe(true)
     }))

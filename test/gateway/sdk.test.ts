@@ -2,11 +2,11 @@ import Anthropic from "@anthropic-ai/sdk"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import OpenAI from "openai"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { spend } from "../support/Billing.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 class Upstream extends Context.Service<Upstream, StubUpstream>()("test/Upstream") {}
 
@@ -30,7 +30,7 @@ const server = Layer.unwrap(Upstream.useSync((stub) =>
 const clients = sdkClients("gateway")
 
 const usageEvents = (organizationId: string) =>
-  UsageRepo.use((repo) => repo.history(organizationId, {}, { offset: 0, limit: 100 })).pipe(Effect.map((page) => page.events))
+  usageHistory(organizationId).pipe(Effect.map((page) => page.events))
 
 /** Requests the stub received since `from`. */
 const received = (from: number) => Upstream.useSync((stub) => stub.requests.slice(from))

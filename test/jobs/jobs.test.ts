@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import { Credits } from "../../src/usage/Credits.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
 import { startStubJobProvider, type StubJobProvider } from "../support/StubJobProvider.ts"
 import { addPerson, backends, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { settledOrganization } from "../support/Usage.ts"
 
 class Stub extends Context.Service<Stub, StubJobProvider>()("test/StubJobProvider") {}
 
@@ -23,7 +23,7 @@ const serverWithProvider = <A, E>(storage: Layer.Layer<A, E>) =>
   }))
 
 const organizationOf = (tenant: Tenant) =>
-  Effect.map(OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)), Option.getOrThrow)
+  Effect.map(settledOrganization(tenant.organizationId), Option.getOrThrow)
 
 /** Leaves the tenant's organization `left` data credits, by spending the rest. */
 const leaveDataCredits = (tenant: Tenant, left: number) =>

@@ -1,8 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { LlmError } from "../../src/llm/Llm.ts"
-import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { spend } from "../support/Billing.ts"
 import { scriptedUsage } from "../support/ScriptedLlm.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
@@ -10,6 +8,7 @@ import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { drain, sequenceTestServer } from "../support/SequenceWorkerTest.ts"
 import { smtpServer } from "../support/SmtpServer.ts"
 import { addPerson, backends, client, seedTenant } from "../support/TestServer.ts"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
 
 /** The scripted model fails for contacts at failing.example and drafts a fixed e-mail for everybody else. */
 const script = {
@@ -133,7 +132,7 @@ for (const backend of backends) {
         const { tenant, api, list, params } = yield* setUp
         yield* api.sequences.enroll({ params, payload: { listId: list.id } })
         yield* drain((yield* SequenceWorker).draftBatch)
-        const history = yield* UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 100 }))
+        const history = yield* usageHistory(tenant.organizationId)
         // Two drafts written, one failed model call (released, not charged).
         expect(history.events.map((e) => [e.feature, e.companyId, e.inputTokens, e.outputTokens])).toEqual([
           ["sequences", tenant.companyId, scriptedUsage.inputTokens, scriptedUsage.outputTokens],
@@ -141,7 +140,7 @@ for (const backend of backends) {
         ])
         expect(history.events.every((e) => e.credits > 0)).toBe(true)
 
-        const organization = Option.getOrThrow(yield* OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)))
+        const organization = Option.getOrThrow(yield* settledOrganization(tenant.organizationId))
         const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }
         yield* spend(payer, { feature: "chat", credits: organization.creditLimit - organization.creditUsage })
         const broke = yield* api.sequences.create({ payload: { name: "Broke", steps } })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Option } from "effect"
 import { CompaniesRepo } from "../../src/companies/CompaniesRepo.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
@@ -44,28 +43,35 @@ const usageEvent = (organizationId: string, event: Partial<NewUsageEvent> & { re
   ...event
 })
 
-const holdFor = (organizationId: string, pool: CreditPool, amount: number) => ({
-  id: unique("hold"),
-  organizationId,
-  pool,
-  amount,
-  expiresAt: new Date(Date.now() + 60_000)
-})
+const leaseFor = (organizationId: string, pool: CreditPool) => ({ id: unique("lease"), organizationId, pool })
 
-/** Holds the event's credits and settles them at once: false, and nothing written, when they do not fit. */
-const charge = (pool: CreditPool, event: NewUsageEvent) =>
+const inAMinute = () => new Date(Date.now() + 60_000)
+
+/** Opens a lease of exactly `amount` (wanted = needed): the reservation, or why not. */
+const openLease = (organizationId: string, pool: CreditPool, amount: number, expiresAt = inAMinute()) =>
   CreditsRepo.use((repo) =>
     Effect.gen(function*() {
-      const hold = holdFor(event.organizationId, pool, event.credits)
-      if (!(yield* repo.hold(hold))) return false
-      expect(yield* repo.settle(hold, event.credits, event)).toBe(event.credits)
-      return true
+      const lease = leaseFor(organizationId, pool)
+      const reservation = yield* repo.reserve(lease, { needed: amount, wanted: amount, opening: true, expiresAt })
+      return { lease, reservation }
     })
   )
 
-describe.each(backends)("storage contract on $name", ({ name, storage }) => {
-  // PGlite serves one process: its holds live in that process's memory (CreditsRepo.local).
-  const durableHolds = name !== "pglite"
+/** Leases the event's credits and commits them at once: false, and nothing written, when they do not fit. */
+const charge = (pool: CreditPool, event: NewUsageEvent) =>
+  Effect.gen(function*() {
+    const { lease, reservation } = yield* openLease(event.organizationId, pool, event.credits)
+    if (reservation._tag !== "Reserved") return false
+    const repo = yield* CreditsRepo
+    expect(yield* repo.commit([{ lease, events: [event] }])).toEqual([{ credits: event.credits, alive: true }])
+    yield* repo.end(lease)
+    return true
+  })
+
+const balanceOf = (organizationId: string) =>
+  Effect.map(OrganizationsRepo.use((organizations) => organizations.get(organizationId)), Option.getOrThrow)
+
+describe.each(backends)("storage contract on $name", ({ storage }) => {
   it.layer(storage)((it) => {
     describe("Users", () => {
       it.effect("creates users and finds them by id and by email, case-insensitively", () =>
@@ -381,77 +387,69 @@ describe.each(backends)("storage contract on $name", ({ name, storage }) => {
     })
 
     describe("Usage", () => {
-      it.effect("a hold is conditional: usage plus everything held never passes the limit, and a refused one writes nothing", () =>
+      it.effect("a reservation is conditional: usage plus everything leased never passes the limit, and a refused one writes nothing", () =>
         Effect.gen(function*() {
           const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
-          const first = holdFor(organization.id, "credits", 4)
-          const second = holdFor(organization.id, "credits", 4)
-          expect(yield* repo.hold(first)).toBe(true)
-          expect(yield* repo.hold(second)).toBe(true)
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 3))).toBe(false)
-          expect(yield* repo.settle(first, 0, undefined)).toBe(0)
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 3))).toBe(true)
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 4))).toBe(false)
-          expect(yield* repo.hold(holdFor("org_missing", "credits", 1))).toBe(false)
+          const first = yield* openLease(organization.id, "credits", 4)
+          expect(first.reservation).toEqual({ _tag: "Reserved", amount: 4 })
+          expect((yield* openLease(organization.id, "credits", 4)).reservation).toEqual({ _tag: "Reserved", amount: 4 })
+          expect((yield* openLease(organization.id, "credits", 3)).reservation).toEqual({ _tag: "Refused" })
+          // Growing a lease: at least what is needed, and of what is wanted at most half of what is free.
+          expect(yield* repo.reserve(first.lease, { needed: 1, wanted: 100, opening: false, expiresAt: inAMinute() }))
+            .toEqual({ _tag: "Reserved", amount: 1 })
+          yield* repo.end(first.lease)
+          yield* repo.end(first.lease)
+          expect(yield* repo.reserve(first.lease, { needed: 1, wanted: 1, opening: false, expiresAt: inAMinute() }))
+            .toEqual({ _tag: "Lost" })
+          expect((yield* openLease(organization.id, "credits", 6)).reservation).toEqual({ _tag: "Reserved", amount: 6 })
+          expect((yield* openLease(organization.id, "credits", 1)).reservation).toEqual({ _tag: "Refused" })
+          expect((yield* openLease("org_missing", "credits", 0)).reservation).toEqual({ _tag: "Refused" })
           const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
           expect(history.total).toBe(0)
-          const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
-          expect(after).toMatchObject({ creditLimit: 10, creditUsage: 0 })
+          expect(yield* balanceOf(organization.id)).toMatchObject({ creditLimit: 10, creditUsage: 0 })
         }))
 
-      it.effect("a settlement debits at most its hold (durable holds: plus what nobody holds), never past the limit, and records", () =>
+      it.effect("a commit moves spending from the lease to usage with its events; a lost lease pays only from what nobody holds", () =>
         Effect.gen(function*() {
           const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
-          const first = holdFor(organization.id, "credits", 4)
-          const second = holdFor(organization.id, "credits", 4)
-          yield* repo.hold(first)
-          yield* repo.hold(second)
-          const event = usageEvent(organization.id, { credits: 0, outputTokens: 50 })
-          // Durable: 4 held plus the 2 nobody holds; then 4 held and nothing free; then a hold already gone.
-          const firstDebit = durableHolds ? 6 : 4
-          expect(yield* repo.settle(first, 7, event)).toBe(firstDebit)
-          expect(yield* repo.settle(second, 7, event)).toBe(4)
-          expect(yield* repo.settle(first, 7, event)).toBe(0)
-          const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
-          expect(after).toMatchObject({ creditLimit: 10, creditUsage: firstDebit + 4 })
+          const first = yield* openLease(organization.id, "credits", 4)
+          const second = yield* openLease(organization.id, "credits", 4)
+          const event = (credits: number) => usageEvent(organization.id, { credits, outputTokens: 50 })
+          expect(yield* repo.commit([{ lease: first.lease, events: [event(1), event(2)] }, { lease: second.lease, events: [] }]))
+            .toEqual([{ credits: 3, alive: true }, { credits: 0, alive: true }])
+          // The first lease still holds 1: usage 3 + held 5 leaves 2 free; a lost lease's 4 are charged 2.
+          yield* repo.end(second.lease)
+          const after = yield* openLease(organization.id, "credits", 4)
+          expect(after.reservation).toEqual({ _tag: "Reserved", amount: 4 })
+          expect(yield* repo.commit([{ lease: second.lease, events: [event(3), event(1)] }]))
+            .toEqual([{ credits: 2, alive: false }])
+          expect(yield* balanceOf(organization.id)).toMatchObject({ creditLimit: 10, creditUsage: 5 })
           const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
-          expect(history.events.map((e) => [e.credits, e.outputTokens])).toEqual([[0, 50], [4, 50], [firstDebit, 50]])
-          const free = 10 - firstDebit - 4
-          expect(yield* repo.hold(holdFor(organization.id, "credits", free))).toBe(true)
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 1))).toBe(false)
+          expect(history.events.map((e) => e.credits).toSorted()).toEqual([0, 1, 2, 2])
+          // Ending returns what each lease still holds: 1 and 4 of the 10 are free again (usage 5).
+          yield* repo.end(first.lease)
+          yield* repo.end(after.lease)
+          expect((yield* openLease(organization.id, "credits", 5)).reservation).toEqual({ _tag: "Reserved", amount: 5 })
+          expect((yield* openLease(organization.id, "credits", 1)).reservation).toEqual({ _tag: "Refused" })
         }))
 
-      it.effect(durableHolds ? "holds expire unless renewed, and an expired hold is released once" : "holds live and die with their process", () =>
+      it.effect("leases expire unless renewed, and an expired lease is released once", () =>
         Effect.gen(function*() {
-          if (!durableHolds) {
-            const organization = yield* newOrganization({ creditLimit: 10 })
-            expect(yield* CreditsRepo.use((repo) => repo.hold(holdFor(organization.id, "credits", 8)))).toBe(true)
-            // Another process over the same database (after a crash of this one) sees nothing held.
-            const client = Option.getOrThrow(yield* Effect.serviceOption(SqlClient.SqlClient))
-            const restarted = yield* Layer.build(
-              Layer.fresh(CreditsRepo.local).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, client)))
-            )
-            const fresh = Context.get(restarted, CreditsRepo)
-            expect(yield* fresh.hold(holdFor(organization.id, "credits", 10))).toBe(true)
-            expect(yield* fresh.expired(new Date(Date.now() + 3_600_000), 1_000)).toEqual([])
-            return
-          }
           const repo = yield* CreditsRepo
           const organization = yield* newOrganization({ creditLimit: 10 })
           const now = Date.now()
-          const kept = { ...holdFor(organization.id, "credits", 3), expiresAt: new Date(now + 1_000) }
-          const lapsed = { ...holdFor(organization.id, "credits", 5), expiresAt: new Date(now + 1_000) }
-          yield* repo.hold(kept)
-          yield* repo.hold(lapsed)
-          yield* repo.renew([kept.id], new Date(now + 60_000))
+          const kept = yield* openLease(organization.id, "credits", 3, new Date(now + 1_000))
+          const lapsed = yield* openLease(organization.id, "credits", 5, new Date(now + 1_000))
+          const gone = leaseFor(organization.id, "credits")
+          expect(yield* repo.renew([kept.lease.id, gone.id], new Date(now + 60_000))).toEqual([kept.lease.id])
           const expired = (yield* repo.expired(new Date(now + 2_000), 1_000)).filter((key) => key.organizationId === organization.id)
-          expect(expired).toEqual([{ id: lapsed.id, organizationId: organization.id, pool: "credits" }])
-          expect(yield* repo.settle(expired[0], 0, undefined)).toBe(0)
-          expect(yield* repo.settle(expired[0], 0, undefined)).toBe(0)
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 7))).toBe(true)
-          expect(yield* repo.hold(holdFor(organization.id, "credits", 1))).toBe(false)
+          expect(expired).toEqual([lapsed.lease])
+          yield* repo.end(expired[0])
+          yield* repo.end(expired[0])
+          expect((yield* openLease(organization.id, "credits", 7)).reservation).toEqual({ _tag: "Reserved", amount: 7 })
+          expect((yield* openLease(organization.id, "credits", 1)).reservation).toEqual({ _tag: "Refused" })
         }))
 
       it.effect("the data-credit pool is independent of the credit pool", () =>
@@ -462,8 +460,7 @@ describe.each(backends)("storage contract on $name", ({ name, storage }) => {
           expect(yield* charge("data", jobs)).toBe(true)
           expect(yield* charge("data", jobs)).toBe(false)
           expect(yield* charge("credits", usageEvent(organization.id, { credits: 5 }))).toBe(true)
-          const after = Option.getOrThrow(yield* OrganizationsRepo.use((organizations) => organizations.get(organization.id)))
-          expect(after).toMatchObject({ creditUsage: 5, dataCreditUsage: 2 })
+          expect(yield* balanceOf(organization.id)).toMatchObject({ creditUsage: 5, dataCreditUsage: 2 })
           const empty = yield* newOrganization({ creditLimit: 100 })
           expect(yield* charge("data", usageEvent(empty.id, { credits: 1 }))).toBe(false)
         }))

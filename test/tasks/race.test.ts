@@ -2,9 +2,9 @@ import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { schedulerTestServer } from "../support/SchedulerTest.ts"
 import { backends, client, seedTenant } from "../support/TestServer.ts"
+import { usageHistory } from "../support/Usage.ts"
 
 const start = Date.parse("2026-06-01T08:00:00Z")
 
@@ -51,7 +51,7 @@ for (const backend of backends) {
           expect(executions.items.map((execution) => [execution.status, execution.attempts])).toEqual([["succeeded", 1]])
           expect(yield* api.scheduledTasks.get({ params })).toMatchObject({ status: "completed", runCount: 1 })
         }
-        const usage = yield* UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 1_000 }))
+        const usage = yield* usageHistory(tenant.organizationId)
         expect(usage.total).toBe(30)
       }))
   })

@@ -2,17 +2,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { LlmError, type LlmRequest } from "../../src/llm/Llm.ts"
-import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { handleClaim } from "../../src/tasks/TaskRunner.ts"
 import type { NewScheduledTask } from "../../src/tasks/Api.ts"
 import { newExecution, TasksRepo } from "../../src/tasks/TasksRepo.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { spend } from "../support/Billing.ts"
 import { schedulerTestServer, testLeaseMs } from "../support/SchedulerTest.ts"
 import { LlmCalls } from "../support/ScriptedLlm.ts"
 import { client, seedTenant } from "../support/TestServer.ts"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
 
 const at = (iso: string) => TestClock.setTime(Date.parse(iso))
 const minutes = (n: number) => n * 60_000
@@ -31,7 +30,7 @@ const setup = Effect.gen(function*() {
   const runDue = Scheduler.use((scheduler) => scheduler.runDue)
   const executions = (task_id: string) => Effect.map(api.scheduledTasks.listExecutions({ params: { task_id }, query: {} }), (page) => page.items)
   const task = (task_id: string) => api.scheduledTasks.get({ params: { task_id } })
-  const usage = UsageRepo.use((repo) => repo.history(tenant.organizationId, {}, { offset: 0, limit: 100 }))
+  const usage = usageHistory(tenant.organizationId)
   return { tenant, api, createTask, runDue, executions, task, usage }
 })
 
@@ -358,7 +357,7 @@ describe("scheduler", () => {
     isolated(Effect.gen(function*() {
       yield* at("2026-05-04T09:00:00Z")
       const { tenant, createTask, runDue, executions, usage } = yield* setup
-      const organization = Option.getOrThrow(yield* OrganizationsRepo.use((repo) => repo.get(tenant.organizationId)))
+      const organization = Option.getOrThrow(yield* settledOrganization(tenant.organizationId))
       const spendable = organization.creditLimit - organization.creditUsage
       yield* spend({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }, {
         feature: "chat",

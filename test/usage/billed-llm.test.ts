@@ -7,8 +7,8 @@ import { tokenCounter } from "../../src/llm/Tokenizer.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import * as BilledLlm from "../../src/usage/BilledLlm.ts"
 import { Credits, type Payer } from "../../src/usage/Credits.ts"
-import { UsageRepo } from "../../src/usage/UsageRepo.ts"
 import { testConfig } from "../support/TestServer.ts"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
 
 /** One credit per token in and out, with a small output cap, so that holds read as token counts. */
 const metered: CatalogModel = {
@@ -49,11 +49,11 @@ const setup = Effect.gen(function*() {
   const organization = yield* Effect.provideContext(OrganizationsRepo.use((repo) => repo.create({ name: "Billed", creditLimit: 1_000 })), context)
   const payer: Payer = { organizationId: organization.id, companyId: "cmp_billed", userId: "usr_billed" }
   const balance = Effect.provideContext(
-    Effect.map(OrganizationsRepo.use((repo) => repo.get(organization.id)), (found) => Option.getOrThrow(found).creditUsage),
+    Effect.map(settledOrganization(organization.id), (found) => Option.getOrThrow(found).creditUsage),
     context
   )
   const events = Effect.provideContext(
-    Effect.map(UsageRepo.use((repo) => repo.history(organization.id, {}, { offset: 0, limit: 100 })), (page) => page.events),
+    Effect.map(usageHistory(organization.id), (page) => page.events),
     context
   )
   return { release, started, context, payer, balance, events }

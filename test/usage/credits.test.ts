@@ -21,11 +21,20 @@ const payerIn = (limits: { readonly creditLimit?: number; readonly dataCreditLim
     (organization): Payer => ({ organizationId: organization.id, companyId: "cmp_payer", userId: "usr_payer" })
   )
 
+/** Settled calls are committed in groups: a reader of balances or usage flushes first. */
+const flushed = Credits.use((credits) => credits.flush)
+
 const balances = (payer: Payer) =>
-  Effect.map(OrganizationsRepo.use((organizations) => organizations.get(payer.organizationId)), Option.getOrThrow)
+  Effect.andThen(
+    flushed,
+    Effect.map(OrganizationsRepo.use((organizations) => organizations.get(payer.organizationId)), Option.getOrThrow)
+  )
 
 const events = (payer: Payer) =>
-  Effect.map(UsageRepo.use((usage) => usage.history(payer.organizationId, {}, { offset: 0, limit: 1000 })), (page) => page.events)
+  Effect.andThen(
+    flushed,
+    Effect.map(UsageRepo.use((usage) => usage.history(payer.organizationId, {}, { offset: 0, limit: 1000 })), (page) => page.events)
+  )
 
 /** True when `credits` can be held now (and releases what it held): everything else was settled or released. */
 const canHold = (payer: Payer, credits: number) =>
@@ -161,19 +170,24 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         expect(yield* balances(payer)).toMatchObject({ creditUsage: 10, dataCreditUsage: 2 })
       }))
 
-    it.effect("a crashed process's holds expire after the TTL and are released once; a live process's are renewed", () =>
+    it.effect("a crashed process's leases expire after the TTL and are released once; a live process's are renewed", () =>
       Effect.gen(function*() {
         const live = yield* Credits
         const payer = yield* payerIn({ creditLimit: 100 })
-        // Another process held 60 and crashed: nothing settles or renews its hold. On PGlite that
-        // process was this one's predecessor, and its holds died with it.
+        // Another process leased 60 and crashed: nothing commits, renews or returns its lease.
         const now = yield* currentDate
-        const crashed = { id: newId("hold"), organizationId: payer.organizationId, pool: "credits" as const, amount: 60 }
+        const crashed = { id: newId("lease"), organizationId: payer.organizationId, pool: "credits" as const }
+        const request = { needed: 60, wanted: 60, opening: true, expiresAt: new Date(now.getTime() + ttl) }
+        expect(yield* CreditsRepo.use((repo) => repo.reserve(crashed, request))).toEqual({ _tag: "Reserved", amount: 60 })
         if (name === "pglite") {
-          expect(yield* canHold(payer, 100)).toBe(true)
+          // The embedded database serves one process: a restart releases its predecessor's leases at once.
+          const restarted = Context.get(
+            yield* Layer.build(Layer.fresh(Credits.layer).pipe(Layer.provide(testConfig({ creditHoldTtlMs: ttl })))),
+            Credits
+          )
+          expect(yield* restarted.withHold(payer, { feature: "probe", credits: 100 }, () => Effect.void)).toBeUndefined()
           return
         }
-        expect(yield* CreditsRepo.use((repo) => repo.hold({ ...crashed, expiresAt: new Date(now.getTime() + ttl) }))).toBe(true)
         const kept = yield* live.hold(payer, { feature: "chat", credits: 30 })
         expect(yield* canHold(payer, 11)).toBe(false)
         yield* TestClock.adjust(ttl / 2)
@@ -188,6 +202,29 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         expect(yield* live.settle(kept, { credits: 12 })).toBe(12)
         expect((yield* balances(payer)).creditUsage).toBe(12)
         expect(yield* events(payer)).toHaveLength(1)
+      }))
+
+    it.effect("a lease no call used for CREDIT_LEASE_IDLE_MS returns to the pool; one in use stays", () =>
+      Effect.gen(function*() {
+        const credits = yield* Credits
+        // Earlier tests' leases go first, so that the counts below are this test's.
+        yield* TestClock.adjust(1_000)
+        yield* credits.returnIdle
+        const payer = yield* payerIn({ creditLimit: 100 })
+        const leased = Effect.map(OrganizationsRepo.use((organizations) => organizations.get(payer.organizationId)), (found) =>
+          Option.getOrThrow(found))
+        yield* credits.withHold(payer, { feature: "chat", credits: 10 }, (hold) => hold.report({ credits: 4 }))
+        yield* credits.flush
+        const open = yield* credits.hold(payer, { feature: "chat", credits: 1 })
+        yield* TestClock.adjust(1_000)
+        expect(yield* credits.returnIdle).toBe(0)
+        yield* credits.release(open)
+        expect(yield* credits.returnIdle).toBe(0)
+        yield* TestClock.adjust(1_000)
+        expect(yield* credits.returnIdle).toBe(1)
+        expect(yield* leased).toMatchObject({ creditUsage: 4 })
+        // Everything else is free again: nothing stays leased.
+        expect(yield* canHold(payer, 96)).toBe(true)
       }))
   })
 })
@@ -217,19 +254,27 @@ describe.each(sharedDatabases)("Credits across two processes on %s", () => {
       )
       expect(outcomes.filter((outcome) => outcome === "served")).toHaveLength(3)
       const usage = Effect.map(
-        Effect.provideContext(OrganizationsRepo.use((repo) => repo.get(payer.organizationId)), processes[1]),
+        Effect.andThen(
+          Effect.andThen(first.flush, second.flush),
+          Effect.provideContext(OrganizationsRepo.use((repo) => repo.get(payer.organizationId)), processes[1])
+        ),
         (organization) => Option.getOrThrow(organization).creditUsage
       )
       expect(yield* usage).toBe(75)
 
+      // Each process still leases part of the pool; idle leases return to it.
+      yield* TestClock.adjust(1_000)
+      yield* first.returnIdle
+      yield* second.returnIdle
       // The second process holds the rest and stops (crashes): only the first one is left to sweep.
       const orphan = yield* second.hold(payer, { feature: "chat", credits: 25 })
       yield* failsWith(first.hold(payer, { feature: "chat", credits: 1 }), "Forbidden", /^Insufficient credits$/)
       yield* TestClock.adjust(ttl)
       expect(yield* first.releaseExpired).toBeGreaterThanOrEqual(1)
       const kept = yield* first.hold(payer, { feature: "chat", credits: 20 })
-      // The crashed process's late settlement finds its hold gone: it takes only what nobody holds.
-      expect(yield* second.settle(orphan, { credits: 25 })).toBe(5)
+      // The crashed process's late settlement finds its lease gone: it is charged only what nobody holds.
+      yield* second.settle(orphan, { credits: 25 })
+      expect(yield* usage).toBe(80)
       expect(yield* first.settle(kept, { credits: 20 })).toBe(20)
       expect(yield* usage).toBe(100)
     }))
