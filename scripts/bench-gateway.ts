@@ -18,23 +18,28 @@
  * `npm run bench:gateway`; `scripts/with-postgres.sh npm run bench:gateway`
  * adds the PostgreSQL row. `BENCH_SECONDS` (default 10) sets each run's
  * length, `BENCH_RATE` (default 500) the offered load, `BENCH_GATEWAYS` a
- * comma-separated subset of `portkey`, `memory`, `pglite`, `postgres`.
+ * comma-separated subset of `portkey`, `memory`, `pglite`, `postgres`;
+ * `BENCH_PROFILE=1` profiles the built servers (`--cpu-prof`) and prints their
+ * top functions by self time during the maximum-rate run.
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Layer, Option, Redacted } from "effect"
 import { Agent, createServer as createHttpServer, request } from "node:http"
 import { createRequire } from "node:module"
+import { join } from "node:path"
 import { memoryStorage } from "../src/app/Storage.ts"
 import { makeServer } from "../src/app/Server.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { type Child, freePort, request as call, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
-import { cpuSecondsOf, ensureBuilt, memoryOf, startPlatform } from "./bench/servers.ts"
+import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
+import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
+import { cpuSecondsOf, ensureBuilt, memoryOf, root, startPlatform } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
+const profiling = process.env.BENCH_PROFILE === "1"
 const node = process.execPath
 const resolve = createRequire(import.meta.url).resolve
 
@@ -209,6 +214,8 @@ interface Gateway {
   readonly name: string
   readonly child: Child
   readonly target: (stream: boolean) => Target
+  /** Where the gateway writes its CPU profile when it stops (`BENCH_PROFILE=1`, built servers). */
+  readonly profile?: string
 }
 
 const ourGateway = async (name: string, child: Child, base: string, adminKey: string): Promise<Gateway> => ({
@@ -236,12 +243,16 @@ const startMemory = async (stubUrl: string) => {
   return ourGateway("ours, memory backend", child, base, memoryAdminKey)
 }
 
+const profileDir = join(resultsDir, "profiles")
+
 const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string) => {
+  const profileName = `gateway-${databaseUrl === undefined ? "pglite" : "postgres"}-${Date.now()}.cpuprofile`
   const server = await startPlatform({
     databaseUrl,
+    nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [],
     env: { LLM_MODELS: JSON.stringify(benchModels), OPENAI_BASE_URL: stubUrl, LOG_LEVEL: "Error" }
   })
-  return ourGateway(name, server.child, server.baseUrl, server.adminKey)
+  return { ...(await ourGateway(name, server.child, server.baseUrl, server.adminKey)), profile: join(profileDir, profileName) }
 }
 
 const main = async () => {
@@ -263,6 +274,7 @@ const main = async () => {
   const chosen = process.env.BENCH_GATEWAYS?.split(",").map((name) => name.trim())
   const starts = all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start)
   const measured = []
+  const profiles = []
   for (const start of starts) {
     const gateway = await start()
     const idle = memoryOf(gateway.child.pid)
@@ -278,13 +290,18 @@ const main = async () => {
     const atRate = await pair((target) => probe(target, rate), false)
     const streamingAtRate = await pair((target) => probe(target, rate), true)
     const cpuBefore = cpuSecondsOf(gateway.child.pid)
+    const fromMicros = monotonicMicros()
     const saturated = await autocannon(gateway.target(false), 64, 0)
+    const toMicros = monotonicMicros()
     const cpuAfter = cpuSecondsOf(gateway.child.pid)
     const cpuMicrosPerRequest = cpuBefore === undefined || cpuAfter === undefined || saturated.requests === 0
       ? undefined
       : (1e6 * (cpuAfter - cpuBefore)) / saturated.requests
     measured.push({ name: gateway.name, idleRssMb: idle?.rssMb, oneConnection, atRate, streamingAtRate, saturated, cpuMicrosPerRequest })
     await gateway.child.stop()
+    if (profiling && gateway.profile !== undefined) {
+      profiles.push({ gateway: gateway.name, ...printSelfTimes(`${gateway.name} at its maximum rate`, gateway.profile, root, { fromMicros, toMicros }) })
+    }
   }
 
   const ms = (value: number) => fixed(value, 2)
@@ -308,7 +325,7 @@ const main = async () => {
     ])
   ))
   if (postgres === undefined) console.log("PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)")
-  console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured })}`)
+  console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured, profiles })}`)
 }
 
 const role = process.argv[2]

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
-import { readProfile, selfTimes } from "./bench/cpu-profile.ts"
+import { printSelfTimes } from "./bench/cpu-profile.ts"
 import { request, runScript } from "./bench/children.ts"
 import { type LoadResult, runLoad } from "./bench/load.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
@@ -27,7 +27,6 @@ const settings = {
 /** Company users added to the benchmark tenant, so that list endpoints answer a full page. */
 const seededMembers = 30
 const p99TargetMs = 25
-const profileTopCount = 15
 
 type Backend = "pglite" | "postgres"
 type Kind = "baseline" | "health" | "auth" | "storage" | "content"
@@ -160,25 +159,15 @@ const tableOf = (rows: ReadonlyArray<Row>) =>
   )
 
 /** The profile's top functions and packages while each endpoint of `rows` was under measured load. */
-const printProfile = (file: string, rows: ReadonlyArray<Row>) => {
-  const profile = readProfile(file)
-  return rows.flatMap((row) => row.load === undefined ? [] : [printWindow(file, row, selfTimes(profile, root, row.load.window))])
-}
-
-const printWindow = (file: string, row: Row, profile: ReturnType<typeof selfTimes>) => {
-  console.log(`\nCPU profile of the ${row.backend} server under ${row.endpoint} (${file})`)
-  console.log(`main thread busy ${integer(profile.busyMs)} ms of ${integer(profile.wallMs)} ms; top ${profileTopCount} functions by self time:`)
-  console.log(formatTable(
-    ["self ms", "share", "function", "location"],
-    profile.functions.slice(0, profileTopCount).map((entry) => [integer(entry.selfMs), `${fixed(entry.percent)}%`, entry.name, entry.location])
-  ))
-  console.log("by package:")
-  console.log(formatTable(
-    ["self ms", "share", "package"],
-    profile.packages.slice(0, 10).map((entry) => [integer(entry.selfMs), `${fixed(entry.percent)}%`, entry.name])
-  ))
-  return { backend: row.backend, endpoint: row.endpoint, file, ...profile, functions: profile.functions.slice(0, 50) }
-}
+const printProfile = (file: string, rows: ReadonlyArray<Row>) =>
+  rows.flatMap((row) =>
+    row.load === undefined ? [] : [{
+      backend: row.backend,
+      endpoint: row.endpoint,
+      file,
+      ...printSelfTimes(`the ${row.backend} server under ${row.endpoint}`, file, root, row.load.window)
+    }]
+  )
 
 runScript(async () => {
   const startedAt = new Date()

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs"
 import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { fixed, formatTable, integer } from "./report.ts"
 
 interface CallFrame {
   readonly functionName: string
@@ -93,4 +94,26 @@ export const selfTimes = (profile: CpuProfile, root: string, window: Window) => 
       .sort((a, b) => b[1] - a[1])
       .map(([name, micros]): SelfTime => ({ name, location: "", selfMs: micros / 1000, percent: share(micros) }))
   }
+}
+
+/** Now on the clock V8's profiles use (CLOCK_MONOTONIC), in microseconds: the ends of a `Window`. */
+export const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n)
+
+const profileTopCount = 15
+
+/** Prints the top functions and packages by self time in `window` of the profile in `file`; answers them. */
+export const printSelfTimes = (title: string, file: string, root: string, window: Window) => {
+  const profile = selfTimes(readProfile(file), root, window)
+  console.log(`\nCPU profile of ${title} (${file})`)
+  console.log(`main thread busy ${integer(profile.busyMs)} ms of ${integer(profile.wallMs)} ms; top ${profileTopCount} functions by self time:`)
+  console.log(formatTable(
+    ["self ms", "share", "function", "location"],
+    profile.functions.slice(0, profileTopCount).map((entry) => [integer(entry.selfMs), `${fixed(entry.percent)}%`, entry.name, entry.location])
+  ))
+  console.log("by package:")
+  console.log(formatTable(
+    ["self ms", "share", "package"],
+    profile.packages.slice(0, 10).map((entry) => [integer(entry.selfMs), `${fixed(entry.percent)}%`, entry.name])
+  ))
+  return { ...profile, functions: profile.functions.slice(0, 50) }
 }

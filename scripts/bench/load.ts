@@ -1,13 +1,12 @@
 // The load generator: autocannon in a child process, never in the process
 // under test nor in the script's own event loop.
 import { createRequire } from "node:module"
-import type { Window } from "./cpu-profile.ts"
+import { monotonicMicros, type Window } from "./cpu-profile.ts"
 import { spawnChild } from "./children.ts"
 import { cpuSecondsOf } from "./servers.ts"
 
 const autocannon = createRequire(import.meta.url).resolve("autocannon")
 
-const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n)
 
 export interface LoadOptions {
   readonly url: string
