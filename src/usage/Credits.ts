@@ -352,7 +352,9 @@ export class Credits extends Context.Service<Credits, {
       Queue.take(settledSignal).pipe(
         Effect.andThen(Effect.sleep(Duration.millis(creditFlushMs))),
         Effect.andThen(flush),
-        Effect.catchCause((cause) => Effect.logError("Committing settled credits failed; retrying", cause)),
+        Effect.catchCause((cause) =>
+          Effect.andThen(Effect.logError("Committing settled credits failed; retrying in a second", cause), Effect.sleep("1 second"))
+        ),
         Effect.andThen(Effect.sync(() => unflushed.size > 0 && Queue.offerUnsafe(settledSignal, undefined)))
       )
     ))

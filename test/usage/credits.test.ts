@@ -204,6 +204,21 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         expect(yield* events(payer)).toHaveLength(1)
       }))
 
+    it.effect("a clean shutdown commits every settled call and returns every lease", () =>
+      Effect.gen(function*() {
+        const payer = yield* payerIn({ creditLimit: 50 })
+        yield* Effect.scoped(Effect.gen(function*() {
+          const stopping = Context.get(
+            yield* Layer.build(Layer.fresh(Credits.layer).pipe(Layer.provide(testConfig({ creditHoldTtlMs: ttl })))),
+            Credits
+          )
+          yield* stopping.withHold(payer, { feature: "chat", credits: 20 }, (hold) => hold.report({ credits: 7 }))
+        }))
+        expect((yield* balances(payer)).creditUsage).toBe(7)
+        expect((yield* events(payer)).map((event) => event.credits)).toEqual([7])
+        expect(yield* canHold(payer, 43)).toBe(true)
+      }))
+
     it.effect("a lease no call used for CREDIT_LEASE_IDLE_MS returns to the pool; one in use stays", () =>
       Effect.gen(function*() {
         const credits = yield* Credits
