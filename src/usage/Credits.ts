@@ -1,4 +1,4 @@
-import { Cause, Context, Duration, Effect, Layer, Queue, Semaphore, Stream } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Principal } from "../auth/Principal.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Forbidden } from "../platform/Errors.ts"
@@ -159,8 +159,8 @@ export class Credits extends Context.Service<Credits, {
     const repo = yield* CreditsRepo
     const { creditHoldTtlMs, creditFlushMs, creditLeaseIdleMs } = yield* AppConfig
     const leases = new Map<string, Lease>()
-    /** One lock per balance for reserving, so that concurrent holds grow a lease once. */
-    const reserving = new Map<string, Semaphore.Semaphore>()
+    /** The reservation under way per balance, if any. */
+    const reserving = new Map<string, Deferred.Deferred<void>>()
     const open = new Map<string, OpenHold>()
     /** Leases with settled calls to commit. */
     const unflushed = new Set<Lease>()
@@ -194,9 +194,6 @@ export class Credits extends Context.Service<Credits, {
     const reserve = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number): Effect.Effect<Hold, Forbidden> =>
       Effect.gen(function*() {
         const current = leases.get(key)
-        if (current !== undefined && !current.lost && freeIn(current) >= credits) {
-          return take(current, payer, estimate, credits)
-        }
         const opening = current === undefined || current.lost
         const lease: Lease = opening
           ? {
@@ -231,21 +228,36 @@ export class Credits extends Context.Service<Credits, {
         }
       })
 
-    const hold = Effect.fn("Credits.hold")(function*(payer: Payer, estimate: Estimate) {
-      const pool = estimate.pool ?? "credits"
-      const credits = Math.max(0, Math.ceil(estimate.credits))
-      // A worst case past any balance (a huge max_tokens) is refused here, before the database sees it.
-      if (!Number.isSafeInteger(credits)) return yield* insufficientCredits(pool)
-      const key = keyOf(payer.organizationId, pool)
-      const lease = leases.get(key)
-      if (lease !== undefined && !lease.lost && freeIn(lease) >= credits) return take(lease, payer, estimate, credits)
-      let lock = reserving.get(key)
-      if (lock === undefined) {
-        lock = Semaphore.makeUnsafe(1)
-        reserving.set(key, lock)
-      }
-      return yield* lock.withPermits(1)(reserve(key, payer, estimate, pool, credits))
-    })
+    /**
+     * Takes the hold from the balance's lease when it has room, else reserves
+     * more — one reservation per balance at a time: holds arriving meanwhile
+     * wait for it and look again, so a burst grows the lease once.
+     */
+    const holdFrom = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number): Effect.Effect<Hold, Forbidden> =>
+      Effect.suspend(() => {
+        const lease = leases.get(key)
+        if (lease !== undefined && !lease.lost && freeIn(lease) >= credits) return Effect.succeed(take(lease, payer, estimate, credits))
+        const running = reserving.get(key)
+        if (running !== undefined) return Effect.andThen(Deferred.await(running), holdFrom(key, payer, estimate, pool, credits))
+        const done = Deferred.makeUnsafe<void>()
+        reserving.set(key, done)
+        return Effect.ensuring(
+          reserve(key, payer, estimate, pool, credits),
+          Effect.suspend(() => {
+            reserving.delete(key)
+            return Deferred.succeed(done, undefined)
+          })
+        )
+      })
+
+    const hold = (payer: Payer, estimate: Estimate) =>
+      Effect.suspend(() => {
+        const pool = estimate.pool ?? "credits"
+        const credits = Math.max(0, Math.ceil(estimate.credits))
+        // A worst case past any balance (a huge max_tokens) is refused here, before the database sees it.
+        if (!Number.isSafeInteger(credits)) return Effect.fail(insufficientCredits(pool))
+        return holdFrom(keyOf(payer.organizationId, pool), payer, estimate, pool, credits)
+      })
 
     /** Takes the hold out of the open ones and off its lease: its state only for the first caller, so each hold ends once. */
     const close = (held: Hold, now: Date) => {
