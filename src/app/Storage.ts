@@ -1,3 +1,4 @@
+import { AccessRevision } from "../auth/AccessRevision.ts"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
@@ -76,12 +77,15 @@ const repositoriesMemory = Layer.mergeAll(
 /** Credit holds: in the database that several processes share (PostgreSQL), in the one process's memory on PGlite. */
 const creditsRepo = (backend: Backend) => (backend === "postgres" ? CreditsRepo.sql : CreditsRepo.local)
 
-/** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
+/**
+ * The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or
+ * PGlite), with the access revision their writes bump (`AccessRevision.changing`).
+ */
 export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
-  sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)
+  AccessRevision.layer.pipe(Layer.provideMerge(sqlStorageOf(Layer.merge(repositoriesSql, creditsRepo(backend)))(client, backend)))
 
 /** The repositories over the memory backend, for fast tests. */
-export const memoryStorage = memoryStorageOf(repositoriesMemory)
+export const memoryStorage = AccessRevision.layer.pipe(Layer.provideMerge(memoryStorageOf(repositoriesMemory)))
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(

@@ -1,13 +1,19 @@
-import { Effect, Option } from "effect"
-import { PrincipalCache } from "../auth/Authentication.ts"
+import { Context, Effect, Option } from "effect"
+import { changing } from "../auth/AccessRevision.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
+import { type RevisionCache, revisionCacheLayer } from "../auth/RevisionCache.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import type { CompanyRole } from "../auth/Roles.ts"
-import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
+import {
+  CompaniesRepo,
+  type CompaniesRepository,
+  type CompanyUserChange,
+  type CompanyUserView
+} from "./CompaniesRepo.ts"
 
 /**
  * Company users and companies. Rules (docs/authorization.md): owners and
@@ -16,14 +22,33 @@ import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./C
  * removed.
  */
 
+/**
+ * Pages of a company's users (without a search), per process, at the access
+ * revision they were read at (`RevisionCache`): adding, changing or removing a
+ * company user bumps it, and the users' profiles they show never change.
+ */
+export class CompanyUsersCache extends Context.Service<CompanyUsersCache, RevisionCache<CompanyUserPage>>()(
+  "companies/CompanyUsersCache"
+) {
+  /** Pages kept: at most 50 users each, a few hundred bytes per user. */
+  static readonly capacity = 1_000
+  static readonly layer = revisionCacheLayer(CompanyUsersCache, CompanyUsersCache.capacity)
+}
+
+type CompanyUserPage = Effect.Success<ReturnType<CompaniesRepository["listUsers"]>>
+
 export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function*(
   request: PageRequest,
   search: string | undefined
 ) {
   const { principal } = yield* Authorized("companyUsers:read")
-  const { rows, total } = yield* CompaniesRepo.use((repo) =>
-    repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize })
-  )
+  const repo = yield* CompaniesRepo
+  const query = { search, offset: offsetOf(request), limit: request.pageSize }
+  const read = repo.listUsers(principal.companyId, query)
+  // Searches are not cached: they are rarer, and each would take a page of the cache.
+  const { rows, total } = yield* search === undefined || search === ""
+    ? Effect.flatMap(CompanyUsersCache, (cache) => cache.through(`${principal.companyId}\u0000${query.offset}\u0000${query.limit}`, read))
+    : read
   return {
     users: rows,
     pagination: {
@@ -62,9 +87,9 @@ export const addCompanyUser = Effect.fn("Companies.addCompanyUser")(function*(in
         onNone: () => Effect.flatMap(users.findByEmail(input.email), (raced) => Effect.succeed(Option.getOrThrow(raced))),
         onSome: Effect.succeed
       }))
-  const added = yield* CompaniesRepo.use((repo) =>
+  const added = yield* changing(CompaniesRepo.use((repo) =>
     repo.addUser({ companyId: principal.companyId, userId: user.id, role: input.role, allowedFeatures: input.allowedFeatures })
-  )
+  ))
   return yield* Option.match(added, {
     onNone: () => Effect.fail(new BadRequest({ error: `${input.email} already belongs to this company` })),
     onSome: Effect.succeed
@@ -94,8 +119,7 @@ export const updateCompanyUser = Effect.fn("Companies.updateCompanyUser")(functi
   if (target.role === "owner" && principal.role !== "owner") return yield* ownerOnly("change an owner")
   if (!mayAssign(principal.role, change.role)) return yield* ownerOnly("grant the owner role")
   yield* keepAnOwner(target, change.role !== undefined && change.role !== "owner")
-  const updated = yield* CompaniesRepo.use((repo) => repo.updateUser(principal.companyId, userId, change))
-  yield* PrincipalCache.use((cache) => cache.invalidate)
+  const updated = yield* changing(CompaniesRepo.use((repo) => repo.updateUser(principal.companyId, userId, change)))
   return Option.getOrElse(updated, () => target)
 })
 
@@ -104,8 +128,7 @@ export const removeCompanyUser = Effect.fn("Companies.removeCompanyUser")(functi
   const target = yield* targetUser(principal.companyId, userId)
   if (target.role === "owner" && principal.role !== "owner") return yield* ownerOnly("remove an owner")
   yield* keepAnOwner(target, true)
-  yield* CompaniesRepo.use((repo) => repo.removeUser(principal.companyId, userId))
-  yield* PrincipalCache.use((cache) => cache.invalidate)
+  yield* changing(CompaniesRepo.use((repo) => repo.removeUser(principal.companyId, userId)))
   return target
 })
 
@@ -132,6 +155,6 @@ export const createCompany = Effect.fn("Companies.createCompany")(function*(orga
     })
   }
   const company = yield* companies.create({ organizationId, name })
-  yield* companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" })
+  yield* changing(companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" }))
   return company
 })
