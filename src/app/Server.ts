@@ -27,6 +27,7 @@ import { McpLive } from "../mcp/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
+import { Balances } from "../organizations/Balances.ts"
 import { MembershipsCache } from "../organizations/Organizations.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { ContentLive } from "../content/Http.ts"
@@ -130,7 +131,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(MaxBodySizeLive),
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(PrincipalLookupLive),
-    Layer.provideMerge(Layer.mergeAll(MembershipsCache.layer, CompanyUsersCache.layer)),
+    Layer.provideMerge(Layer.mergeAll(MembershipsCache.layer, Balances.layer, CompanyUsersCache.layer)),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),

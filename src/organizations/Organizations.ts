@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { type RevisionCache, revisionCacheLayer } from "../auth/RevisionCache.ts"
+import { Balances } from "./Balances.ts"
 import { OrganizationsRepo, type OrganizationWithRole } from "./OrganizationsRepo.ts"
 
 /**
@@ -8,7 +9,7 @@ import { OrganizationsRepo, type OrganizationWithRole } from "./OrganizationsRep
  * revision they were read at (`RevisionCache`): every write that changes them
  * (ownership, owners list, memberships) bumps it. Credit usage changes on
  * every billed call and never bumps it, so the cached records' usage is never
- * shown: `listCallersOrganizations` reads it anew.
+ * shown: `listCallersOrganizations` takes it from `Balances`.
  */
 export class MembershipsCache extends Context.Service<MembershipsCache, RevisionCache<ReadonlyArray<OrganizationWithRole>>>()(
   "organizations/MembershipsCache"
@@ -24,7 +25,7 @@ export const listCallersOrganizations = Effect.gen(function*() {
   const repo = yield* OrganizationsRepo
   const cache = yield* MembershipsCache
   const entries = yield* cache.through(userId, repo.listForUser(userId))
-  const usage = yield* repo.creditUsage(entries.map(({ organization }) => organization.id))
+  const usage = yield* Balances.use((balances) => balances.creditUsage(entries.map(({ organization }) => organization.id)))
   return entries.map(({ organization, role }) => ({
     organization: { ...organization, creditUsage: usage.get(organization.id) ?? organization.creditUsage },
     role
