@@ -8,12 +8,8 @@ import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import type { CompanyRole } from "../auth/Roles.ts"
-import {
-  CompaniesRepo,
-  type CompaniesRepository,
-  type CompanyUserChange,
-  type CompanyUserView
-} from "./CompaniesRepo.ts"
+import { type CompanyUserList, toCompanyUser } from "./Api.ts"
+import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
 
 /**
  * Company users and companies. Rules (docs/authorization.md): owners and
@@ -23,11 +19,12 @@ import {
  */
 
 /**
- * Pages of a company's users (without a search), per process, at the access
- * revision they were read at (`RevisionCache`): adding, changing or removing a
- * company user bumps it, and the users' profiles they show never change.
+ * Pages of a company's users (without a search) as the API answers them, per
+ * process, at the access revision they were read at (`RevisionCache`): adding,
+ * changing or removing a company user bumps it, and the users' profiles they
+ * show never change.
  */
-export class CompanyUsersCache extends Context.Service<CompanyUsersCache, RevisionCache<CompanyUserPage>>()(
+export class CompanyUsersCache extends Context.Service<CompanyUsersCache, RevisionCache<typeof CompanyUserList.Type>>()(
   "companies/CompanyUsersCache"
 ) {
   /** Pages kept: at most 50 users each, a few hundred bytes per user. */
@@ -35,31 +32,31 @@ export class CompanyUsersCache extends Context.Service<CompanyUsersCache, Revisi
   static readonly layer = revisionCacheLayer(CompanyUsersCache, CompanyUsersCache.capacity)
 }
 
-type CompanyUserPage = Effect.Success<ReturnType<CompaniesRepository["listUsers"]>>
-
 export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function*(
   request: PageRequest,
   search: string | undefined
 ) {
   const { principal } = yield* Authorized("companyUsers:read")
-  const repo = yield* CompaniesRepo
-  const query = { search, offset: offsetOf(request), limit: request.pageSize }
-  const read = repo.listUsers(principal.companyId, query)
+  const read = Effect.map(
+    CompaniesRepo.use((repo) =>
+      repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize })
+    ),
+    ({ rows, total }): typeof CompanyUserList.Type => ({
+      company_users: rows.map(toCompanyUser),
+      pagination: {
+        page: request.page,
+        per_page: request.pageSize,
+        total,
+        pages: pageCount(total, request.pageSize),
+        has_next: request.page * request.pageSize < total,
+        has_prev: request.page > 1
+      }
+    })
+  )
   // Searches are not cached: they are rarer, and each would take a page of the cache.
-  const { rows, total } = yield* search === undefined || search === ""
-    ? Effect.flatMap(CompanyUsersCache, (cache) => cache.through(`${principal.companyId}\u0000${query.offset}\u0000${query.limit}`, read))
-    : read
-  return {
-    users: rows,
-    pagination: {
-      page: request.page,
-      per_page: request.pageSize,
-      total,
-      pages: pageCount(total, request.pageSize),
-      has_next: request.page * request.pageSize < total,
-      has_prev: request.page > 1
-    }
-  }
+  if (search !== undefined && search !== "") return yield* read
+  const cache = yield* CompanyUsersCache
+  return yield* cache.through(`${principal.companyId}\u0000${request.page}\u0000${request.pageSize}`, read)
 })
 
 const ownerOnly = (what: string) =>

@@ -21,10 +21,7 @@ export const CompanyUsersLive = HttpApiBuilder.group(Api, "companyUsers", (handl
       Effect.andThen(
         requireCompany(params.companyId),
         authorize("companyUsers:read")(
-          Effect.map(Companies.listCompanyUsers(pageRequest(query), query.search), (listing) => ({
-            company_users: listing.users.map(toCompanyUser),
-            pagination: listing.pagination
-          }))
+          Companies.listCompanyUsers(pageRequest(query), query.search)
         )
       ))
     .handle("add", ({ params, payload }) =>
