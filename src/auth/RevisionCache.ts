@@ -18,8 +18,12 @@ export class RequestRevision extends Context.Service<RequestRevision, { readonly
  * most `capacity` are kept: the least recently used goes first.
  */
 export interface RevisionCache<A> {
-  /** `read`'s value for `key`, from the cache when it was read at this request's revision. */
-  readonly through: <E, R>(key: string, read: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R | RequestRevision>
+  /**
+   * The value for `key`: from the cache when it was read at this request's
+   * revision, else from `read`, which is only called then (making the read's
+   * effect can cost as much as a cache hit: `Effect.fn` takes a stack trace).
+   */
+  readonly through: <E, R>(key: string, read: () => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R | RequestRevision>
 }
 
 interface Entry<A> {
@@ -51,7 +55,7 @@ export const makeRevisionCache = <A>(capacity: number): RevisionCache<A> => {
           entries.set(key, entry)
           return Effect.succeed(entry.value)
         }
-        return Effect.tap(read, (value) => Effect.sync(() => remember(key, value, revision)))
+        return Effect.tap(read(), (value) => Effect.sync(() => remember(key, value, revision)))
       })
   }
 }

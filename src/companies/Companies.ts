@@ -32,29 +32,29 @@ export class CompanyUsersCache extends Context.Service<CompanyUsersCache, Revisi
   static readonly layer = revisionCacheLayer(CompanyUsersCache, CompanyUsersCache.capacity)
 }
 
-export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function*(
+/** Untraced: on a cache hit a span and a call-site stack trace would cost more than the rest of the call. */
+export const listCompanyUsers = Effect.fnUntraced(function*(
   request: PageRequest,
   search: string | undefined
 ) {
   const { principal } = yield* Authorized("companyUsers:read")
-  const read = Effect.map(
+  const page = ({ rows, total }: { readonly rows: ReadonlyArray<CompanyUserView>; readonly total: number }) => ({
+    company_users: rows.map(toCompanyUser),
+    pagination: {
+      page: request.page,
+      per_page: request.pageSize,
+      total,
+      pages: pageCount(total, request.pageSize),
+      has_next: request.page * request.pageSize < total,
+      has_prev: request.page > 1
+    }
+  })
+  const read = () =>
     CompaniesRepo.use((repo) =>
-      repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize })
-    ),
-    ({ rows, total }): typeof CompanyUserList.Type => ({
-      company_users: rows.map(toCompanyUser),
-      pagination: {
-        page: request.page,
-        per_page: request.pageSize,
-        total,
-        pages: pageCount(total, request.pageSize),
-        has_next: request.page * request.pageSize < total,
-        has_prev: request.page > 1
-      }
-    })
-  )
+      Effect.map(repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize }), page)
+    )
   // Searches are not cached: they are rarer, and each would take a page of the cache.
-  if (search !== undefined && search !== "") return yield* read
+  if (search !== undefined && search !== "") return yield* read()
   const cache = yield* CompanyUsersCache
   return yield* cache.through(`${principal.companyId}\u0000${request.page}\u0000${request.pageSize}`, read)
 })

@@ -24,7 +24,7 @@ export const listCallersOrganizations = Effect.gen(function*() {
   const { userId } = yield* CurrentPrincipal
   const repo = yield* OrganizationsRepo
   const cache = yield* MembershipsCache
-  const entries = yield* cache.through(userId, repo.listForUser(userId))
+  const entries = yield* cache.through(userId, () => repo.listForUser(userId))
   const usage = yield* Balances.use((balances) => balances.creditUsage(entries.map(({ organization }) => organization.id)))
   return entries.map(({ organization, role }) => ({
     organization: { ...organization, creditUsage: usage.get(organization.id) ?? organization.creditUsage },
