@@ -1,14 +1,13 @@
-import { Context, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { changing } from "../auth/AccessRevision.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
-import { type RevisionCache, revisionCacheLayer } from "../auth/RevisionCache.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import type { CompanyRole } from "../auth/Roles.ts"
-import { type CompanyUserList, toCompanyUser } from "./Api.ts"
+import { toCompanyUser } from "./Api.ts"
 import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
 
 /**
@@ -18,21 +17,6 @@ import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./C
  * removed.
  */
 
-/**
- * Pages of a company's users (without a search) as the API answers them, per
- * process, at the access revision they were read at (`RevisionCache`): adding,
- * changing or removing a company user bumps it, and the users' profiles they
- * show never change.
- */
-export class CompanyUsersCache extends Context.Service<CompanyUsersCache, RevisionCache<typeof CompanyUserList.Type>>()(
-  "companies/CompanyUsersCache"
-) {
-  /** Pages kept: at most 50 users each, a few hundred bytes per user. */
-  static readonly capacity = 1_000
-  static readonly layer = revisionCacheLayer(CompanyUsersCache, CompanyUsersCache.capacity)
-}
-
-/** Untraced: on a cache hit a span and a call-site stack trace would cost more than the rest of the call. */
 export const listCompanyUsers = Effect.fnUntraced(function*(
   request: PageRequest,
   search: string | undefined
@@ -49,14 +33,9 @@ export const listCompanyUsers = Effect.fnUntraced(function*(
       has_prev: request.page > 1
     }
   })
-  const read = () =>
-    CompaniesRepo.use((repo) =>
-      Effect.map(repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize }), page)
-    )
-  // Searches are not cached: they are rarer, and each would take a page of the cache.
-  if (search !== undefined && search !== "") return yield* read()
-  const cache = yield* CompanyUsersCache
-  return yield* cache.through(`${principal.companyId}\u0000${request.page}\u0000${request.pageSize}`, read)
+  return yield* CompaniesRepo.use((repo) =>
+    Effect.map(repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize }), page)
+  )
 })
 
 const ownerOnly = (what: string) =>

@@ -5,6 +5,7 @@ import { memoryStorage } from "../../src/app/Storage.ts"
 import { CompaniesRepo } from "../../src/companies/CompaniesRepo.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import { spend } from "../support/Billing.ts"
+import { getWithKey, send } from "../support/Http.ts"
 import {
   addPerson,
   backends,
@@ -199,6 +200,23 @@ it.layer(testServer(counting(memoryStorage)))("cached reads reach the repository
       yield* organizationsOf(tenant, tenant.personalAccessKey)
       expect((yield* companyUsersOf(tenant)).total).toBe(2)
       expect([reads.organizations - before.organizations, reads.companyUsers - before.companyUsers]).toEqual([2, 2])
+    }))
+
+  it.effect("a page served from the cache is the same JSON answer, with this request's rate-limit headers", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const path = `/api/v0/company_users/${tenant.companyId}?pageSize=5`
+      const before = reads.companyUsers
+      const first = yield* send(getWithKey(path, tenant.apiKey))
+      const second = yield* send(getWithKey(path, tenant.apiKey))
+      expect(reads.companyUsers - before).toBe(1)
+      for (const response of [first, second]) {
+        expect(response.status).toBe(200)
+        expect(response.headers["content-type"]).toBe("application/json")
+        expect(response.headers["ratelimit-remaining"]).toMatch(/^\d+$/)
+      }
+      expect(second.text).toBe(first.text)
+      expect(second.body).toMatchObject({ company_users: [{ uid: tenant.userId }], pagination: { per_page: 5, total: 1 } })
     }))
 
   it.effect("searches are not cached", () =>
