@@ -46,6 +46,8 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
   readonly rememberUnknown: (credential: string) => void
 }>()("auth/PrincipalCache") {
   static readonly ttlMs = 60_000
+  /** Principals kept; beyond it the oldest goes (entries of deleted keys are never read again). */
+  static readonly entryLimit = 10_000
   static readonly unknownLimit = 10_000
 
   static readonly layer = Layer.sync(PrincipalCache, () => {
@@ -59,7 +61,11 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
         entries.delete(key)
         return undefined
       },
-      set: (key, principal, validUntil, revision) => void entries.set(key, { principal, validUntil, revision }),
+      set: (key, principal, validUntil, revision) => {
+        entries.delete(key)
+        if (entries.size >= PrincipalCache.entryLimit) entries.delete(entries.keys().next().value!)
+        entries.set(key, { principal, validUntil, revision })
+      },
       isUnknown: (credential) => {
         const until = unknown.get(credential)
         if (until === undefined) return false

@@ -17,12 +17,16 @@ import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./C
  * removed.
  */
 
-export const listCompanyUsers = Effect.fnUntraced(function*(
+/** A page of the company's users, as the API answers it. */
+export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function*(
   request: PageRequest,
   search: string | undefined
 ) {
   const { principal } = yield* Authorized("companyUsers:read")
-  const page = ({ rows, total }: { readonly rows: ReadonlyArray<CompanyUserView>; readonly total: number }) => ({
+  const { rows, total } = yield* CompaniesRepo.use((repo) =>
+    repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize })
+  )
+  return {
     company_users: rows.map(toCompanyUser),
     pagination: {
       page: request.page,
@@ -32,10 +36,7 @@ export const listCompanyUsers = Effect.fnUntraced(function*(
       has_next: request.page * request.pageSize < total,
       has_prev: request.page > 1
     }
-  })
-  return yield* CompaniesRepo.use((repo) =>
-    Effect.map(repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize }), page)
-  )
+  }
 })
 
 const ownerOnly = (what: string) =>

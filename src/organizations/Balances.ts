@@ -35,7 +35,7 @@ export class Balances extends Context.Service<Balances, {
           usages.clear()
         })
       ),
-      (unlisten) => Effect.promise(() => unlisten())
+      (unlisten) => Effect.ignore(Effect.tryPromise(() => unlisten()))
     )
     yield* sql`SET platform.notify_credit_usage = 'on'`.pipe(Effect.orDie)
     /** The usages of `ids` known now: a copy, since a notification may clear the cache at any time. */
