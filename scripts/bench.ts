@@ -79,7 +79,7 @@ const contentEndpoint = (name: string, tool: string, tenant: Tenant): Endpoint =
 
 /** Minimum throughput as a share of the baseline's, by kind of endpoint and backend. */
 const minimumRatio = (kind: Kind, backend: Backend): number | undefined =>
-  kind === "auth" ? 0.45 : kind === "storage" ? (backend === "postgres" ? 0.25 : 0.05) : undefined
+  kind === "auth" ? 0.45 : kind === "storage" ? (backend === "postgres" ? 0.25 : 0.10) : undefined
 
 interface Target {
   readonly label: string

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { changing } from "../auth/AccessRevision.ts"
 import type { CompanyRole, OrgRole } from "../auth/Roles.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { issueCompanyKey, issuePersonalKey } from "../keys/Keys.ts"
@@ -32,20 +33,20 @@ export const createUser = Effect.fn("Admin.createUser")(function*(input: { email
 export const addMember = Effect.fn("Admin.addMember")(function*(organizationId: string, userId: string, role: OrgRole) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  yield* orNotFound(`Organization ${organizationId} not found`)(yield* repo.addMember(organizationId, userId, role))
+  yield* orNotFound(`Organization ${organizationId} not found`)(yield* changing(repo.addMember(organizationId, userId, role)))
   return { organizationId, userId, role }
 })
 
 export const setOwner = Effect.fn("Admin.setOwner")(function*(organizationId: string, userId: string) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* repo.setOwner(organizationId, userId))
+  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* changing(repo.setOwner(organizationId, userId)))
 })
 
 export const addOwner = Effect.fn("Admin.addOwner")(function*(organizationId: string, userId: string) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* repo.addOwner(organizationId, userId))
+  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* changing(repo.addOwner(organizationId, userId)))
 })
 
 export const createCompany = Effect.fn("Admin.createCompany")(function*(organizationId: string, name: string) {
@@ -59,7 +60,7 @@ export const addCompanyUser = Effect.fn("Admin.addCompanyUser")(function*(
 ) {
   yield* company(companyId)
   yield* user(input.userId)
-  const added = yield* CompaniesRepo.use((repo) => repo.addUser({ companyId, ...input }))
+  const added = yield* changing(CompaniesRepo.use((repo) => repo.addUser({ companyId, ...input })))
   return yield* Option.match(added, {
     onNone: () => Effect.fail(new BadRequest({ error: `User ${input.userId} already belongs to company ${companyId}` })),
     onSome: Effect.succeed

@@ -11,7 +11,7 @@ import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
 import { SequencesLive } from "../sequences/Http.ts"
 import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
-import { CompaniesLive, CompanyUsersLive } from "../companies/Http.ts"
+import { CompaniesLive, CompanyUsersCache, CompanyUsersLive } from "../companies/Http.ts"
 import { DesignChatLive } from "../design/Http.ts"
 import { DocumentsLive } from "../documents/Http.ts"
 import { GatewayLive } from "../gateway/Http.ts"
@@ -26,6 +26,8 @@ import { McpLive } from "../mcp/Http.ts"
 import { MeLive } from "../me/Http.ts"
 import { MemoriesLive } from "../memories/Http.ts"
 import { OrganizationsLive } from "../organizations/Http.ts"
+import { Balances } from "../organizations/Balances.ts"
+import { MembershipsCache } from "../organizations/Organizations.ts"
 import { ProjectsLive } from "../projects/Http.ts"
 import { ContentLive } from "../content/Http.ts"
 import { ScheduledTasksLive } from "../tasks/Http.ts"
@@ -128,6 +130,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(MaxBodySizeLive),
     Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(PrincipalLookupLive),
+    Layer.provideMerge(Layer.mergeAll(MembershipsCache.layer, Balances.layer, CompanyUsersCache.layer)),
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),

@@ -1,3 +1,4 @@
+import { AccessRevision } from "../auth/AccessRevision.ts"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import { AgentsRepo } from "../agents/AgentsRepo.ts"
@@ -74,12 +75,15 @@ const repositoriesMemory = Layer.mergeAll(
   SequencesRepo.memory
 )
 
-/** The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or PGlite). */
+/**
+ * The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or
+ * PGlite), with the access revision their writes bump (`AccessRevision.changing`).
+ */
 export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
-  sqlStorageOf(repositoriesSql)(client, backend)
+  AccessRevision.layer.pipe(Layer.provideMerge(sqlStorageOf(repositoriesSql)(client, backend)))
 
 /** The repositories over the memory backend, for fast tests. */
-export const memoryStorage = memoryStorageOf(repositoriesMemory)
+export const memoryStorage = AccessRevision.layer.pipe(Layer.provideMerge(memoryStorageOf(repositoriesMemory)))
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(

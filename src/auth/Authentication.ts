@@ -6,13 +6,16 @@ import { CurrentPrincipal, type Principal } from "./Principal.ts"
 import { PrincipalLookup } from "./PrincipalLookup.ts"
 import { AccessRevision } from "./AccessRevision.ts"
 import { RateLimiter, type Taken } from "./RateLimiter.ts"
+import { RequestRevision } from "./RevisionCache.ts"
 
 /**
  * Authentication for every `/api/v0` endpoint: a company API key or a
  * personal access key in `X-API-Key` or `Authorization: Bearer`, plus the
  * company id (`X-Company-ID` or query `companyId`) for personal keys.
  */
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
+export class Authentication extends HttpApiMiddleware.Service<Authentication, {
+  provides: CurrentPrincipal | RequestRevision
+}>()(
   "Authentication",
   {
     // InternalError: any authenticated call may answer 500, and the typed client then decodes it by tag.
@@ -28,13 +31,12 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
  * Resolved principals, so that a request costs no database round trip for
  * its credential. An entry is trusted only at the access revision it was
  * resolved at (`AccessRevision`): a revoked key or a changed company user
- * fails on the next request in every process. Entries also expire on their own.
+ * fails on the next request in every process (every such write goes through
+ * `AccessRevision.changing`). Entries also expire on their own.
  */
 export class PrincipalCache extends Context.Service<PrincipalCache, {
   readonly get: (key: string) => { readonly principal: Principal; readonly revision: number } | undefined
   readonly set: (key: string, principal: Principal, validUntil: number, revision: number) => void
-  /** Records an access change: every process re-resolves its principals. */
-  readonly invalidate: Effect.Effect<void>
   /**
    * Well-formed credentials no key has: a key's secret is drawn at random when
    * it is created, so one that is unknown now stays unknown, and remembering
@@ -44,12 +46,13 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
   readonly rememberUnknown: (credential: string) => void
 }>()("auth/PrincipalCache") {
   static readonly ttlMs = 60_000
+  /** Principals kept; beyond it the oldest goes (entries of deleted keys are never read again). */
+  static readonly entryLimit = 10_000
   static readonly unknownLimit = 10_000
 
-  static readonly layer = Layer.effect(PrincipalCache, Effect.gen(function*() {
+  static readonly layer = Layer.sync(PrincipalCache, () => {
     const entries = new Map<string, { principal: Principal; validUntil: number; revision: number }>()
     const unknown = new Map<string, number>()
-    const revisions = yield* AccessRevision
     return {
       get: (key) => {
         const entry = entries.get(key)
@@ -58,8 +61,11 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
         entries.delete(key)
         return undefined
       },
-      set: (key, principal, validUntil, revision) => void entries.set(key, { principal, validUntil, revision }),
-      invalidate: Effect.andThen(Effect.sync(() => entries.clear()), revisions.bump),
+      set: (key, principal, validUntil, revision) => {
+        entries.delete(key)
+        if (entries.size >= PrincipalCache.entryLimit) entries.delete(entries.keys().next().value!)
+        entries.set(key, { principal, validUntil, revision })
+      },
       isUnknown: (credential) => {
         const until = unknown.get(credential)
         if (until === undefined) return false
@@ -72,7 +78,7 @@ export class PrincipalCache extends Context.Service<PrincipalCache, {
         unknown.set(credential, Date.now() + PrincipalCache.ttlMs)
       }
     }
-  }))
+  })
 }
 
 const unauthorized = (error: string) => new Unauthorized({ error })
@@ -180,16 +186,20 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
           { status: 429, headers: { ...headers, "retry-after": String(decision.retryAfterSeconds) } }
         )
       }
-      const response = yield* Effect.provideService(handler, CurrentPrincipal, principal)
+      const response = yield* handler.pipe(
+        Effect.provideService(CurrentPrincipal, principal),
+        Effect.provideService(RequestRevision, { revision: taken.revision })
+      )
       return HttpServerResponse.setHeaders(response, headers)
     })
   return { apiKey: authenticate, bearer: authenticate }
 }))
 
-/** What the middleware and handlers share per process: the principal cache, the rate limiter, the access revision. */
-export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.layer).pipe(
-  Layer.provideMerge(AccessRevision.layer)
-)
+/**
+ * What the middleware and handlers share per process: the principal cache and
+ * the rate limiter, over the storage's `AccessRevision`.
+ */
+export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.layer)
 
 /**
  * A company id the client sent in a body, path or query must be the

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { PrincipalCache } from "../auth/Authentication.ts"
+import { changing } from "../auth/AccessRevision.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
@@ -7,6 +7,7 @@ import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import type { CompanyRole } from "../auth/Roles.ts"
+import { toCompanyUser } from "./Api.ts"
 import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./CompaniesRepo.ts"
 
 /**
@@ -16,6 +17,7 @@ import { CompaniesRepo, type CompanyUserChange, type CompanyUserView } from "./C
  * removed.
  */
 
+/** A page of the company's users, as the API answers it. */
 export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function*(
   request: PageRequest,
   search: string | undefined
@@ -25,7 +27,7 @@ export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function
     repo.listUsers(principal.companyId, { search, offset: offsetOf(request), limit: request.pageSize })
   )
   return {
-    users: rows,
+    company_users: rows.map(toCompanyUser),
     pagination: {
       page: request.page,
       per_page: request.pageSize,
@@ -62,9 +64,9 @@ export const addCompanyUser = Effect.fn("Companies.addCompanyUser")(function*(in
         onNone: () => Effect.flatMap(users.findByEmail(input.email), (raced) => Effect.succeed(Option.getOrThrow(raced))),
         onSome: Effect.succeed
       }))
-  const added = yield* CompaniesRepo.use((repo) =>
+  const added = yield* changing(CompaniesRepo.use((repo) =>
     repo.addUser({ companyId: principal.companyId, userId: user.id, role: input.role, allowedFeatures: input.allowedFeatures })
-  )
+  ))
   return yield* Option.match(added, {
     onNone: () => Effect.fail(new BadRequest({ error: `${input.email} already belongs to this company` })),
     onSome: Effect.succeed
@@ -94,8 +96,7 @@ export const updateCompanyUser = Effect.fn("Companies.updateCompanyUser")(functi
   if (target.role === "owner" && principal.role !== "owner") return yield* ownerOnly("change an owner")
   if (!mayAssign(principal.role, change.role)) return yield* ownerOnly("grant the owner role")
   yield* keepAnOwner(target, change.role !== undefined && change.role !== "owner")
-  const updated = yield* CompaniesRepo.use((repo) => repo.updateUser(principal.companyId, userId, change))
-  yield* PrincipalCache.use((cache) => cache.invalidate)
+  const updated = yield* changing(CompaniesRepo.use((repo) => repo.updateUser(principal.companyId, userId, change)))
   return Option.getOrElse(updated, () => target)
 })
 
@@ -104,8 +105,7 @@ export const removeCompanyUser = Effect.fn("Companies.removeCompanyUser")(functi
   const target = yield* targetUser(principal.companyId, userId)
   if (target.role === "owner" && principal.role !== "owner") return yield* ownerOnly("remove an owner")
   yield* keepAnOwner(target, true)
-  yield* CompaniesRepo.use((repo) => repo.removeUser(principal.companyId, userId))
-  yield* PrincipalCache.use((cache) => cache.invalidate)
+  yield* changing(CompaniesRepo.use((repo) => repo.removeUser(principal.companyId, userId)))
   return target
 })
 
@@ -132,6 +132,6 @@ export const createCompany = Effect.fn("Companies.createCompany")(function*(orga
     })
   }
   const company = yield* companies.create({ organizationId, name })
-  yield* companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" })
+  yield* changing(companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" }))
   return company
 })

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { Authorized, check } from "../auth/Policy.ts"
-import { PrincipalCache } from "../auth/Authentication.ts"
+import { changing } from "../auth/AccessRevision.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -95,9 +95,8 @@ export const ensureCompanyKey = Effect.fn("Keys.ensureCompanyKey")(function*(nam
 
 export const deleteCompanyKey = Effect.fn("Keys.deleteCompanyKey")(function*(name: string) {
   const { principal } = yield* Authorized("apiKeys:manage")
-  const deleted = yield* KeysRepo.use((repo) => repo.deleteCompanyKey(principal.companyId, name))
+  const deleted = yield* changing(KeysRepo.use((repo) => repo.deleteCompanyKey(principal.companyId, name)))
   if (Option.isNone(deleted)) return yield* keyNotFound(name)
-  yield* PrincipalCache.use((cache) => cache.invalidate)
   return deleted.value
 })
 
@@ -144,8 +143,7 @@ export const createOwnPersonalKey = Effect.fn("Keys.createOwnPersonalKey")(funct
 
 export const revokeOwnPersonalKey = Effect.fn("Keys.revokeOwnPersonalKey")(function*(keyId: string) {
   const userId = yield* requireUser
-  const deleted = yield* KeysRepo.use((repo) => repo.deletePersonalKey(userId, keyId))
+  const deleted = yield* changing(KeysRepo.use((repo) => repo.deletePersonalKey(userId, keyId)))
   if (Option.isNone(deleted)) return yield* new NotFound({ error: `Personal access key ${keyId} not found` })
-  yield* PrincipalCache.use((cache) => cache.invalidate)
   return deleted.value
 })

@@ -1,12 +1,11 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorizeInOrganization } from "../auth/Policy.ts"
-import { CurrentPrincipal } from "../auth/Principal.ts"
 import { Api } from "../app/Api.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
 import * as Usage from "../usage/Usage.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
-import { OrganizationsRepo } from "./OrganizationsRepo.ts"
+import { listCallersOrganizations } from "./Organizations.ts"
 
 const usageEventResource = (event: UsageEvent) => ({
   id: event.id,
@@ -21,16 +20,10 @@ const usageEventResource = (event: UsageEvent) => ({
   createdDate: event.createdAt
 })
 
-/** The organizations where the caller's user (a company key's: its creator) has a membership or ownership record. */
-const listOrganizations = Effect.andThen(
-  Usage.settledSoFar,
-  CurrentPrincipal.use((principal) => OrganizationsRepo.use((repo) => repo.listForUser(principal.userId)))
-)
-
 export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>
   handlers
     .handle("list", () =>
-      Effect.map(listOrganizations, (entries) => ({
+      Effect.map(listCallersOrganizations, (entries) => ({
         organizations: entries.map(({ organization, role }) => ({
           id: organization.id,
           name: organization.name,

@@ -51,6 +51,8 @@ export interface OrganizationsRepository {
    * else `owner` for the owner user, else `admin` for the owners list.
    */
   readonly listForUser: (userId: string) => Effect.Effect<ReadonlyArray<OrganizationWithRole>>
+  /** The credits used of each of the organizations (those that exist), by id. */
+  readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
   /** The user's role in one organization by the same rule; none without a record. */
   readonly roleOf: (organizationId: string, userId: string) => Effect.Effect<Option.Option<OrgRole>>
 }
@@ -156,6 +158,12 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
           return { organization, role: resolveRole(row.membership_role ?? undefined, organization, userId)! }
         })
       }, Effect.orDie),
+      creditUsage: Effect.fn("OrganizationsRepo.creditUsage")(function*(ids) {
+        if (ids.length === 0) return new Map()
+        const rows = yield* sql<{ readonly id: string; readonly credit_usage: unknown }>`
+          SELECT id, credit_usage FROM organizations WHERE ${sql.in("id", ids)}`
+        return new Map(rows.map((row) => [row.id, toNumber(row.credit_usage)]))
+      }, Effect.orDie),
       roleOf: Effect.fn("OrganizationsRepo.roleOf")(function*(organizationId, userId) {
         const organization = yield* get(organizationId)
         if (Option.isNone(organization)) return Option.none()
@@ -223,6 +231,13 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
             const role = resolveRole(membershipRole(tables, organization.id, userId), organization, userId)
             return role === undefined ? [] : [{ organization, role }]
           })
+        ),
+      creditUsage: (ids) =>
+        store.read((tables) =>
+          new Map(ids.flatMap((id) => {
+            const organization = tables(organizationsTable).get(id)
+            return organization === undefined ? [] : [[id, organization.creditUsage] as const]
+          }))
         ),
       roleOf: (organizationId, userId) =>
         store.read((tables) => {
