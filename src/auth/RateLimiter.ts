@@ -16,17 +16,17 @@ export interface RateDecision {
   readonly resetSeconds: number
 }
 
-/**
- * Per-credential token bucket: `RATE_LIMIT_PER_MINUTE` tokens, refilled
- * continuously. In memory for a single process; in PostgreSQL (one atomic
- * upsert per request) when several processes share the database.
- */
 /** A rate decision and the access revision read in the same round trip (see `AccessRevision`). */
 export interface Taken {
   readonly decision: RateDecision
   readonly revision: number
 }
 
+/**
+ * Per-credential token bucket: `RATE_LIMIT_PER_MINUTE` tokens, refilled
+ * continuously. In memory for a single process; in PostgreSQL, taken in
+ * blocks, when several processes share the database.
+ */
 export class RateLimiter extends Context.Service<RateLimiter, {
   readonly take: (bucket: string) => Effect.Effect<Taken>
 }>()("auth/RateLimiter") {
@@ -49,28 +49,59 @@ export class RateLimiter extends Context.Service<RateLimiter, {
     }
   }))
 
+  /**
+   * Several processes on one PostgreSQL share each credential's bucket. A
+   * process takes tokens from it in blocks — 1% of the capacity, at least one
+   * — with one atomic upsert, and spends them in memory for at most a second
+   * (unspent ones are dropped: a process never holds a burst of old tokens).
+   * The bucket therefore never hands out more than its capacity; a process
+   * may refuse while another holds unspent tokens, by at most one block each.
+   * A request served from a block still reads the access revision (a read,
+   * not a write), so that revocations stay instant.
+   */
   static readonly sql = Layer.effect(RateLimiter, Effect.gen(function*() {
     const { rateLimitPerMinute: capacity } = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
+    const revisions = yield* AccessRevision
     const perSecond = capacity / 60
+    const block = Math.max(1, Math.floor(capacity / 100))
+    const blockLifetimeMs = 1_000
+    const blocks = new Map<string, { tokens: number; until: number; sharedRemaining: number }>()
     const refilled = sql`least(${capacity}::float8,
       b.tokens + extract(epoch FROM clock_timestamp() - b.updated_at) * ${perSecond}::float8)`
+    const handedOut = sql`CASE WHEN ${refilled} >= 1 THEN least(${block}::float8, floor(${refilled})) ELSE 0 END`
+    const takeBlock = (bucket: string) =>
+      sql<{ readonly tokens: number; readonly allowed: boolean; readonly taken: number; readonly revision: unknown }>`
+        INSERT INTO rate_limit_buckets AS b (bucket, tokens, allowed, taken, updated_at)
+        VALUES (${bucket}, ${capacity - Math.min(block, capacity)}, true, ${Math.min(block, capacity)}, clock_timestamp())
+        ON CONFLICT (bucket) DO UPDATE SET
+          allowed = ${refilled} >= 1,
+          taken = ${handedOut},
+          tokens = ${refilled} - ${handedOut},
+          updated_at = clock_timestamp()
+        RETURNING tokens, allowed, taken, (SELECT revision FROM access_revision WHERE id = 1) AS revision`.pipe(
+        Effect.map((rows): Taken => {
+          const { tokens, allowed, taken } = rows[0]
+          const sharedRemaining = Number(tokens)
+          const spare = Number(taken) - 1
+          if (allowed && spare > 0) blocks.set(bucket, { tokens: spare, until: Date.now() + blockLifetimeMs, sharedRemaining })
+          return {
+            decision: decide(allowed, sharedRemaining + Math.max(spare, 0), capacity),
+            revision: toNumber(rows[0].revision)
+          }
+        }),
+        Effect.orDie
+      )
     return {
       take: (bucket) =>
-        sql<{ readonly tokens: number; readonly allowed: boolean; readonly revision: unknown }>`
-          INSERT INTO rate_limit_buckets AS b (bucket, tokens, allowed, updated_at)
-          VALUES (${bucket}, ${capacity - 1}, true, clock_timestamp())
-          ON CONFLICT (bucket) DO UPDATE SET
-            allowed = ${refilled} >= 1,
-            tokens = ${refilled} - CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
-            updated_at = clock_timestamp()
-          RETURNING tokens, allowed, (SELECT revision FROM access_revision WHERE id = 1) AS revision`.pipe(
-          Effect.map((rows) => ({
-            decision: decide(rows[0].allowed, Number(rows[0].tokens), capacity),
-            revision: toNumber(rows[0].revision)
-          })),
-          Effect.orDie
-        )
+        Effect.suspend(() => {
+          const held = blocks.get(bucket)
+          if (held === undefined || held.until <= Date.now()) return takeBlock(bucket)
+          held.tokens -= 1
+          if (held.tokens < 1) blocks.delete(bucket)
+          const remaining = held.sharedRemaining + held.tokens
+          return Effect.map(revisions.current, (revision): Taken => ({ decision: decide(true, remaining, capacity), revision }))
+        })
     }
   }))
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
@@ -63,5 +64,33 @@ describe.each(sharedStores)("rate limiting across processes on %s", () => {
       yield* failsWith(viaFirst.me.get(), "RateLimited")
       const other = yield* Effect.provideContext(client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId }), second)
       expect((yield* other.me.get()).userId).toBe(tenant.userId)
+    }))
+
+  it.effect("each process takes tokens from the shared bucket in blocks of 1% of the capacity and spends them in memory", () =>
+    Effect.gen(function*() {
+      const [first, second] = yield* serversSharingPostgres({ rateLimitPerMinute: 300 })
+      const tenant = yield* Effect.provideContext(seedTenant(), first)
+      const viaFirst = yield* Effect.provideContext(client({ apiKey: tenant.apiKey }), first)
+      const viaSecond = yield* Effect.provideContext(client({ apiKey: tenant.apiKey }), second)
+      /** The shared bucket's last update: how many tokens it handed out, and when. */
+      const lastTake = Effect.provideContext(
+        SqlClient.SqlClient.use((sql) =>
+          sql<{ readonly taken: number; readonly at: string }>`
+            SELECT taken, updated_at::text AS at FROM rate_limit_buckets ORDER BY updated_at DESC LIMIT 1`),
+        first
+      ).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      yield* viaFirst.me.get()
+      const block = yield* lastTake
+      expect(block.taken).toBe(3)
+      // The block's other two tokens are spent in memory: the shared bucket is not written.
+      yield* viaFirst.me.get()
+      yield* viaFirst.me.get()
+      expect(yield* lastTake).toEqual(block)
+      yield* viaSecond.me.get()
+      const secondTake = yield* lastTake
+      expect(secondTake.at).not.toBe(block.at)
+      // The first process's block is spent: its next request takes another one.
+      yield* viaFirst.me.get()
+      expect((yield* lastTake).at).not.toBe(secondTake.at)
     }))
 })
