@@ -1,5 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
-import { setFlagsFromString } from "node:v8"
+import { getHeapStatistics, setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { AppConfig } from "./AppConfig.ts"
 
@@ -7,8 +7,8 @@ import { AppConfig } from "./AppConfig.ts"
 const checkEvery = Duration.seconds(10)
 /** Idle: less CPU than this share of the last check's interval. */
 const idleCpuShare = 0.02
-/** Worth a collection: at least this much CPU time (µs) spent since the last one. */
-const busyCpuMicros = 2_000_000
+/** Worth a collection: V8's heap grew by this much (bytes) since the last one. */
+const grownBytes = 16 * 1024 * 1024
 
 /**
  * V8's full, compacting collection, which Node only offers behind
@@ -29,7 +29,7 @@ const cpuMicros = () => {
  * modules, migrating, building the OpenAPI document) and every burst of
  * requests grow V8's young generation to its maximum, ~80 MB that V8 keeps
  * while the process idles. Every 10 s, when the process used under 2 % of
- * a CPU since the last look but at least 2 s of CPU since the last
+ * a CPU since the last look and V8's heap grew by 16 MB since the last
  * collection, one full collection runs: it pauses the idle process for tens
  * of milliseconds and shrinks the heap to what is alive. `IDLE_COMPACTION=off`
  * turns it off.
@@ -38,15 +38,15 @@ export const IdleCompactionLive = Layer.effectDiscard(Effect.gen(function*() {
   if (!(yield* AppConfig).idleCompaction) return
   const gc = collectGarbage()
   let lastLook = cpuMicros()
-  let lastCollection = 0
+  let heapAfterCollection = 0
   const look = Effect.sync(() => {
     const now = cpuMicros()
     const idle = now - lastLook < idleCpuShare * Duration.toMillis(checkEvery) * 1000
     lastLook = now
-    if (idle && now - lastCollection >= busyCpuMicros) {
+    if (idle && getHeapStatistics().total_heap_size - heapAfterCollection >= grownBytes) {
       gc()
-      lastCollection = cpuMicros()
-      lastLook = lastCollection
+      heapAfterCollection = getHeapStatistics().total_heap_size
+      lastLook = cpuMicros()
     }
   })
   yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(checkEvery), look)))
