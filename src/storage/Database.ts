@@ -55,7 +55,9 @@ export const configuredDatabase = Effect.gen(function*() {
   const dataDir = config.dataDir
   const open = lockDataDir(dataDir).pipe(
     Effect.andThen(seedFromTemplate(dataDir)),
-    Effect.tap((seeded) => seeded ? Effect.logInfo(`Created the embedded database in ${dataDir} from the pre-initialised template`) : Effect.void),
+    Effect.tap((seeded) =>
+      seeded ? Effect.logInfo(`Created the embedded database in ${dataDir} from the pre-initialised template`) : Effect.void
+    ),
     Effect.andThen(Pglite.open(dataDir, { wasmTierUp: config.pgliteWasmTierUp }))
   )
   return { client: Pglite.layerFrom(open), backend: "pglite" as Backend }

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { StorageStartError } from "./DataDirLock.ts"
+import { fsStep } from "./DataDirLock.ts"
 import { latestMigration, migrate } from "./Migrations.ts"
 import * as Pglite from "./PgliteClient.ts"
 
@@ -12,7 +12,7 @@ import * as Pglite from "./PgliteClient.ts"
  * migrations have already run on, made once at build time (`npm run build`,
  * and by `npm start` when it builds). A first start copies it instead of
  * running `initdb`, which peaks at over 1 GB and leaves the process holding
- * hundreds of MB it never returns. Beside `dist/main.js` once built
+ * ~100 MB it never returns. Beside `dist/main.js` once built
  * (`dist/pglite-template/`), and found from `src/` as from `dist/`.
  */
 export const templateDirectory = fileURLToPath(new URL("../../dist/pglite-template/", import.meta.url))
@@ -29,7 +29,7 @@ interface Manifest {
 }
 
 /** The installed PGlite's version: its data folders are only known to open with the same build. */
-export const installedPgliteVersion = (): string => {
+const installedPgliteVersion = (): string => {
   const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
   const packageJson = join(dirname(entry), "..", "package.json")
   return String((JSON.parse(readFileSync(packageJson, "utf8")) as { version?: unknown }).version)
@@ -44,7 +44,7 @@ const readManifest = (template: string): Manifest | undefined => {
 }
 
 /** The template's manifest when it is complete and made by the installed PGlite, else undefined. */
-export const usableTemplate = (template: string): Manifest | undefined => {
+const usableTemplate = (template: string): Manifest | undefined => {
   const manifest = readManifest(template)
   return manifest !== undefined && manifest.pglite === installedPgliteVersion() && existsSync(join(template, versionFile))
     ? manifest
@@ -54,17 +54,15 @@ export const usableTemplate = (template: string): Manifest | undefined => {
 /** True when `template` was made by the installed PGlite with every migration of this build. */
 export const isTemplateCurrent = (template: string) => usableTemplate(template)?.migration === latestMigration()
 
-const fsStep = <A>(step: () => A) =>
-  Effect.try({ try: step, catch: (error) => new StorageStartError({ message: String(error) }) })
-
 /**
  * Makes the template in `directory`: PGlite initialises and migrates a folder
- * beside it, which replaces `directory` only once complete, so an interrupted
- * build leaves no half-made template.
+ * beside it (one per process, should two builds run at once), which replaces
+ * `directory` only once complete, so an interrupted build leaves no
+ * half-made template.
  */
 export const makeTemplate = (directory: string) =>
   Effect.gen(function*() {
-    const partial = `${directory.replace(/\/+$/, "")}.partial`
+    const partial = `${directory.replace(/\/+$/, "")}.partial-${process.pid}`
     yield* fsStep(() => rmSync(partial, { recursive: true, force: true }))
     const migration = yield* Effect.scoped(Effect.provide(migrate, Pglite.layerFrom(Pglite.open(partial))))
     const manifest: Manifest = { pglite: installedPgliteVersion(), migration }
