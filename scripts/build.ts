@@ -1,8 +1,10 @@
-// Building `dist/` when it is stale: shared by `npm start` and the benchmarks.
+// Building `dist/` (and the pre-initialised embedded database in it) when it
+// is stale: shared by `npm start` and the benchmarks.
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { isTemplateCurrent, templateDirectory } from "../src/storage/PgliteTemplate.ts"
 
 export const root = fileURLToPath(new URL("..", import.meta.url))
 export const builtMain = join(root, "dist", "main.js")
@@ -14,17 +16,27 @@ const newestChange = (path: string): number => {
     : stat.mtimeMs
 }
 
-/** Runs `npm run build`'s compiler when `dist/main.js` is missing or older than a source or tsconfig. */
+const run = (what: string, args: ReadonlyArray<string>) => {
+  process.stderr.write(`building ${what}\n`)
+  const build = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`)
+}
+
+/**
+ * What `npm run build` does, each step only when stale: the compiler when
+ * `dist/main.js` is missing or older than a source or tsconfig; the template
+ * when missing, made by another PGlite or without the newest migration (in
+ * its own process, so that its initdb's memory is not left in this one).
+ */
 export const ensureBuilt = () => {
   const sources = Math.max(
     newestChange(join(root, "src")),
     ...["tsconfig.json", "tsconfig.build.json"].map((file) => newestChange(join(root, file)))
   )
-  if (existsSync(builtMain) && statSync(builtMain).mtimeMs >= sources) return
-  process.stderr.write("building dist/ (tsc -p tsconfig.build.json)\n")
-  const build = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
-    cwd: root,
-    encoding: "utf8"
-  })
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`)
+  if (!existsSync(builtMain) || statSync(builtMain).mtimeMs < sources) {
+    run("dist/ (tsc -p tsconfig.build.json)", [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"])
+  }
+  if (!isTemplateCurrent(templateDirectory)) {
+    run("dist/pglite-template/ (node scripts/pglite-template.ts)", [join(root, "scripts/pglite-template.ts")])
+  }
 }

@@ -37,6 +37,7 @@ import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { IdleCompactionLive } from "../platform/IdleCompaction.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
@@ -142,12 +143,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, campaign sending, sequences, credit holds) over its services; stopping begins with the last
+ * tasks, campaign sending, sequences, credit holds, idle compaction) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, SequenceWorkerLive, Credits.worker)),
+    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, SequenceWorkerLive, Credits.worker, IdleCompactionLive)),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

@@ -19,6 +19,10 @@ export interface AppSettings {
   readonly port: number
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly dataDir: string
+  /** Whether V8 may recompile the embedded database's hot functions with its optimizing compiler (PGLITE_WASM_TIER_UP). */
+  readonly pgliteWasmTierUp: boolean
+  /** A full garbage collection when the process turns idle after work (IDLE_COMPACTION). */
+  readonly idleCompaction: boolean
   readonly bootstrap: boolean
   readonly adminApiKey: Option.Option<Redacted.Redacted>
   readonly rateLimitPerMinute: number
@@ -116,12 +120,17 @@ export const documentDefaults: DocumentSettings = {
 export const positiveInt = (name: string, fallback: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
 
-/** An `on`/`off` switch, `on` unless set. */
-export const switchedOn = (name: string) =>
+const onOffSwitch = (name: string, fallback: "on" | "off") =>
   Config.Literals(["on", "off"], name).pipe(
-    Config.withDefault("on" as const),
+    Config.withDefault(fallback),
     Config.map((value) => value === "on")
   )
+
+/** An `on`/`off` switch, `on` unless set. */
+export const switchedOn = (name: string) => onOffSwitch(name, "on")
+
+/** An `on`/`off` switch, `off` unless set. */
+export const switchedOff = (name: string) => onOffSwitch(name, "off")
 
 export interface DkimSettings {
   readonly domain: string
@@ -159,6 +168,8 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     port: Config.Port("PORT").pipe(Config.withDefault(3000)),
     databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
     dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
+    pgliteWasmTierUp: switchedOff("PGLITE_WASM_TIER_UP"),
+    idleCompaction: switchedOn("IDLE_COMPACTION"),
     bootstrap: switchedOn("BOOTSTRAP"),
     adminApiKey: Config.option(Config.Redacted("ADMIN_API_KEY")),
     rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
@@ -227,6 +238,8 @@ export const defaults: AppSettings = {
   port: 3000,
   databaseUrl: Option.none(),
   dataDir: "./.data",
+  pgliteWasmTierUp: false,
+  idleCompaction: true,
   bootstrap: true,
   adminApiKey: Option.none(),
   rateLimitPerMinute: 600,

@@ -5,7 +5,7 @@ import { join } from "node:path"
 export class StorageStartError extends Data.TaggedError("StorageStartError")<{ readonly message: string }> {}
 
 /** One file-system step of start-up; a failure ends the start with its message. */
-const fsStep = <A>(step: () => A) =>
+export const fsStep = <A>(step: () => A) =>
   Effect.try({ try: step, catch: (error) => new StorageStartError({ message: String(error) }) })
 
 /**

@@ -6,6 +6,7 @@ import { lockDataDir } from "./DataDirLock.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 import { latestMigration, migrate } from "./Migrations.ts"
 import * as Pglite from "./PgliteClient.ts"
+import { seedFromTemplate } from "./PgliteTemplate.ts"
 
 export type Backend = "postgres" | "pglite" | "memory"
 
@@ -52,7 +53,13 @@ export const configuredDatabase = Effect.gen(function*() {
     return { client: postgresClient(config.databaseUrl.value), backend: "postgres" as Backend }
   }
   const dataDir = config.dataDir
-  const open = Effect.flatMap(lockDataDir(dataDir), () => Pglite.open(dataDir))
+  const open = lockDataDir(dataDir).pipe(
+    Effect.andThen(seedFromTemplate(dataDir)),
+    Effect.tap((seeded) =>
+      seeded ? Effect.logInfo(`Created the embedded database in ${dataDir} from the pre-initialised template`) : Effect.void
+    ),
+    Effect.andThen(Pglite.open(dataDir, { wasmTierUp: config.pgliteWasmTierUp }))
+  )
   return { client: Pglite.layerFrom(open), backend: "pglite" as Backend }
 })
 

@@ -1,4 +1,5 @@
 import { type messages, parse, PGlite, protocol, type Results } from "@electric-sql/pglite"
+import { setFlagsFromString } from "node:v8"
 import { Context, Effect, Layer, Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlConnection, SqlError } from "effect/sql"
@@ -199,7 +200,6 @@ export const makeClient = Effect.fnUntraced(function*(db: PGlite) {
   })
 })
 
-/** Opens PGlite (in memory when `dataDir` is undefined) and closes it with the scope. */
 /**
  * PostgreSQL settings of the embedded database, on its command line (they win
  * over postgresql.conf, which stays as initdb wrote it). PGlite's default
@@ -209,10 +209,29 @@ export const makeClient = Effect.fnUntraced(function*(db: PGlite) {
  */
 const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=32MB", "-c", "maintenance_work_mem=16MB"]
 
-export const open = (dataDir: string | undefined): Effect.Effect<PGlite, SqlError.SqlError, Scope.Scope> =>
+export interface OpenOptions {
+  /**
+   * Lets V8 recompile PGlite's hot WebAssembly functions with its optimizing
+   * compiler (TurboFan) instead of keeping the baseline compiler's (Liftoff)
+   * code. Off by default: one of PostgreSQL's functions takes ~600 MB to
+   * optimize, a peak reached seconds after every start, and the process
+   * keeps ~40 MB more afterwards; statements cost more CPU without it
+   * (docs/benchmarks.md). V8's flags are the process's: set before PGlite
+   * compiles its module, they hold for every WebAssembly module compiled later.
+   */
+  readonly wasmTierUp?: boolean
+}
+
+/** Opens PGlite (in memory when `dataDir` is undefined) and closes it with the scope. */
+export const open = (dataDir: string | undefined, options: OpenOptions = {}): Effect.Effect<PGlite, SqlError.SqlError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => PGlite.create(dataDir, { startParams }),
+      try: () => {
+        setFlagsFromString(options.wasmTierUp === true
+          ? "--wasm-tier-up --wasm-dynamic-tiering"
+          : "--no-wasm-tier-up --no-wasm-dynamic-tiering")
+        return PGlite.create(dataDir, { startParams })
+      },
       catch: (cause) => toSqlError(cause, "open")
     }),
     (db) => Effect.promise(() => db.close())
