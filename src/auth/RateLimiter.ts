@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Deferred, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { toNumber } from "../storage/Rows.ts"
@@ -92,17 +92,30 @@ export class RateLimiter extends Context.Service<RateLimiter, {
         }),
         Effect.orDie
       )
-    return {
-      take: (bucket) =>
-        Effect.suspend(() => {
-          const held = blocks.get(bucket)
-          if (held === undefined || held.until <= Date.now()) return takeBlock(bucket)
+    /** Blocks being taken, per bucket: requests arriving meanwhile wait for it instead of taking blocks of their own. */
+    const taking = new Map<string, Deferred.Deferred<void>>()
+    const take = (bucket: string): Effect.Effect<Taken> =>
+      Effect.suspend(() => {
+        const held = blocks.get(bucket)
+        if (held !== undefined && held.until > Date.now()) {
           held.tokens -= 1
           if (held.tokens < 1) blocks.delete(bucket)
           const remaining = held.sharedRemaining + held.tokens
           return Effect.map(revisions.current, (revision): Taken => ({ decision: decide(true, remaining, capacity), revision }))
-        })
-    }
+        }
+        const running = taking.get(bucket)
+        if (running !== undefined) return Effect.andThen(Deferred.await(running), take(bucket))
+        const done = Deferred.makeUnsafe<void>()
+        taking.set(bucket, done)
+        return Effect.ensuring(
+          takeBlock(bucket),
+          Effect.suspend(() => {
+            taking.delete(bucket)
+            return Deferred.succeed(done, undefined)
+          })
+        )
+      })
+    return { take }
   }))
 
   static readonly layer = sharedOnPostgres(RateLimiter.sql, RateLimiter.memory)

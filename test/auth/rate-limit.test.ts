@@ -93,4 +93,18 @@ describe.each(sharedStores)("rate limiting across processes on %s", () => {
       yield* viaFirst.me.get()
       expect((yield* lastTake).at).not.toBe(secondTake.at)
     }))
+
+  it.effect("a burst of requests from a fresh bucket takes one block, not one each", () =>
+    Effect.gen(function*() {
+      const [first] = yield* serversSharingPostgres({ rateLimitPerMinute: 3_000 })
+      const tenant = yield* Effect.provideContext(seedTenant(), first)
+      const api = yield* Effect.provideContext(client({ apiKey: tenant.apiKey }), first)
+      yield* Effect.all(Array.from({ length: 20 }, () => api.me.get()), { concurrency: "unbounded" })
+      const [bucket] = yield* Effect.provideContext(
+        SqlClient.SqlClient.use((sql) => sql<{ readonly tokens: number }>`SELECT tokens FROM rate_limit_buckets ORDER BY updated_at DESC LIMIT 1`),
+        first
+      ).pipe(Effect.orDie)
+      // One block is 30 tokens; twenty takes would have handed out 600. Refilling only adds tokens.
+      expect(Number(bucket.tokens)).toBeGreaterThanOrEqual(3_000 - 30)
+    }))
 })
