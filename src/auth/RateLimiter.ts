@@ -1,6 +1,7 @@
-import { Context, Deferred, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { oneAtATime } from "../platform/OneAtATime.ts"
 import { toNumber } from "../storage/Rows.ts"
 import { sharedOnPostgres } from "../storage/Database.ts"
 import { AccessRevision } from "./AccessRevision.ts"
@@ -92,29 +93,17 @@ export class RateLimiter extends Context.Service<RateLimiter, {
         }),
         Effect.orDie
       )
-    /** Blocks being taken, per bucket: requests arriving meanwhile wait for it instead of taking blocks of their own. */
-    const taking = new Map<string, Deferred.Deferred<void>>()
+    /** One block take per bucket at a time: requests arriving meanwhile wait for it instead of taking blocks of their own. */
+    const takingFor = oneAtATime()
     const take = (bucket: string): Effect.Effect<Taken> =>
-      Effect.suspend(() => {
+      takingFor(bucket, () => {
         const held = blocks.get(bucket)
-        if (held !== undefined && held.until > Date.now()) {
-          held.tokens -= 1
-          if (held.tokens < 1) blocks.delete(bucket)
-          const remaining = held.sharedRemaining + held.tokens
-          return Effect.map(revisions.current, (revision): Taken => ({ decision: decide(true, remaining, capacity), revision }))
-        }
-        const running = taking.get(bucket)
-        if (running !== undefined) return Effect.andThen(Deferred.await(running), take(bucket))
-        const done = Deferred.makeUnsafe<void>()
-        taking.set(bucket, done)
-        return Effect.ensuring(
-          takeBlock(bucket),
-          Effect.suspend(() => {
-            taking.delete(bucket)
-            return Deferred.succeed(done, undefined)
-          })
-        )
-      })
+        if (held === undefined || held.until <= Date.now()) return undefined
+        held.tokens -= 1
+        if (held.tokens < 1) blocks.delete(bucket)
+        const remaining = held.sharedRemaining + held.tokens
+        return Effect.map(revisions.current, (revision): Taken => ({ decision: decide(true, remaining, capacity), revision }))
+      }, () => takeBlock(bucket))
     return { take }
   }))
 

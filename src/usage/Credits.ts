@@ -1,8 +1,9 @@
-import { Cause, Context, Deferred, Duration, Effect, Layer, Queue, Semaphore, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Principal } from "../auth/Principal.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
+import { oneAtATime } from "../platform/OneAtATime.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import { creditsOf, CreditsRepo, type LeaseKey, type Spending } from "./CreditsRepo.ts"
@@ -159,8 +160,7 @@ export class Credits extends Context.Service<Credits, {
     const repo = yield* CreditsRepo
     const { creditHoldTtlMs, creditFlushMs, creditLeaseIdleMs } = yield* AppConfig
     const leases = new Map<string, Lease>()
-    /** The reservation under way per balance, if any. */
-    const reserving = new Map<string, Deferred.Deferred<void>>()
+    const reservingFor = oneAtATime()
     const open = new Map<string, OpenHold>()
     /** Leases with settled calls to commit. */
     const unflushed = new Set<Lease>()
@@ -233,22 +233,13 @@ export class Credits extends Context.Service<Credits, {
      * more — one reservation per balance at a time: holds arriving meanwhile
      * wait for it and look again, so a burst grows the lease once.
      */
-    const holdFrom = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number): Effect.Effect<Hold, Forbidden> =>
-      Effect.suspend(() => {
+    const holdFrom = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number) =>
+      reservingFor(key, () => {
         const lease = leases.get(key)
-        if (lease !== undefined && !lease.lost && freeIn(lease) >= credits) return Effect.succeed(take(lease, payer, estimate, credits))
-        const running = reserving.get(key)
-        if (running !== undefined) return Effect.andThen(Deferred.await(running), holdFrom(key, payer, estimate, pool, credits))
-        const done = Deferred.makeUnsafe<void>()
-        reserving.set(key, done)
-        return Effect.ensuring(
-          reserve(key, payer, estimate, pool, credits),
-          Effect.suspend(() => {
-            reserving.delete(key)
-            return Deferred.succeed(done, undefined)
-          })
-        )
-      })
+        return lease !== undefined && !lease.lost && freeIn(lease) >= credits
+          ? Effect.succeed(take(lease, payer, estimate, credits))
+          : undefined
+      }, () => reserve(key, payer, estimate, pool, credits))
 
     const hold = (payer: Payer, estimate: Estimate) =>
       Effect.suspend(() => {
