@@ -169,6 +169,16 @@ export class Credits extends Context.Service<Credits, {
     let closed = false
     const expiryFrom = (now: Date) => new Date(now.getTime() + creditHoldTtlMs)
     const keyOf = (organizationId: string, pool: CreditPool) => `${pool}:${organizationId}`
+    /** Drops the lease from its balance (returned, or lost), unless another has taken its place: the next hold opens one. */
+    const forget = (lease: Lease) => {
+      const key = keyOf(lease.key.organizationId, lease.key.pool)
+      if (leases.get(key) === lease) leases.delete(key)
+    }
+    /** Its row expired and was released: holds on it settle against the pool's free credits, new holds open another. */
+    const lose = (lease: Lease) => {
+      lease.lost = true
+      forget(lease)
+    }
 
     const take = (lease: Lease, payer: Payer, estimate: Estimate, credits: number): Hold => {
       lease.held += credits
@@ -218,8 +228,7 @@ export class Credits extends Context.Service<Credits, {
           case "Refused":
             return yield* insufficientCredits(pool)
           case "Lost":
-            lease.lost = true
-            leases.delete(key)
+            lose(lease)
             return yield* reserve(key, payer, estimate, pool, credits)
           case "Reserved":
             lease.leased += reservation.amount
@@ -276,7 +285,7 @@ export class Credits extends Context.Service<Credits, {
             batch.forEach((lease, i) => {
               lease.spent -= spendings[i].spent
               lease.leased -= spendings[i].spent
-              if (!committed[i].alive) lease.lost = true
+              if (!committed[i].alive) lose(lease)
             })
           )
         ),
@@ -331,7 +340,7 @@ export class Credits extends Context.Service<Credits, {
       })
 
     const endLeases = (ended: ReadonlyArray<Lease>) => {
-      for (const lease of ended) leases.delete(keyOf(lease.key.organizationId, lease.key.pool))
+      ended.forEach(forget)
       return Effect.forEach(ended, (lease) => repo.end(lease.key), { discard: true })
     }
 
@@ -355,10 +364,13 @@ export class Credits extends Context.Service<Credits, {
       Queue.take(settledSignal).pipe(
         Effect.andThen(Effect.sleep(Duration.millis(creditFlushMs))),
         Effect.andThen(flush),
+        // Settlements made meanwhile woke the flusher again; the ones a failed commit kept are retried a second later.
         Effect.catchCause((cause) =>
-          Effect.andThen(Effect.logError("Committing settled credits failed; retrying in a second", cause), Effect.sleep("1 second"))
-        ),
-        Effect.andThen(Effect.sync(() => unflushed.size > 0 && Queue.offerUnsafe(settledSignal, undefined)))
+          Effect.logError("Committing settled credits failed; retrying in a second", cause).pipe(
+            Effect.andThen(Effect.sleep("1 second")),
+            Effect.andThen(Effect.sync(() => Queue.offerUnsafe(settledSignal, undefined)))
+          )
+        )
       )
     ))
     // At shutdown: commit what was settled and return every lease; later settlements commit at once.
@@ -388,11 +400,7 @@ export class Credits extends Context.Service<Credits, {
         const live = [...leases.values()]
         if (live.length === 0) return
         const renewed = new Set(yield* repo.renew(live.map((lease) => lease.key.id), expiryFrom(yield* currentDate)))
-        for (const lease of live) {
-          if (renewed.has(lease.key.id)) continue
-          lease.lost = true
-          leases.delete(keyOf(lease.key.organizationId, lease.key.pool))
-        }
+        for (const lease of live) if (!renewed.has(lease.key.id)) lose(lease)
       }),
       releaseExpired: Effect.flatMap(currentDate, releaseExpiredBefore)
     }
