@@ -1,4 +1,4 @@
-import { Console, Effect, Layer, Logger, Option, References } from "effect"
+import { Console, Effect, Layer, Logger, Option, References, Tracer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -112,6 +112,17 @@ export const JsonLogger = Layer.unwrap(AppConfig.useSync((config) =>
   )))
 
 /**
+ * The service exports no traces, so its spans would be work for nobody:
+ * with the tracer off, every span (a request's, an outgoing call's, an
+ * `Effect.fn`'s) is a no-op, and no trace headers go to model providers.
+ */
+const TracingOff = Layer.mergeAll(
+  Layer.succeed(References.TracerEnabled, false),
+  // Outgoing calls check this one, not the tracer's switch, before making a span and its headers.
+  Layer.succeed(Tracer.DisablePropagation, true)
+)
+
+/**
  * The service over a given HTTP server and storage: storage is built and
  * migrated first, then the first-run bootstrap, then the listener opens, so
  * no request can arrive before the service is ready.
@@ -138,7 +149,8 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(storage),
-    Layer.provideMerge(ShutdownReport.layer)
+    Layer.provideMerge(ShutdownReport.layer),
+    Layer.provide(TracingOff)
   )
 
 /**

@@ -20,9 +20,11 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   {
     // InternalError: any authenticated call may answer 500, and the typed client then decodes it by tag.
     error: [BadRequest, Unauthorized, NotFound, RateLimited, InternalError],
+    // The middleware reads either header itself; bearer goes first because the framework's decoding of
+    // its credential is a plain header read, where the API key's is a schema decode that fails without it.
     security: {
-      apiKey: HttpApiSecurity.apiKey({ key: "X-API-Key", in: "header" }),
-      bearer: HttpApiSecurity.bearer
+      bearer: HttpApiSecurity.bearer,
+      apiKey: HttpApiSecurity.apiKey({ key: "X-API-Key", in: "header" })
     }
   }
 ) {}
@@ -192,7 +194,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       )
       return HttpServerResponse.setHeaders(response, headers)
     })
-  return { apiKey: authenticate, bearer: authenticate }
+  return { bearer: authenticate, apiKey: authenticate }
 }))
 
 /**

@@ -1,7 +1,8 @@
-import { Schema, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import { eventEncoder, ping } from "../llm/anthropic/Translate.ts"
 import type { LlmError, LlmStreamEvent } from "../llm/Llm.ts"
 import { chunkEncoder } from "../llm/openai/Translate.ts"
+import { mapChunks } from "../platform/Streams.ts"
 
 /**
  * The gateway's streams on the wire. A stream that fails after its 200 was
@@ -22,19 +23,27 @@ const errorType: Record<LlmError["kind"], string> = {
 
 const message = (data: unknown): SseEvent => ({ event: "message", data: JSON.stringify(data) })
 
-/** Chat completions: `data: {chunk}` events, then `data: [DONE]`. */
+/** Chat completions: `data: {chunk}` events, then `data: [DONE]` (with the closing chunk, in one write). */
 export const chatCompletionEvents = (
   events: Stream.Stream<LlmStreamEvent, LlmError>,
   options: Parameters<typeof chunkEncoder>[0]
-): Stream.Stream<SseEvent> => {
-  const encode = chunkEncoder(options)
-  return events.pipe(
-    Stream.map((event) => encode(event).map(message)),
-    Stream.flattenIterable,
-    Stream.concat(Stream.make({ event: "message", data: "[DONE]" })),
+): Stream.Stream<SseEvent> =>
+  mapChunks(events, () => {
+    const encode = chunkEncoder(options)
+    let done = false
+    const doneOnce = (): Array<SseEvent> => {
+      if (done) return []
+      done = true
+      return [{ event: "message", data: "[DONE]" }]
+    }
+    return {
+      chunk: (chunk) =>
+        Effect.succeed(chunk.flatMap((event) => [...encode(event).map(message), ...(event.type === "finish" ? doneOnce() : [])])),
+      end: Effect.sync(doneOnce)
+    }
+  }).pipe(
     Stream.catch((error) => Stream.make(message({ error: { message: error.message, type: errorType[error.kind] } })))
   )
-}
 
 /** How often a messages stream pings while it waits. */
 export const keepAliveInterval = "10 seconds"
@@ -46,10 +55,10 @@ const named = (event: { readonly event: string; readonly data: unknown }): SseEv
 
 /** Messages: Anthropic's event sequence, `ping` after `message_start` and every 10 s until the end. */
 export const messageEvents = (events: Stream.Stream<LlmStreamEvent, LlmError>, id: string): Stream.Stream<SseEvent> => {
-  const encode = eventEncoder(id)
-  const rendered = events.pipe(
-    Stream.map((event) => encode(event).map(named)),
-    Stream.flattenIterable,
+  const rendered = mapChunks(events, () => {
+    const encode = eventEncoder(id)
+    return { chunk: (chunk) => Effect.succeed(chunk.flatMap((event) => encode(event).map(named))) }
+  }).pipe(
     Stream.catch((error) =>
       Stream.make(named({ event: "error", data: { type: "error", error: { type: errorType[error.kind], message: error.message } } }))
     )

@@ -24,6 +24,21 @@ const ModelCatalogLive = Layer.effect(
 )
 
 /**
+ * The connections to model providers. Every wait for body data is bounded
+ * by `LLM_TIMEOUT_MS` here, in undici's own timer — a stream's silence
+ * timeout then costs nothing per chunk (Effect's client sets no body timeout
+ * of its own, so each request's is set again on its way out).
+ */
+const ProviderDispatcher = Layer.effect(
+  NodeHttpClient.Dispatcher,
+  Effect.gen(function*() {
+    const { llmTimeoutMs } = yield* AppConfig
+    const agent = yield* NodeHttpClient.makeDispatcher
+    return agent.compose((dispatch) => (options, handler) => dispatch({ ...options, bodyTimeout: llmTimeoutMs }, handler))
+  })
+)
+
+/**
  * The `Llm` service: routes each request through the catalog (exact id,
  * else tier by name) to the provider serving that model.
  */
@@ -63,7 +78,7 @@ const LlmRouting = Layer.effect(
       }
     }
   })
-).pipe(Layer.provide(NodeHttpClient.layerUndici))
+).pipe(Layer.provide(NodeHttpClient.layerUndiciNoDispatcher), Layer.provide(ProviderDispatcher))
 
 /** `Llm` and `ModelCatalog`, from the settings. */
 export const LlmLive = LlmRouting.pipe(Layer.provideMerge(ModelCatalogLive))

@@ -1,7 +1,8 @@
-import { Duration, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
 import { exchange, type OutboundError, type OutboundOptions } from "../platform/Outbound.ts"
+import { mapChunks } from "../platform/Streams.ts"
 import { LlmError } from "./Llm.ts"
 
 /**
@@ -44,30 +45,39 @@ export const postJson = <A>(
 export const readJson = (provider: string) => (response: HttpClientResponse.HttpClientResponse) =>
   Effect.mapError(response.json, (error) => new LlmError({ kind: "upstream", message: `${provider} sent an unreadable body: ${error.message}` }))
 
+/** undici's failure when body data stopped arriving for longer than the dispatcher's `bodyTimeout`. */
+const isBodyTimeout = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "UND_ERR_BODY_TIMEOUT"
+
 /**
  * The server-sent events of a streaming response (parsed by
- * `eventsource-parser`), failing when the provider stays silent longer than
- * the timeout.
+ * `eventsource-parser`), a chunk of events for each chunk of bytes. A
+ * provider silent for longer than `timeoutMs` fails the stream: the
+ * providers' HTTP client bounds every wait for body data (`LlmLive`).
  */
 export const sseEvents = (
   provider: string,
   response: HttpClientResponse.HttpClientResponse,
   timeoutMs: number
 ): Stream.Stream<EventSourceMessage, LlmError> =>
-  Stream.suspend(() => {
-    const parsed: Array<EventSourceMessage> = []
-    const parser = createParser({ onEvent: (event) => void parsed.push(event) })
-    return response.stream.pipe(
-      Stream.decodeText,
-      Stream.map((text) => {
-        parser.feed(text)
-        return parsed.splice(0)
-      }),
-      Stream.flattenIterable,
-      Stream.mapError((error) => new LlmError({ kind: "upstream", message: `${provider} stream broke: ${error.message}` })),
-      Stream.timeoutOrElse({
-        duration: Duration.millis(timeoutMs),
-        orElse: () => Stream.fail(new LlmError({ kind: "upstream", message: `${provider} stream was silent for ${timeoutMs} ms` }))
-      })
-    )
-  })
+  mapChunks(
+    Stream.mapError(response.stream, (error) =>
+      new LlmError({
+        kind: "upstream",
+        message: isBodyTimeout(error.reason.cause)
+          ? `${provider} stream was silent for ${timeoutMs} ms`
+          : `${provider} stream broke: ${error.message}`
+      })),
+    () => {
+      const decoder = new TextDecoder()
+      const parsed: Array<EventSourceMessage> = []
+      const parser = createParser({ onEvent: (event) => void parsed.push(event) })
+      return {
+        chunk: (pieces) =>
+          Effect.sync(() => {
+            for (const piece of pieces) parser.feed(decoder.decode(piece, { stream: true }))
+            return parsed.splice(0)
+          })
+      }
+    }
+  )

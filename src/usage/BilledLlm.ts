@@ -119,7 +119,11 @@ export const stream = (payer: Payer, feature: string, request: LlmRequest) =>
         )
       })
       return llm.stream(request).pipe(
-        Stream.tap((event) => Effect.sync(() => observe(event))),
+        // A chunk at a time (`tap` would split the stream into a chunk per event).
+        Stream.mapArray((events) => {
+          for (const event of events) observe(event)
+          return events
+        }),
         Stream.onExit(() => report)
       )
     })

@@ -45,7 +45,6 @@ export interface Spent {
 
 /** Credits held for one call in flight. */
 export interface Hold {
-  readonly id: string
   readonly payer: Payer
   readonly feature: string
   readonly model: string
@@ -161,7 +160,7 @@ export class Credits extends Context.Service<Credits, {
     const { creditHoldTtlMs, creditFlushMs, creditLeaseIdleMs } = yield* AppConfig
     const leases = new Map<string, Lease>()
     const reservingFor = oneAtATime()
-    const open = new Map<string, OpenHold>()
+    const open = new Map<Hold, OpenHold>()
     /** Leases with settled calls to commit. */
     const unflushed = new Set<Lease>()
     const settledSignal = yield* Queue.dropping<void>(1)
@@ -185,7 +184,6 @@ export class Credits extends Context.Service<Credits, {
       lease.openHolds += 1
       const state: OpenHold = {
         hold: {
-          id: newId("hold"),
           payer,
           feature: estimate.feature,
           model: estimate.model ?? "",
@@ -196,7 +194,7 @@ export class Credits extends Context.Service<Credits, {
         lease,
         reported: undefined
       }
-      open.set(state.hold.id, state)
+      open.set(state.hold, state)
       return state.hold
     }
 
@@ -261,9 +259,9 @@ export class Credits extends Context.Service<Credits, {
 
     /** Takes the hold out of the open ones and off its lease: its state only for the first caller, so each hold ends once. */
     const close = (held: Hold, now: Date) => {
-      const state = open.get(held.id)
+      const state = open.get(held)
       if (state === undefined) return undefined
-      open.delete(held.id)
+      open.delete(held)
       state.lease.held -= held.credits
       state.lease.openHolds -= 1
       state.lease.lastUsed = now.getTime()
@@ -328,14 +326,14 @@ export class Credits extends Context.Service<Credits, {
         if (closed) yield* flush
         else Queue.offerUnsafe(settledSignal, undefined)
         return credits
-      }).pipe(Effect.withSpan("Credits.settle"))
+      })
 
     const release = (held: Hold) => Effect.asVoid(Effect.map(currentDate, (now) => close(held, now)))
 
     /** Ends a hold as its bracket closes: settled to the last report, else released. */
     const finish = (held: Hold) =>
       Effect.suspend(() => {
-        const reported = open.get(held.id)?.reported
+        const reported = open.get(held)?.reported
         return reported === undefined ? release(held) : Effect.asVoid(settle(held, reported))
       })
 

@@ -189,7 +189,7 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
           const events = spendings.flatMap((spending, i) => chargedEvents(spending.events, charged[i].credits))
           if (events.length > 0) yield* insertEvents(events)
           return charged
-        })).pipe(Effect.orDie, Effect.withSpan("CreditsRepo.commit")),
+        })).pipe(Effect.orDie),
       end: Effect.fn("CreditsRepo.end")(function*(lease) {
         const { held } = columnsOf(lease.pool)
         yield* sql`

@@ -15,17 +15,21 @@ const upstream = Layer.effect(
   Effect.acquireRelease(Effect.promise(() => startStubUpstream()), (stub) => Effect.promise(stub.close))
 )
 
-const server = Layer.unwrap(Upstream.useSync((stub) =>
-  loopbackServer(memoryStorage, {
-    llmModels: Option.some([
-      { id: "smart", provider: "openai", upstream: "stub-large", tier: "highest" },
-      { id: "everyday", provider: "openai", upstream: "stub-medium", tier: "balanced" },
-      { id: "quick", provider: "openai", upstream: "stub-small", tier: "fastest" }
-    ]),
-    openaiBaseUrl: Option.some(stub.url),
-    llmMaxRetries: 2
-  })
-)).pipe(Layer.provideMerge(upstream))
+const serverWith = (settings: { readonly llmTimeoutMs?: number }) =>
+  Layer.unwrap(Upstream.useSync((stub) =>
+    loopbackServer(memoryStorage, {
+      llmModels: Option.some([
+        { id: "smart", provider: "openai", upstream: "stub-large", tier: "highest" },
+        { id: "everyday", provider: "openai", upstream: "stub-medium", tier: "balanced" },
+        { id: "quick", provider: "openai", upstream: "stub-small", tier: "fastest" }
+      ]),
+      openaiBaseUrl: Option.some(stub.url),
+      llmMaxRetries: 2,
+      ...settings
+    })
+  )).pipe(Layer.provideMerge(upstream))
+
+const server = serverWith({})
 
 const clients = sdkClients("gateway")
 
@@ -80,6 +84,9 @@ it.layer(server, { timeout: 60_000, excludeTestServices: true })("the gateway th
       const [sent] = yield* received(from)
       expect(sent.body).toMatchObject({ model: "stub-large", messages: [{ role: "system", content: "Be brief" }, { role: "user", content: "Hi" }] })
       expect(sent.body.stream).toBeUndefined()
+      // The platform's trace ids are its own business.
+      expect(sent.headers).not.toHaveProperty("traceparent")
+      expect(sent.headers).not.toHaveProperty("b3")
       const events = yield* usageEvents(tenant.organizationId)
       expect(events).toHaveLength(1)
       expect(events[0]).toMatchObject({ feature: "chat", model: "smart", inputTokens: 21, outputTokens: 7, credits: 1, companyId: tenant.companyId })
@@ -398,5 +405,32 @@ it.layer(server, { timeout: 60_000, excludeTestServices: true })("the gateway th
       const without = new Anthropic({ apiKey: tenant.personalAccessKey, baseURL: `${base}/api/v0/anthropic`, maxRetries: 0 })
       const error = yield* failure(() => without.messages.create({ model: "quick", max_tokens: 10, messages: [{ role: "user", content: "Hi" }] }))
       expect(error).toBeInstanceOf(Anthropic.AuthenticationError)
+    }))
+})
+
+it.layer(serverWith({ llmTimeoutMs: 300 }), { timeout: 60_000, excludeTestServices: true })("a provider that falls silent", (it) => {
+  it.effect("ends the stream with an in-band error after LLM_TIMEOUT_MS of silence, billed for what was sent", () =>
+    Effect.gen(function*() {
+      const { openai, tenant } = yield* clients
+      const outcome = yield* Effect.promise(async () => {
+        const stream = await openai.chat.completions.create({
+          model: "smart",
+          messages: [{ role: "user", content: "[stall] say something" }],
+          stream: true
+        })
+        const roles: Array<string | undefined> = []
+        try {
+          for await (const chunk of stream) roles.push(chunk.choices[0]?.delta.role)
+          return { roles, error: undefined }
+        } catch (error) {
+          return { roles, error }
+        }
+      })
+      expect(outcome.roles).toEqual(["assistant"])
+      expect(outcome.error).toBeInstanceOf(OpenAI.APIError)
+      expect(String((outcome.error as Error).message)).toContain("stream was silent for 300 ms")
+      const events = yield* usageEvents(tenant.organizationId)
+      expect(events.map((event) => [event.model, event.outputTokens])).toEqual([["smart", 0]])
+      expect(events[0].inputTokens).toBeGreaterThan(0)
     }))
 })

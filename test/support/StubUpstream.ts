@@ -10,7 +10,8 @@ import type { AddressInfo } from "node:net"
  * - after a tool result it answers `The tool said: <result>`;
  * - otherwise `Hello from <upstream model>`;
  * - a last user message containing `[slow]` streams a chunk every 20 ms (at
- *   most 500) so that a client can leave mid-stream; `[fail-400]` answers 400;
+ *   most 500) so that a client can leave mid-stream; `[stall]` streams its
+ *   first chunk and then falls silent until the client leaves; `[fail-400]` answers 400;
  *   `[flaky]` answers 503 to every other attempt.
  * Usage is always reported as 21 prompt (3 cached) and 7 completion tokens.
  * `delayMs` makes every answer (a stream's first byte) wait, so that many
@@ -105,7 +106,7 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
       usage: stubUsage
     })
 
-  const stream = (request: IncomingMessage, response: ServerResponse, body: any, reply: Reply, slow: boolean) => {
+  const stream = (request: IncomingMessage, response: ServerResponse, body: any, reply: Reply, pace: "fast" | "slow" | "stall") => {
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
     const chunk = (delta: unknown, finish: string | null = null, usage: unknown = undefined) =>
       `data: ${JSON.stringify({
@@ -129,7 +130,8 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
       "data: [DONE]\n\n"
     ]
     response.write(chunk({ role: "assistant", content: "" }))
-    if (!slow) {
+    if (pace === "stall") return
+    if (pace === "fast") {
       response.end([...pieces, ...ending].join(""))
       return
     }
@@ -167,7 +169,9 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
     if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
     const answer = options.answer?.(lastText)
     const reply = options.reply?.(body) ?? (answer === undefined ? replyTo(body) : { text: answer })
-    if (body.stream === true) return stream(request, response, body, reply, lastText.includes("[slow]"))
+    if (body.stream === true) {
+      return stream(request, response, body, reply, lastText.includes("[slow]") ? "slow" : lastText.includes("[stall]") ? "stall" : "fast")
+    }
     return complete(response, body, reply)
   })
   server.keepAliveTimeout = 60_000

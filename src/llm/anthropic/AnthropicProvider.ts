@@ -1,6 +1,7 @@
 import { Effect, Redacted, Result, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
-import { type CatalogModel, type LlmRequest, LlmError } from "../Llm.ts"
+import { mapChunks } from "../../platform/Streams.ts"
+import { type CatalogModel, type LlmRequest, LlmError, type LlmStreamEvent } from "../Llm.ts"
 import { type Provider, withoutOpenAiOnlyFeatures } from "../Provider.ts"
 import { postJson, readJson, sseEvents, type UpstreamOptions } from "../Upstream.ts"
 import { eventDecoder, fromMessage, toMessagesRequest } from "./Translate.ts"
@@ -64,14 +65,19 @@ export const makeAnthropicProvider = (client: HttpClient.HttpClient, settings: A
     stream: (request, model) =>
       Stream.unwrap(Effect.map(post(request, model, true, Effect.succeed), (response) => {
         const decode = eventDecoder(model.id)
-        return sseEvents(name, response, settings.timeoutMs).pipe(
-          Stream.filter((event) => event.event !== undefined && translatedEvents.has(event.event)),
-          Stream.mapEffect((event) =>
-            Effect.fromResult(Result.flatMap(parseEvent(event.data), (parsed) =>
-              Result.mapError(decode(parsed), (message) => new LlmError({ kind: "upstream", message: `${name} failed mid-stream: ${message}` }))))
-          ),
-          Stream.flattenIterable
-        )
+        return mapChunks(sseEvents(name, response, settings.timeoutMs), () => ({
+          chunk: (messages) => {
+            const events: Array<LlmStreamEvent> = []
+            for (const message of messages) {
+              if (message.event === undefined || !translatedEvents.has(message.event)) continue
+              const decoded = Result.flatMap(parseEvent(message.data), (parsed) =>
+                Result.mapError(decode(parsed), (reason) => new LlmError({ kind: "upstream", message: `${name} failed mid-stream: ${reason}` })))
+              if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+              events.push(...decoded.success)
+            }
+            return Effect.succeed(events)
+          }
+        }))
       }))
   }
 }

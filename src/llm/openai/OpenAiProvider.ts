@@ -1,6 +1,7 @@
 import { Effect, Redacted, Result, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
-import { type CatalogModel, type LlmRequest, LlmError } from "../Llm.ts"
+import { mapChunks } from "../../platform/Streams.ts"
+import { type CatalogModel, type LlmRequest, LlmError, type LlmStreamEvent } from "../Llm.ts"
 import type { Provider } from "../Provider.ts"
 import { tokenCounter } from "../Tokenizer.ts"
 import { postJson, readJson, sseEvents, type UpstreamOptions } from "../Upstream.ts"
@@ -70,18 +71,34 @@ export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: Open
       }),
     stream: (request, model) =>
       Stream.unwrap(Effect.map(post(request, model, true, Effect.succeed), (response) => {
-        const decoder = chunkDecoder()
-        const events = sseEvents(name, response, settings.timeoutMs).pipe(
-          Stream.takeWhile((event) => event.data !== "[DONE]"),
-          Stream.mapEffect((event) => Effect.fromResult(chunkOf(event.data))),
-          Stream.map(decoder.decode),
-          Stream.flattenIterable
-        )
-        const finish = Effect.flatMap(tokenCounter, (counter) => decoder.finish((generated) => counter.estimate(request, generated)))
-        return Stream.make({ type: "start" as const, model: model.id }).pipe(
-          Stream.concat(events),
-          Stream.concat(Stream.fromEffect(finish))
-        )
+        const events = mapChunks(sseEvents(name, response, settings.timeoutMs), () => {
+          const decoder = chunkDecoder()
+          const finish = Effect.flatMap(tokenCounter, (counter) => decoder.finish((generated) => counter.estimate(request, generated)))
+          let finished = false
+          const finishing = (events: Array<LlmStreamEvent>) =>
+            Effect.suspend(() => {
+              finished = true
+              return Effect.map(finish, (last) => [...events, last])
+            })
+          return {
+            chunk: (messages) => {
+              const events: Array<LlmStreamEvent> = []
+              // After `[DONE]` the body is read to its end, so that the connection is kept for the next call.
+              if (finished) return Effect.succeed(events)
+              for (const message of messages) {
+                // `[DONE]` ends the answer: the closing event goes out with what came before it.
+                if (message.data === "[DONE]") return finishing(events)
+                const chunk = chunkOf(message.data)
+                if (Result.isFailure(chunk)) return Effect.fail(chunk.failure)
+                events.push(...decoder.decode(chunk.success))
+              }
+              return Effect.succeed(events)
+            },
+            // The provider closed without `[DONE]`: the answer ends anyway.
+            end: Effect.suspend(() => (finished ? Effect.succeed([]) : finishing([])))
+          }
+        })
+        return Stream.concat(Stream.make({ type: "start" as const, model: model.id }), events)
       }))
   }
 }

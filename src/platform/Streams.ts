@@ -1,0 +1,37 @@
+import { Array as Arr, Cause, Effect, Pull, Stream } from "effect"
+
+/** How `mapChunks` maps one run of a stream. */
+export interface ChunkMapper<A, B, E, R> {
+  /** What to emit for a chunk the stream pulled; nothing emitted pulls the next chunk. */
+  readonly chunk: (chunk: Arr.NonEmptyReadonlyArray<A>) => Effect.Effect<ReadonlyArray<B>, E, R>
+  /** What to emit once the stream has ended. */
+  readonly end?: Effect.Effect<ReadonlyArray<B>, E, R>
+}
+
+/**
+ * Maps a stream a chunk at a time; `start` runs at each run of the stream
+ * and answers the mapper, which may keep state for that run. What arrived
+ * together leaves together: a server writes one chunk in one write, where
+ * `map` with `flattenIterable`, or `mapEffect`, emit a chunk per element,
+ * each taking its own turn through every later stage and its own write.
+ */
+export const mapChunks = <A, E, R, B, E2, R2>(
+  self: Stream.Stream<A, E, R>,
+  start: () => ChunkMapper<A, B, E2, R2>
+): Stream.Stream<B, E | E2, R | R2> =>
+  Stream.transformPull(self, (pull) =>
+    Effect.sync(() => {
+      const mapper = start()
+      let ended = false
+      const afterLast = Effect.suspend(() => {
+        if (ended || mapper.end === undefined) return Cause.done()
+        ended = true
+        return Effect.flatMap(mapper.end, (out) => (Arr.isReadonlyArrayNonEmpty(out) ? Effect.succeed(out) : Cause.done()))
+      })
+      const next: Pull.Pull<Arr.NonEmptyReadonlyArray<B>, E | E2, void, R2> = Pull.catchDone(
+        Effect.flatMap(pull, (chunk) =>
+          Effect.flatMap(mapper.chunk(chunk), (out) => (Arr.isReadonlyArrayNonEmpty(out) ? Effect.succeed(out) : next))),
+        () => afterLast
+      )
+      return next
+    }))
