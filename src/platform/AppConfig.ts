@@ -49,7 +49,7 @@ export interface AppSettings {
   readonly llmMaxRetries: number
   /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
   readonly creditHoldTtlMs: number
-  /** How long settled calls wait to be committed together (group commit): the crash window of usage. */
+  /** How long settled calls wait to be committed together (group commit): the crash window of usage. 5 ms on PostgreSQL, 50 ms embedded. */
   readonly creditFlushMs: number
   /** How long a process keeps a lease no call uses before it returns it to the pool. */
   readonly creditLeaseIdleMs: number
@@ -117,8 +117,9 @@ export const documentDefaults: DocumentSettings = {
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
-export const positiveInt = (name: string, fallback: number) =>
-  Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name).pipe(Config.withDefault(fallback))
+const positive = (name: string) => Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name)
+
+export const positiveInt = (name: string, fallback: number) => positive(name).pipe(Config.withDefault(fallback))
 
 const onOffSwitch = (name: string, fallback: "on" | "off") =>
   Config.Literals(["on", "off"], name).pipe(
@@ -189,7 +190,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
     creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
-    creditFlushMs: positiveInt("CREDIT_FLUSH_MS", 5),
+    creditFlushMs: Config.option(positive("CREDIT_FLUSH_MS")),
     creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
     serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
@@ -220,8 +221,10 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     designChatTimeoutMs: positiveInt("DESIGN_CHAT_TIMEOUT_MS", 180_000),
     blobDir: Config.option(Config.NonEmptyString("BLOB_DIR")),
     uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
-  }).pipe(Config.map(({ publicBaseUrl, ...settings }): AppSettings => ({
+  }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
     ...settings,
+    // The embedded database commits on the thread that serves requests (~1 ms each): fewer, larger groups there.
+    creditFlushMs: Option.getOrElse(creditFlushMs, () => (Option.isSome(settings.databaseUrl) ? 5 : 50)),
     // Unset: the listen address, which is right for a service used on this machine only.
     publicBaseUrl: Option.getOrElse(publicBaseUrl, () => `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")
   })))
