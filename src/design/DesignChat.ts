@@ -95,7 +95,7 @@ export const open = (chat: DesignChat) =>
       },
       tools: designTools(target, html),
       maxRounds: config.designChatMaxRounds,
-      call: (request) => BilledLlm.stream(chat.payer, "campaigns", request)
+      call: (request) => Stream.unwrap(BilledLlm.stream(chat.payer, "campaigns", request))
     })
     const timeLimit = Stream.fromEffect(
       Effect.andThen(

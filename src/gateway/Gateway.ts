@@ -1,8 +1,9 @@
-import { Effect, Option, Sink, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { LlmError, type LlmRequest } from "../llm/Llm.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
+import { started } from "../platform/Streams.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { payerOf } from "../usage/Credits.ts"
 
@@ -47,10 +48,9 @@ export const complete = (request: LlmRequest) =>
  */
 export const openStream = (request: LlmRequest) =>
   Effect.gen(function*() {
-    const billed = BilledLlm.stream(yield* payer, "chat", request)
-    const [first, rest] = yield* Effect.mapError(Stream.peel(billed, Sink.head()), apiErrorOf)
+    const billed = yield* Effect.mapError(BilledLlm.stream(yield* payer, "chat", request), toApiError)
+    const events = yield* Effect.mapError(started(billed), apiErrorOf)
     // Credits are held before the first event, so later failures are the model's, reported in-band.
-    const events = Stream.mapError(rest, (error) =>
+    return Stream.mapError(events, (error) =>
       error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.error }))
-    return Option.match(first, { onNone: () => events, onSome: (event) => Stream.concat(Stream.make(event), events) })
   })

@@ -1,4 +1,4 @@
-import { Array as Arr, Cause, Effect, Pull, Stream } from "effect"
+import { Array as Arr, Cause, Channel, Effect, Pull, type Scope, Stream } from "effect"
 
 /** How `mapChunks` maps one run of a stream. */
 export interface ChunkMapper<A, B, E, R> {
@@ -35,3 +35,20 @@ export const mapChunks = <A, E, R, B, E2, R2>(
       )
       return next
     }))
+
+/**
+ * Runs the stream up to its first chunk, so that a failure before any
+ * output fails this effect, and answers the whole stream, which goes on
+ * from there when it runs, in the current scope. The stream needs no
+ * services: the rest then runs on any fiber as it is, where `Stream.peel`
+ * provides the context it captured on every pull.
+ */
+export const started = <A, E>(self: Stream.Stream<A, E>): Effect.Effect<Stream.Stream<A, E>, E, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pull = yield* Channel.toPullScoped(self.channel, yield* Effect.scope)
+    const rest = Stream.fromPull(Effect.succeed(pull))
+    return yield* Pull.catchDone(
+      Effect.map(pull, (first) => Stream.concat(Stream.fromArray(first), rest)),
+      () => Effect.succeed(Stream.empty)
+    )
+  })

@@ -75,13 +75,15 @@ export const generate = (payer: Payer, feature: string, request: LlmRequest) =>
   })
 
 /**
- * One billed stream. Settles when the stream ends, however it ends: to the
- * provider's usage when it finished, else (a client that left, a provider
- * failing mid-way) to the tokenizer's count of the request and of what was
- * generated; a stream the provider never started is released.
+ * One billed stream, quoted now (an unknown model fails here) and held and
+ * called when it runs; the stream needs no services. It settles when it
+ * ends, however it ends: to the provider's usage when it finished, else (a
+ * client that left, a provider failing mid-way) to the tokenizer's count of
+ * the request and of what was generated; a stream the provider never
+ * started is released.
  */
 export const stream = (payer: Payer, feature: string, request: LlmRequest) =>
-  Stream.unwrap(Effect.gen(function*() {
+  Effect.gen(function*() {
     const billing = yield* quote(feature, request)
     const credits = yield* Credits
     const llm = yield* Llm
@@ -127,4 +129,4 @@ export const stream = (payer: Payer, feature: string, request: LlmRequest) =>
         Stream.onExit(() => report)
       )
     })
-  }))
+  })
