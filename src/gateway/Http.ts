@@ -9,7 +9,7 @@ import { tokenCounter } from "../llm/Tokenizer.ts"
 import { newId } from "../platform/Ids.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import * as Gateway from "./Gateway.ts"
-import { chatCompletionEvents, messageEvents } from "./Sse.ts"
+import { chatCompletionEvents, messageEvents, sseResponse } from "./Sse.ts"
 
 const chat = authorize("chat:use")
 
@@ -40,12 +40,12 @@ export const ChatLive = HttpApiBuilder.group(Api, "chat", (handlers) =>
       const created = nowSeconds()
       if (payload.stream === true) {
         const events = yield* Gateway.openStream(request)
-        return chatCompletionEvents(events, {
+        return sseResponse(chatCompletionEvents(events, {
           id: newId("chatcmpl"),
           created,
           choices: request.n ?? 1,
           includeUsage: payload.stream_options?.include_usage === true
-        })
+        }))
       }
       return toChatCompletion(yield* Gateway.complete(request), created)
     }))))
@@ -64,7 +64,7 @@ export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =
       .handle("createMessage", ({ payload }) =>
         chat(Effect.gen(function*() {
           const request = yield* canonical(fromMessagesRequest(payload))
-          if (payload.stream === true) return messageEvents(yield* Gateway.openStream(request), newId("msg"))
+          if (payload.stream === true) return sseResponse(messageEvents(yield* Gateway.openStream(request), newId("msg")))
           return toMessage(yield* Gateway.complete(request))
         })))
       .handle("countTokens", ({ payload }) =>

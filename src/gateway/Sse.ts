@@ -1,4 +1,6 @@
 import { Effect, Schema, Stream } from "effect"
+import { Sse } from "effect/encoding"
+import { HttpServerResponse } from "effect/http"
 import { eventEncoder, ping } from "../llm/anthropic/Translate.ts"
 import type { LlmError, LlmStreamEvent } from "../llm/Llm.ts"
 import { chunkEncoder } from "../llm/openai/Translate.ts"
@@ -13,6 +15,22 @@ import { mapChunks } from "../platform/Streams.ts"
 export const SseEvent = Schema.Struct({ event: Schema.String, data: Schema.String }).annotate({ identifier: "SseEvent" })
 
 export type SseEvent = typeof SseEvent.Type
+
+const utf8 = new TextEncoder()
+
+/**
+ * The response that writes `events` as `text/event-stream`, each chunk of
+ * events in one write. The gateway renders its streams itself rather than
+ * through the endpoint's schema encoding, which takes several stream stages
+ * and a copy of the request's context per chunk to write the same bytes.
+ */
+export const sseResponse = (events: Stream.Stream<SseEvent>) =>
+  HttpServerResponse.stream(
+    Stream.mapArray(events, (chunk) => [
+      utf8.encode(chunk.map((event) => Sse.encoder.write({ _tag: "Event", id: undefined, ...event })).join(""))
+    ]),
+    { contentType: "text/event-stream" }
+  )
 
 /** Anthropic's error types, which OpenAI's in-band errors reuse. */
 const errorType: Record<LlmError["kind"], string> = {
