@@ -1,6 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration } from "effect"
-import { createServer, type Server } from "node:http"
+import { createServer, type RequestListener, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { AppSettings } from "../platform/AppConfig.ts"
 import { describeParserError, nextRequestId, type ParserError } from "./ErrorResponses.ts"
@@ -47,7 +47,28 @@ export const hardenedServer = (settings: AppSettings): Server => {
   })
   server.maxConnections = settings.maxConnections
   server.on("clientError", answerClientError)
+  holdEarlyRequests(server)
   return server
+}
+
+/**
+ * The platform's server listens before the service attaches its request
+ * handler, and a request arriving in between would never be answered
+ * (Node drops a `request` event nobody listens to). Such requests wait here
+ * and go to the handler as it is attached.
+ */
+const holdEarlyRequests = (server: Server) => {
+  const early: Array<Parameters<RequestListener>> = []
+  const hold: RequestListener = (request, response) => void early.push([request, response])
+  const onListener = (event: string | symbol, listener: RequestListener) => {
+    if (event !== "request" || listener === hold) return
+    server.off("newListener", onListener)
+    server.off("request", hold)
+    // `newListener` comes before the listener is added: hand the early requests over once it is.
+    queueMicrotask(() => early.splice(0).forEach(([request, response]) => listener(request, response)))
+  }
+  server.on("request", hold)
+  server.on("newListener", onListener)
 }
 
 /** The hardened server as the service's `HttpServer`, on `listen` (port 0: any free port). */

@@ -1,17 +1,36 @@
-import { type messages, parse, PGlite, protocol, type Results } from "@electric-sql/pglite"
-import { setFlagsFromString } from "node:v8"
+import type { Results } from "@electric-sql/pglite"
+import { Worker } from "node:worker_threads"
 import { Context, Effect, Layer, Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlConnection, SqlError } from "effect/sql"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
+import type { NumberedRequest, PgliteFailure, PgliteMessage, PgliteOpening, PgliteRequest, RowMode } from "./PgliteProtocol.ts"
 
 /**
- * An `effect/sql` client over PGlite, the embedded PostgreSQL. PGlite is one
- * database session, so a one-permit semaphore is held for each statement, and
- * for the whole of a transaction (else another fiber's statements would run
- * inside somebody's `BEGIN`).
+ * An `effect/sql` client over PGlite, the embedded PostgreSQL, which runs on
+ * a thread of its own (`PgliteWorker.ts`): statements and their results
+ * cross by message, and the thread serving requests goes on with other work
+ * while a statement executes. PGlite is one database session, so a
+ * one-permit semaphore is held for each statement, and for the whole of a
+ * transaction (else another fiber's statements would run inside somebody's
+ * `BEGIN`).
  */
-export class Pglite extends Context.Service<Pglite, PGlite>()("storage/Pglite") {}
+
+/** The embedded database as this thread sees it: calls answered by its thread. */
+export interface PgliteSession {
+  /** A statement, prepared once per SQL text and then bound and executed in one call. */
+  readonly run: <Row>(sql: string, params: ReadonlyArray<unknown>, rowMode: RowMode) => Promise<Results<Row>>
+  /** A statement that is not kept prepared. */
+  readonly query: <Row>(sql: string, params: ReadonlyArray<unknown>, rowMode: RowMode) => Promise<Results<Row>>
+  /** Commands without parameters, several at once (migrations, scripts). */
+  readonly exec: (sql: string) => Promise<Array<Results>>
+  /** Calls `onNotify` on each `NOTIFY` on `channel`; answers the function that stops it. */
+  readonly listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
+  /** The database's folder as a gzipped tarball (PGlite's `dumpDataDir`). */
+  readonly dumpDataDir: () => Promise<ArrayBuffer>
+}
+
+export class Pglite extends Context.Service<Pglite, PgliteSession>()("storage/Pglite") {}
 
 const toSqlError = (cause: unknown, operation: string): SqlError.SqlError => {
   const code = (cause as { code?: unknown }).code
@@ -26,105 +45,10 @@ const toSqlError = (cause: unknown, operation: string): SqlError.SqlError => {
   })
 }
 
-/** How many statements a session keeps prepared; the least recently used beyond it is closed. */
-const preparedStatementLimit = 256
-
-/** PostgreSQL's "cached plan must not change result type". */
-const isStalePlan = (error: unknown) => {
-  const { code, routine } = error as { code?: unknown; routine?: unknown }
-  return code === "0A000" && routine === "RevalidateCachedQuery"
-}
-
-const concat = (parts: ReadonlyArray<Uint8Array>) => {
-  const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    message.set(part, offset)
-    offset += part.length
-  }
-  return message
-}
-
-/**
- * Statements run as named prepared statements: `db.query` parses, describes
- * and plans every statement anew in six calls into the database, while a
- * prepared one is bound and executed in a single call and PostgreSQL may
- * reuse its plan. Keyed by SQL text; parameter types come from the first
- * `Describe`, as `db.query` takes them.
- */
-const makePreparedStatements = (db: PGlite) => {
-  const statements = new Map<string, {
-    readonly name: string
-    readonly parameterTypes: ReadonlyArray<number>
-    /** The result's columns, described once rather than on every execution. */
-    readonly columns: ReadonlyArray<messages.BackendMessage>
-  }>()
-  // Closes ride along with the next statement rather than taking a call of their own.
-  let closes: Array<Uint8Array> = []
-  let counter = 0
-  const prepare = async (sql: string) => {
-    const found = statements.get(sql)
-    if (found !== undefined) {
-      statements.delete(sql)
-      statements.set(sql, found)
-      return found
-    }
-    const name = `platform_${++counter}`
-    const described = await db.execProtocolStream(concat([
-      protocol.serialize.parse({ name, text: sql }),
-      protocol.serialize.describe({ type: "S", name }),
-      protocol.serialize.sync()
-    ]))
-    const statement = {
-      name,
-      parameterTypes: parse.parseDescribeStatementResults(described),
-      columns: described.filter((message) => message.name === "rowDescription")
-    }
-    statements.set(sql, statement)
-    if (statements.size > preparedStatementLimit) {
-      const [oldestSql, oldest] = statements.entries().next().value!
-      statements.delete(oldestSql)
-      closes.push(protocol.serialize.close({ type: "S", name: oldest.name }))
-    }
-    return statement
-  }
-  const run = async <Row>(
-    sql: string,
-    params: ReadonlyArray<unknown>,
-    rowMode: "array" | "object"
-  ): Promise<Results<Row>> => {
-    const statement = await prepare(sql)
-    const values = params.map((param, i) => {
-      if (param === null || param === undefined) return null
-      const serialize = db.serializers[statement.parameterTypes[i]!]
-      return serialize ? serialize(param) : String(param)
-    })
-    const pending = closes
-    closes = []
-    try {
-      const messages = await db.execProtocolStream(concat([
-        ...pending,
-        protocol.serialize.bind({ statement: statement.name, values }),
-        protocol.serialize.execute({}),
-        protocol.serialize.sync()
-      ]))
-      return parse.parseResults([...statement.columns, ...messages], db.parsers, { rowMode })[0] as Results<Row>
-    } catch (error) {
-      // A table changed since the statement was prepared and its columns with it: prepare it again, once.
-      if (!isStalePlan(error) || statements.get(sql) !== statement) throw error
-      statements.delete(sql)
-      closes.push(protocol.serialize.close({ type: "S", name: statement.name }))
-      return run(sql, params, rowMode)
-    }
-  }
-  return { run }
-}
-
-const makeConnection = (db: PGlite): SqlConnection.Connection => {
-  const prepared = makePreparedStatements(db)
+const makeConnection = (db: PgliteSession): SqlConnection.Connection => {
   const query = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
-      try: () => prepared.run<Record<string, unknown>>(sql, params, "object"),
+      try: () => db.run<Record<string, unknown>>(sql, params, "object"),
       catch: (cause) => toSqlError(cause, "query")
     })
   const rows = (sql: string, params: ReadonlyArray<unknown>) =>
@@ -132,14 +56,14 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
   const values = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.map(
       Effect.tryPromise({
-        try: () => prepared.run<Array<unknown>>(sql, params, "array"),
+        try: () => db.run<Array<unknown>>(sql, params, "array"),
         catch: (cause) => toSqlError(cause, "query")
       }),
       (result) => result.rows
     )
   const unprepared = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
-      try: () => db.query<Record<string, unknown>>(sql, params as Array<unknown>),
+      try: () => db.query<Record<string, unknown>>(sql, params, "object"),
       catch: (cause) => toSqlError(cause, "query")
     })
   const transformed = (
@@ -155,7 +79,7 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
     executeValues: values,
     executeValuesUnprepared: (sql, params) =>
       Effect.tryPromise({
-        try: () => db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
+        try: () => db.query<Array<unknown>>(sql, params, "array"),
         catch: (cause) => toSqlError(cause, "query")
       }).pipe(Effect.map((result) => result.rows)),
     // Unprepared statements without parameters may hold several commands (migrations, scripts).
@@ -184,7 +108,7 @@ const locked = (connection: SqlConnection.Connection, lock: Semaphore.Semaphore)
     lock.withPermits(1)(connection.executeUnprepared(sql, params, transformRows))
 })
 
-export const makeClient = Effect.fnUntraced(function*(db: PGlite) {
+export const makeClient = Effect.fnUntraced(function*(db: PgliteSession) {
   const lock = yield* Semaphore.make(1)
   const session = makeConnection(db)
   const shared = locked(session, lock)
@@ -200,15 +124,6 @@ export const makeClient = Effect.fnUntraced(function*(db: PGlite) {
   })
 })
 
-/**
- * PostgreSQL settings of the embedded database, on its command line (they win
- * over postgresql.conf, which stays as initdb wrote it). PGlite's default
- * 128 MB of shared buffers live in its WebAssembly memory, which never
- * shrinks: 32 MB cuts the idle process by ~80 MB, and the files below stay in
- * the operating system's cache. Index builds in migrations need little.
- */
-const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=32MB", "-c", "maintenance_work_mem=16MB"]
-
 export interface OpenOptions {
   /**
    * Lets V8 recompile PGlite's hot WebAssembly functions with its optimizing
@@ -216,29 +131,90 @@ export interface OpenOptions {
    * code. Off by default: one of PostgreSQL's functions takes ~600 MB to
    * optimize, a peak reached seconds after every start, and the process
    * keeps ~40 MB more afterwards; statements cost more CPU without it
-   * (docs/benchmarks.md). V8's flags are the process's: set before PGlite
-   * compiles its module, they hold for every WebAssembly module compiled later.
+   * (docs/benchmarks.md).
    */
   readonly wasmTierUp?: boolean
 }
 
-/** Opens PGlite (in memory when `dataDir` is undefined) and closes it with the scope. */
-export const open = (dataDir: string | undefined, options: OpenOptions = {}): Effect.Effect<PGlite, SqlError.SqlError, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () => {
-        setFlagsFromString(options.wasmTierUp === true
-          ? "--wasm-tier-up --wasm-dynamic-tiering"
-          : "--no-wasm-tier-up --no-wasm-dynamic-tiering")
-        return PGlite.create(dataDir, { startParams })
+/** The database thread's module beside this one: `.ts` when run from source, `.js` when built. */
+const workerFile = new URL(import.meta.url.endsWith(".ts") ? "./PgliteWorker.ts" : "./PgliteWorker.js", import.meta.url)
+
+const failed = (failure: PgliteFailure) => Object.assign(new Error(failure.message), failure)
+
+/** Starts the database's thread; the session answers once PGlite is open there. */
+const startThread = (opening: PgliteOpening) =>
+  new Promise<{ readonly session: PgliteSession; readonly close: () => Promise<void> }>((ready, refused) => {
+    const worker = new Worker(workerFile, { workerData: opening })
+    const pending = new Map<number, { readonly resolve: (value: unknown) => void; readonly reject: (error: Error) => void }>()
+    const listeners = new Map<string, () => void>()
+    let next = 0
+    let stopped: Error | undefined
+    const call = <A>(request: PgliteRequest) =>
+      new Promise<A>((resolve, reject) => {
+        if (stopped !== undefined) return reject(stopped)
+        const id = next++
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+        worker.postMessage({ ...request, id } satisfies NumberedRequest)
+      })
+    const session: PgliteSession = {
+      run: (sql, params, rowMode) => call({ kind: "run", sql, params, rowMode }),
+      query: (sql, params, rowMode) => call({ kind: "query", sql, params, rowMode }),
+      exec: (sql) => call({ kind: "exec", sql }),
+      listen: async (channel, onNotify) => {
+        listeners.set(channel, onNotify)
+        await call({ kind: "listen", channel })
+        return async () => {
+          listeners.delete(channel)
+          await call({ kind: "unlisten", channel })
+        }
       },
-      catch: (cause) => toSqlError(cause, "open")
-    }),
-    (db) => Effect.promise(() => db.close())
+      dumpDataDir: () => call({ kind: "dump" })
+    }
+    /** Every call waiting, and every later one, fails: the thread is gone. */
+    const stop = (error: Error) => {
+      stopped ??= error
+      for (const waiting of pending.values()) waiting.reject(stopped)
+      pending.clear()
+      refused(stopped)
+    }
+    worker.on("message", (message: PgliteMessage) => {
+      switch (message.kind) {
+        case "ready":
+          return ready({ session, close: () => call<void>({ kind: "close" }).finally(() => worker.terminate()) })
+        case "failed":
+          return stop(failed(message.failure))
+        case "answer":
+        case "error": {
+          const waiting = pending.get(message.id)
+          pending.delete(message.id)
+          return message.kind === "answer" ? waiting?.resolve(message.value) : waiting?.reject(failed(message.failure))
+        }
+        case "notification":
+          return listeners.get(message.channel)?.()
+      }
+    })
+    worker.on("error", stop)
+    worker.on("exit", (code) => stop(new Error(`The embedded database stopped (its thread exited with ${code})`)))
+  })
+
+const opened = (opening: PgliteOpening): Effect.Effect<PgliteSession, SqlError.SqlError, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.tryPromise({ try: () => startThread(opening), catch: (cause) => toSqlError(cause, "open") }),
+      (thread) => Effect.promise(thread.close)
+    ),
+    (thread) => thread.session
   )
 
-/** A client over an already open PGlite, e.g. a migrated template's clone in tests. */
-export const layerFrom = <E>(db: Effect.Effect<PGlite, E, Scope.Scope>) =>
+/** Opens PGlite on its thread (in memory when `dataDir` is undefined) and closes it with the scope. */
+export const open = (dataDir: string | undefined, options: OpenOptions = {}) =>
+  opened({ dataDir, wasmTierUp: options.wasmTierUp === true })
+
+/** Opens PGlite in memory from a `dumpDataDir` tarball, e.g. a migrated template in tests. */
+export const openDump = (dump: string) => opened({ dataDir: undefined, dump, wasmTierUp: false })
+
+/** A client over an open PGlite, with the session itself as `Pglite`. */
+export const layerFrom = <E>(db: Effect.Effect<PgliteSession, E, Scope.Scope>) =>
   Layer.effectContext(Effect.gen(function*() {
     const instance = yield* db
     const client = yield* makeClient(instance)

@@ -1,9 +1,7 @@
-import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
 import * as Keys from "../../src/keys/Keys.ts"
@@ -64,13 +62,7 @@ export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, p
  * PGlite in memory, started from the migrated data folder the global setup
  * saved (test/support/pgliteTemplate.ts): one per test file, fresh and fast.
  */
-export const pgliteStorage = sqlStorage(
-  Pglite.layerFrom(Effect.acquireRelease(
-    Effect.promise(() => PGlite.create({ loadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) })),
-    (db) => Effect.promise(() => db.close())
-  )),
-  "pglite"
-)
+export const pgliteStorage = sqlStorage(Pglite.layerFrom(Pglite.openDump(inject("pgliteTemplate"))), "pglite")
 
 /** What every storage backend provides: the repositories and `Storage`. */
 export type StorageServices = Exclude<Layer.Success<typeof memoryStorage>, MemoryStore>

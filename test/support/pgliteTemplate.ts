@@ -21,14 +21,14 @@ declare module "vitest" {
 const migratedDataDir = Effect.gen(function*() {
   yield* migrate
   const db = yield* Pglite.Pglite
-  return yield* Effect.promise(() => db.dumpDataDir("gzip"))
+  return yield* Effect.promise(() => db.dumpDataDir())
 }).pipe(Effect.provide(Pglite.layerFrom(Pglite.open(undefined))))
 
 export default async function setup(project: TestProject) {
   const folder = mkdtempSync(join(tmpdir(), "platform-api-pglite-"))
   const path = join(folder, "migrated.tar.gz")
   const dump = await Effect.runPromise(migratedDataDir)
-  writeFileSync(path, Buffer.from(await dump.arrayBuffer()))
+  writeFileSync(path, Buffer.from(dump))
   project.provide("pgliteTemplate", path)
   return () => rmSync(folder, { recursive: true, force: true })
 }
