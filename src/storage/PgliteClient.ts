@@ -144,7 +144,11 @@ const failed = (failure: PgliteFailure) => Object.assign(new Error(failure.messa
 /** Starts the database's thread; the session answers once PGlite is open there. */
 const startThread = (opening: PgliteOpening) =>
   new Promise<{ readonly session: PgliteSession; readonly close: () => Promise<void> }>((ready, refused) => {
-    const worker = new Worker(workerFile, { workerData: opening })
+    const worker = new Worker(workerFile, {
+      workerData: opening,
+      // The thread's own allocations are small (messages, rows); PGlite's memory is WebAssembly's, outside the heap.
+      resourceLimits: { maxYoungGenerationSizeMb: 8 }
+    })
     const pending = new Map<number, { readonly resolve: (value: unknown) => void; readonly reject: (error: Error) => void }>()
     const listeners = new Map<string, () => void>()
     let next = 0
