@@ -1,5 +1,3 @@
-import type { Results } from "@electric-sql/pglite"
-
 /** What the embedded database's thread opens (`PgliteWorker.ts`): a data folder, memory, or a dump loaded into memory. */
 export interface PgliteOpening {
   /** A folder; undefined: in memory. */
@@ -39,5 +37,3 @@ export type PgliteMessage =
 
 /** A request numbered for its answer. */
 export type NumberedRequest = PgliteRequest & { readonly id: number }
-
-export type { Results }
