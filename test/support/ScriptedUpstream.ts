@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { text as readBody } from "node:stream/consumers"
 
 /**
  * A model provider on loopback that plays a scripted multi-round tool
@@ -36,14 +37,6 @@ export interface ScriptedUpstream {
 }
 
 export const scriptedTurnUsage = { input: 100, output: 10 }
-
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    request.on("error", reject)
-  })
 
 /** Text in two pieces, so that deltas are really streamed. */
 const pieces = (text: string) => {

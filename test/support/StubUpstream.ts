@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { text as readBody } from "node:stream/consumers"
 
 /**
  * A stand-in OpenAI-compatible chat-completions server on loopback, for the
@@ -41,14 +42,6 @@ const textOf = (content: unknown): string =>
     : Array.isArray(content)
     ? content.map((part) => (typeof part?.text === "string" ? part.text : "")).join(" ")
     : ""
-
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    request.on("error", reject)
-  })
 
 const json = (response: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
