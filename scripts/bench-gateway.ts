@@ -22,20 +22,16 @@
  * `BENCH_PROFILE=1` profiles the built servers (`--cpu-prof`) and prints their
  * top functions by self time during the maximum-rate run.
  */
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Layer, Option, Redacted } from "effect"
-import { Agent, createServer as createHttpServer, request } from "node:http"
+import { Agent, request } from "node:http"
 import { createRequire } from "node:module"
 import { join } from "node:path"
-import { memoryStorage } from "../src/app/Storage.ts"
-import { makeServer } from "../src/app/Server.ts"
-import { AppConfig } from "../src/platform/AppConfig.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
-import { type Child, freePort, request as call, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
+import { type Child, freePort, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
+import { benchModels, startMemoryServer } from "./bench/memory-server.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
 import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
-import { cpuSecondsOf, ensureBuilt, memoryOf, root, startPlatform } from "./bench/servers.ts"
+import { cpuSecondsOf, creditedTenantHeaders, ensureBuilt, memoryOf, root, startPlatform } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
@@ -57,25 +53,8 @@ interface Latency {
 }
 
 // ---------------------------------------------------------------------------
-// Child roles: the stub upstream, ours on the memory backend, the probe.
+// Child roles: the stub upstream and the probe.
 // ---------------------------------------------------------------------------
-
-const memoryAdminKey = "bench-admin-key"
-
-/** Our gateways route model `bench` to the stub as upstream model `stub`. */
-const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
-
-const runMemoryServer = (port: number, stubUrl: string) =>
-  Layer.launch(makeServer(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port }), memoryStorage, { logAddress: false }).pipe(
-    Layer.provide(AppConfig.layerWith({
-      adminApiKey: Option.some(Redacted.make(memoryAdminKey)),
-      rateLimitPerMinute: 1_000_000_000,
-      logLevel: "Error",
-      bootstrap: false,
-      llmModels: Option.some(benchModels),
-      openaiBaseUrl: Option.some(stubUrl)
-    }))
-  )).pipe(NodeRuntime.runMain)
 
 const runStub = async () => {
   const stub = await startStubUpstream({ record: false })
@@ -194,21 +173,6 @@ const targetOf = (url: string, headers: Record<string, string>, model: string) =
   body: JSON.stringify({ model, messages, ...(stream ? { stream: true } : {}) })
 })
 
-/** An organization with ample credits, a company and its owner's personal access key, as request headers. */
-const tenantHeaders = async (base: string, adminKey: string) => {
-  const admin = async (path: string, body: unknown) => {
-    const answer = await call(`${base}/api/v0/admin${path}`, { method: "POST", headers: { authorization: `Bearer ${adminKey}` }, body })
-    if (answer.status !== 201) throw new Error(`admin ${path}: ${answer.status} ${answer.body}`)
-    return JSON.parse(answer.body) as Record<string, string>
-  }
-  const organization = await admin("/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
-  const user = await admin("/users", { email: "bench@example.com" })
-  const company = await admin("/companies", { organizationId: organization.id, name: "Bench" })
-  await admin(`/companies/${company.id}/users`, { userId: user.id, role: "owner" })
-  const key = await admin(`/users/${user.id}/personal-access-keys`, { name: "bench" })
-  return { authorization: `Bearer ${key.key}`, "x-company-id": company.id }
-}
-
 /** A gateway under test: its process and how to send it the benchmark request. */
 interface Gateway {
   readonly name: string
@@ -221,7 +185,7 @@ interface Gateway {
 const ourGateway = async (name: string, child: Child, base: string, adminKey: string): Promise<Gateway> => ({
   name,
   child,
-  target: targetOf(`${base}/api/v0/chat/completions`, await tenantHeaders(base, adminKey), "bench")
+  target: targetOf(`${base}/api/v0/chat/completions`, await creditedTenantHeaders(base, adminKey), "bench")
 })
 
 const startPortkey = async (stubUrl: string): Promise<Gateway> => {
@@ -236,11 +200,8 @@ const startPortkey = async (stubUrl: string): Promise<Gateway> => {
 }
 
 const startMemory = async (stubUrl: string) => {
-  const port = await freePort()
-  const child = spawnChild(node, [import.meta.filename, "memory-server", String(port), stubUrl], { server: "ours on memory" })
-  const base = `http://127.0.0.1:${port}`
-  await waitUntilReady(child, `${base}/health`)
-  return ourGateway("ours, memory backend", child, base, memoryAdminKey)
+  const server = await startMemoryServer(stubUrl)
+  return ourGateway("ours, memory backend", server.child, server.baseUrl, server.adminKey)
 }
 
 const profileDir = join(resultsDir, "profiles")
@@ -331,8 +292,6 @@ const main = async () => {
 const role = process.argv[2]
 if (role === "stub") {
   await runStub()
-} else if (role === "memory-server") {
-  runMemoryServer(Number(process.argv[3]), process.argv[4])
 } else if (role === "probe") {
   await runProbe(JSON.parse(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
 } else {

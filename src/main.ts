@@ -1,3 +1,4 @@
+import "./platform/HeapTuning.ts"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer } from "effect"
 import { JsonLogger, ServerLive } from "./app/Server.ts"

@@ -15,6 +15,8 @@ export interface LoadOptions {
   readonly body?: unknown
   readonly connections: number
   readonly durationSeconds: number
+  /** Offers this many requests a second in all, rather than as many as the connections manage. */
+  readonly ratePerSecond?: number
   /** The server's process, whose CPU use over the run is reported. */
   readonly serverPid: number
 }
@@ -53,6 +55,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     "--json",
     "--connections", String(options.connections),
     "--duration", String(options.durationSeconds),
+    ...(options.ratePerSecond === undefined ? [] : ["--overallRate", String(options.ratePerSecond)]),
     ...Object.entries(options.headers).flatMap(([name, value]) => ["--headers", `${name}=${value}`]),
     ...(options.body === undefined
       ? []

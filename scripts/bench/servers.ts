@@ -106,6 +106,21 @@ export const seedTenant = async (server: PlatformServer, extraUsers: number): Pr
   return tenant
 }
 
+/** An organization with ample credits, a company and its owner's personal access key, as request headers. */
+export const creditedTenantHeaders = async (base: string, adminKey: string) => {
+  const admin = async (path: string, body: unknown) => {
+    const answer = await request(`${base}/api/v0/admin${path}`, { method: "POST", headers: { authorization: `Bearer ${adminKey}` }, body })
+    if (answer.status !== 201) throw new Error(`admin ${path}: ${answer.status} ${answer.body}`)
+    return JSON.parse(answer.body) as Record<string, string>
+  }
+  const organization = await admin("/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
+  const user = await admin("/users", { email: "bench@example.com" })
+  const company = await admin("/companies", { organizationId: organization.id, name: "Bench" })
+  await admin(`/companies/${company.id}/users`, { userId: user.id, role: "owner" })
+  const key = await admin(`/users/${user.id}/personal-access-keys`, { name: "bench" })
+  return { authorization: `Bearer ${key.key}`, "x-company-id": company.id }
+}
+
 /** Peak (VmHWM) and current (VmRSS) resident memory in MiB; undefined where /proc is not available. */
 export const memoryOf = (pid: number) => {
   try {

@@ -1,0 +1,94 @@
+/**
+ * `npm run bench:gc`: the service's garbage collection under a steady load,
+ * with its V8 settings (`src/platform/HeapTuning.ts`) and, in the same run,
+ * with V8's defaults.
+ *
+ * For each setting, ours on the memory backend (`--trace-gc-nvp`) behind a
+ * stub upstream; for each request kind (`/health`, `GET /api/v0/me`, a chat
+ * completion, a streamed one) autocannon offers `BENCH_RATE` (500) req/s over
+ * 16 connections for `BENCH_SECONDS` (10) s after a 2 s warm-up. Reported:
+ * the young-generation collections (scavenges) during the run, their mean
+ * and longest pause (the event loop stands still meanwhile), what they
+ * promoted to the old generation per request (objects that outlived two of
+ * them), and the server's CPU time per request.
+ */
+import { startStubUpstream } from "../test/support/StubUpstream.ts"
+import { runScript } from "./bench/children.ts"
+import { runLoad } from "./bench/load.ts"
+import { startMemoryServer } from "./bench/memory-server.ts"
+import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { creditedTenantHeaders } from "./bench/servers.ts"
+
+const seconds = numberFromEnv("BENCH_SECONDS", 10)
+const rate = numberFromEnv("BENCH_RATE", 500)
+const connections = 16
+
+interface Scavenge {
+  readonly pauseMs: number
+  readonly promotedBytes: number
+}
+
+/** The scavenges among `--trace-gc-nvp` lines (`gc=s`): each one's pause and promoted bytes. */
+const scavengesIn = (trace: string): Array<Scavenge> =>
+  trace.split("\n").filter((line) => line.includes(" gc=s ")).map((line) => ({
+    pauseMs: Number(/ pause=([\d.]+)/.exec(line)?.[1]),
+    promotedBytes: Number(/ promoted=(\d+)/.exec(line)?.[1])
+  }))
+
+const main = async () => {
+  const startedAt = new Date()
+  const stub = await startStubUpstream({ record: false })
+  const messages = [{ role: "user", content: "Say hello" }]
+  const kinds = [
+    { name: "GET /health", path: "/health" },
+    { name: "GET /api/v0/me", path: "/api/v0/me" },
+    { name: "chat completion", path: "/api/v0/chat/completions", body: { model: "bench", messages } },
+    { name: "chat completion, streamed", path: "/api/v0/chat/completions", body: { model: "bench", messages, stream: true } }
+  ]
+  const measured = []
+  for (const setting of [{ name: "V8 defaults", v8Defaults: true }, { name: "the service's", v8Defaults: false }]) {
+    const server = await startMemoryServer(stub.url, { v8Defaults: setting.v8Defaults, nodeArgs: ["--trace-gc-nvp"] })
+    const headers = await creditedTenantHeaders(server.baseUrl, server.adminKey)
+    for (const kind of kinds) {
+      const load = { url: `${server.baseUrl}${kind.path}`, headers, body: kind.body, connections, ratePerSecond: rate, serverPid: server.child.pid }
+      await runLoad({ ...load, durationSeconds: 2 })
+      const traceFrom = server.child.stdout().length
+      const result = await runLoad({ ...load, durationSeconds: seconds })
+      const scavenges = scavengesIn(server.child.stdout().slice(traceFrom))
+      const pauses = scavenges.map((scavenge) => scavenge.pauseMs)
+      measured.push({
+        setting: setting.name,
+        kind: kind.name,
+        requests: result.requests,
+        failed: result.non2xx + result.errors,
+        p99Ms: result.p99Ms,
+        cpuMicrosPerRequest: result.serverCpuMicrosPerRequest,
+        scavenges: scavenges.length,
+        meanPauseMs: pauses.reduce((sum, pause) => sum + pause, 0) / Math.max(1, pauses.length),
+        maxPauseMs: Math.max(0, ...pauses),
+        promotedKbPerRequest: scavenges.reduce((sum, scavenge) => sum + scavenge.promotedBytes, 0) / 1024 / Math.max(1, result.requests)
+      })
+    }
+    await server.child.stop()
+  }
+  await stub.close()
+  console.log(`\nYoung-generation collections at ${rate} req/s offered (${seconds} s per run, memory backend; node ${process.version})`)
+  console.log(formatTable(
+    ["request", "V8 settings", "requests", "failed", "p99 ms", "CPU µs/req", "scavenges", "mean pause ms", "max pause ms", "promoted KB/req"],
+    measured.map((row) => [
+      row.kind,
+      row.setting,
+      integer(row.requests),
+      integer(row.failed),
+      integer(row.p99Ms),
+      row.cpuMicrosPerRequest === undefined ? "-" : integer(row.cpuMicrosPerRequest),
+      integer(row.scavenges),
+      fixed(row.meanPauseMs),
+      fixed(row.maxPauseMs),
+      fixed(row.promotedKbPerRequest)
+    ])
+  ))
+  console.log(`Results: ${writeResults("gc", startedAt, { seconds, rate, connections, node: process.version, measured })}`)
+}
+
+runScript(main)

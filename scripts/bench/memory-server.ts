@@ -1,0 +1,48 @@
+// Ours on the memory backend, from source, in its own process: the server the
+// gateway and garbage-collection benchmarks load.
+// `node scripts/bench/memory-server.ts <port> <stub upstream URL>` runs it;
+// `startMemoryServer` spawns it and waits until it answers. It runs with the
+// service's V8 settings (`src/platform/HeapTuning.ts`, which `src/main.ts`
+// imports first) unless `v8Defaults` asks for V8's own.
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Layer, Option, Redacted } from "effect"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { memoryStorage } from "../../src/app/Storage.ts"
+import { makeServer } from "../../src/app/Server.ts"
+import { AppConfig } from "../../src/platform/AppConfig.ts"
+import { freePort, spawnChild, waitUntilReady } from "./children.ts"
+import { root } from "./servers.ts"
+
+/** Our gateways route model `bench` to the stub as upstream model `stub`. */
+export const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
+
+const adminKey = "bench-admin-key"
+
+export const startMemoryServer = async (
+  stubUrl: string,
+  options: { readonly v8Defaults?: boolean; readonly nodeArgs?: ReadonlyArray<string> } = {}
+) => {
+  const port = await freePort()
+  const tuning = options.v8Defaults === true ? [] : ["--import", join(root, "src/platform/HeapTuning.ts")]
+  const child = spawnChild(process.execPath, [...tuning, ...(options.nodeArgs ?? []), import.meta.filename, String(port), stubUrl], {
+    server: "ours on memory"
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  await waitUntilReady(child, `${baseUrl}/health`)
+  return { child, baseUrl, adminKey }
+}
+
+if (import.meta.main) {
+  const [port, stubUrl] = process.argv.slice(2)
+  Layer.launch(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(port) }), memoryStorage, { logAddress: false }).pipe(
+    Layer.provide(AppConfig.layerWith({
+      adminApiKey: Option.some(Redacted.make(adminKey)),
+      rateLimitPerMinute: 1_000_000_000,
+      logLevel: "Error",
+      bootstrap: false,
+      llmModels: Option.some(benchModels),
+      openaiBaseUrl: Option.some(stubUrl)
+    }))
+  )).pipe(NodeRuntime.runMain)
+}
