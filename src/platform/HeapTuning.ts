@@ -9,7 +9,8 @@ import { setFlagsFromString } from "node:v8"
  * A request's objects then die there and, until the next full collection,
  * keep alive everything young they point to: measured at 500 req/s, most of
  * each request's objects were copied and promoted by every scavenge, which
- * took 10–18 ms instead of ~1 ms. Imported first by `main.ts`, before any
+ * took 10–18 ms; without pretenuring, 1–3 ms on requests that call no
+ * provider (`npm run bench:gc`). Imported first by `main.ts`, before any
  * allocation site exists.
  */
 setFlagsFromString("--no-allocation-site-pretenuring")
