@@ -120,6 +120,17 @@ const readCredentials = (request: HttpServerRequest.HttpServerRequest) => {
   return Effect.succeed({ credential, companyId: fromHeader ?? (fromQuery[0] || undefined) })
 }
 
+/**
+ * The rate-limit token the request being answered took, with its credential.
+ * A call the service runs in process on that request's behalf, with the same
+ * credential (MCP's `platform_execute_action`), is part of it and takes no
+ * token of its own. Only the service provides it: no client can.
+ */
+const SpentToken = Context.Reference<{ readonly credentialHash: string; readonly taken: Taken } | undefined>(
+  "auth/SpentToken",
+  { defaultValue: () => undefined }
+)
+
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
   const cache = yield* PrincipalCache
   const limiter = yield* RateLimiter
@@ -161,6 +172,9 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   const authenticate = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const spent = yield* SpentToken
+      const take = (credentialHash: string) =>
+        spent?.credentialHash === credentialHash ? Effect.succeed(spent.taken) : limiter.take(credentialHash)
       const { credential, companyId } = yield* readCredentials(request)
       const cacheKey = `${credential}\u0000${companyId ?? ""}`
       const cached = cache.get(cacheKey)
@@ -169,9 +183,9 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       if (cached === undefined) {
         if (cache.isUnknown(credential)) return yield* unauthorized("Invalid API key")
         principal = yield* resolveOnce(cacheKey, credential, companyId, yield* revisions.current)
-        taken = yield* limiter.take(principal.credentialHash)
+        taken = yield* take(principal.credentialHash)
       } else {
-        taken = yield* limiter.take(cached.principal.credentialHash)
+        taken = yield* take(cached.principal.credentialHash)
         principal = taken.revision === cached.revision
           ? cached.principal
           : yield* resolveOnce(cacheKey, credential, companyId, taken.revision)
@@ -190,7 +204,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       }
       const response = yield* handler.pipe(
         Effect.provideService(CurrentPrincipal, principal),
-        Effect.provideService(RequestRevision, { revision: taken.revision })
+        Effect.provideService(RequestRevision, { revision: taken.revision }),
+        Effect.provideService(SpentToken, { credentialHash: principal.credentialHash, taken })
       )
       return HttpServerResponse.setHeaders(response, headers)
     })

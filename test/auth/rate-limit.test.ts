@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
-import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
+import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
 import { client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
 
 const limit = 3
@@ -27,6 +27,20 @@ it.layer(testServer(memoryStorage, { rateLimitPerMinute: limit }))("rate limitin
       expect(response.headers["ratelimit-limit"]).toBe(String(limit))
       expect(response.headers["ratelimit-remaining"]).toBe("0")
       expect(Number(response.headers["ratelimit-reset"])).toBeGreaterThan(0)
+    }))
+
+  it.effect("an MCP action is one request: the operation it runs takes no second token", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant("mcp")
+      const action = postJson("/api/v0/mcp/tools/call", { name: "platform_execute_action", arguments: { operationId: "me_get" } }, tenant.apiKey)
+      for (let used = 1; used <= limit; used++) {
+        const response = yield* send(action)
+        expect(response.status).toBe(200)
+        expect(response.body).toMatchObject({ structuredContent: { companyId: tenant.companyId } })
+        expect(response.body).not.toHaveProperty("isError")
+        expect(response.headers["ratelimit-remaining"]).toBe(String(limit - used))
+      }
+      expectErrorResponse(yield* send(action), 429, /Rate limit exceeded/)
     }))
 
   it.effect("the bucket belongs to the credential, whichever header carries it; other credentials keep theirs", () =>
