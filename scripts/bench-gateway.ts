@@ -31,7 +31,7 @@ import { benchModels, startMemoryServer } from "./bench/memory-server.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
 import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
-import { cpuSecondsOf, creditedTenantHeaders, ensureBuilt, memoryOf, root, startPlatform } from "./bench/servers.ts"
+import { cpuSecondsOf, ensureBuilt, memoryOf, type OperatorApi, root, startPlatform, tenantHeaders } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
@@ -182,10 +182,14 @@ interface Gateway {
   readonly profile?: string
 }
 
-const ourGateway = async (name: string, child: Child, base: string, adminKey: string): Promise<Gateway> => ({
+const ourGateway = async (name: string, server: OperatorApi & { readonly child: Child }): Promise<Gateway> => ({
   name,
-  child,
-  target: targetOf(`${base}/api/v0/chat/completions`, await creditedTenantHeaders(base, adminKey), "bench")
+  child: server.child,
+  target: targetOf(
+    `${server.baseUrl}/api/v0/chat/completions`,
+    await tenantHeaders(server, { name: "Bench", creditLimit: 1_000_000_000_000 }),
+    "bench"
+  )
 })
 
 const startPortkey = async (stubUrl: string): Promise<Gateway> => {
@@ -200,8 +204,7 @@ const startPortkey = async (stubUrl: string): Promise<Gateway> => {
 }
 
 const startMemory = async (stubUrl: string) => {
-  const server = await startMemoryServer(stubUrl)
-  return ourGateway("ours, memory backend", server.child, server.baseUrl, server.adminKey)
+  return ourGateway("ours, memory backend", await startMemoryServer(stubUrl))
 }
 
 const profileDir = join(resultsDir, "profiles")
@@ -213,7 +216,7 @@ const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string) =
     nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [],
     env: { LLM_MODELS: JSON.stringify(benchModels), OPENAI_BASE_URL: stubUrl, LOG_LEVEL: "Error" }
   })
-  return { ...(await ourGateway(name, server.child, server.baseUrl, server.adminKey)), profile: join(profileDir, profileName) }
+  return { ...(await ourGateway(name, server)), profile: join(profileDir, profileName) }
 }
 
 const main = async () => {

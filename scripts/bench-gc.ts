@@ -17,7 +17,7 @@ import { runScript } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
 import { startMemoryServer } from "./bench/memory-server.ts"
 import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
-import { creditedTenantHeaders } from "./bench/servers.ts"
+import { tenantHeaders } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
@@ -48,7 +48,7 @@ const main = async () => {
   const measured = []
   for (const setting of [{ name: "V8 defaults", v8Defaults: true }, { name: "the service's", v8Defaults: false }]) {
     const server = await startMemoryServer(stub.url, { v8Defaults: setting.v8Defaults, nodeArgs: ["--trace-gc-nvp"] })
-    const headers = await creditedTenantHeaders(server.baseUrl, server.adminKey)
+    const headers = await tenantHeaders(server, { name: "Bench", creditLimit: 1_000_000_000_000 })
     for (const kind of kinds) {
       const load = { url: `${server.baseUrl}${kind.path}`, headers, body: kind.body, connections, ratePerSecond: rate, serverPid: server.child.pid }
       await runLoad({ ...load, durationSeconds: 2 })

@@ -9,7 +9,7 @@ import { createRequire } from "node:module"
 import { runScript, spawnChild } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
 import { fixed, formatTable, integer, numberFromEnv } from "./bench/report.ts"
-import { adminCall, ensureBuilt, root, startPlatform } from "./bench/servers.ts"
+import { ensureBuilt, root, startPlatform, tenantHeaders } from "./bench/servers.ts"
 
 const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 50),
@@ -39,16 +39,7 @@ const main = async () => {
   const stub = await startStub()
   const platform = await startPlatform({ env: { SERPAPI_BASE_URL: stub.url, SERPAPI_API_KEY: "bench-key" } })
   // A tenant whose data credits outlast the run (the operator API sets the pool).
-  const organization = await adminCall(platform, "/organizations", {
-    name: "Jobs benchmark",
-    subscriptionType: "pro",
-    dataCreditLimit: 100_000_000
-  })
-  const owner = await adminCall(platform, "/users", { email: "jobs-bench@bench.example" })
-  const company = await adminCall(platform, "/companies", { organizationId: organization.id, name: "Jobs benchmark" })
-  await adminCall(platform, `/companies/${company.id}/users`, { userId: owner.id, role: "owner" })
-  const key = await adminCall(platform, `/users/${owner.id}/personal-access-keys`, { name: "bench" })
-  const headers = { "x-api-key": String(key.key), "x-company-id": String(company.id) }
+  const headers = await tenantHeaders(platform, { name: "Jobs benchmark", subscriptionType: "pro", dataCreditLimit: 100_000_000 })
 
   const direct = { url: `${stub.url}/search.json?q=barista&gl=us&hl=en_us&engine=google_jobs&api_key=bench-key`, headers: {}, serverPid: stub.child.pid }
   const viaPlatform = { url: `${platform.baseUrl}/api/v0/web/jobs?q=barista`, headers, serverPid: platform.child.pid }

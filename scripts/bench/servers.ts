@@ -76,8 +76,11 @@ export interface Tenant {
   readonly personalAccessKey: string
 }
 
+/** Where a server's operator API is, and its key. */
+export type OperatorApi = Pick<PlatformServer, "baseUrl" | "adminKey">
+
 /** One POST to the operator API, which must answer 201. */
-export const adminCall = async (server: PlatformServer, path: string, body: unknown) => {
+export const adminCall = async (server: OperatorApi, path: string, body: unknown) => {
   const answer = await request(`${server.baseUrl}/api/v0/admin${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${server.adminKey}` },
@@ -106,19 +109,18 @@ export const seedTenant = async (server: PlatformServer, extraUsers: number): Pr
   return tenant
 }
 
-/** An organization with ample credits, a company and its owner's personal access key, as request headers. */
-export const creditedTenantHeaders = async (base: string, adminKey: string) => {
-  const admin = async (path: string, body: unknown) => {
-    const answer = await request(`${base}/api/v0/admin${path}`, { method: "POST", headers: { authorization: `Bearer ${adminKey}` }, body })
-    if (answer.status !== 201) throw new Error(`admin ${path}: ${answer.status} ${answer.body}`)
-    return JSON.parse(answer.body) as Record<string, string>
-  }
-  const organization = await admin("/organizations", { name: "Bench", creditLimit: 1_000_000_000_000 })
-  const user = await admin("/users", { email: "bench@example.com" })
-  const company = await admin("/companies", { organizationId: organization.id, name: "Bench" })
-  await admin(`/companies/${company.id}/users`, { userId: user.id, role: "owner" })
-  const key = await admin(`/users/${user.id}/personal-access-keys`, { name: "bench" })
-  return { authorization: `Bearer ${key.key}`, "x-company-id": company.id }
+/**
+ * A tenant through the operator API: the organization `organization`
+ * describes (its name, plan and credit pools), a company, and its owner's
+ * personal access key, answered as request headers.
+ */
+export const tenantHeaders = async (server: OperatorApi, organization: { readonly name: string } & Record<string, unknown>) => {
+  const created = await adminCall(server, "/organizations", organization)
+  const owner = await adminCall(server, "/users", { email: "owner@bench.example" })
+  const company = await adminCall(server, "/companies", { organizationId: created.id, name: organization.name })
+  await adminCall(server, `/companies/${company.id}/users`, { userId: owner.id, role: "owner" })
+  const key = await adminCall(server, `/users/${owner.id}/personal-access-keys`, { name: "bench" })
+  return { authorization: `Bearer ${key.key}`, "x-company-id": String(company.id) }
 }
 
 /** Peak (VmHWM) and current (VmRSS) resident memory in MiB; undefined where /proc is not available. */

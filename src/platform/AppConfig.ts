@@ -223,7 +223,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
   }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
     ...settings,
-    // The embedded database commits on the thread that serves requests (~1 ms each): fewer, larger groups there.
+    // An embedded commit costs its one database thread ~1 ms however small: fewer, larger groups there.
     creditFlushMs: Option.getOrElse(creditFlushMs, () => (Option.isSome(settings.databaseUrl) ? 5 : 50)),
     // Unset: the listen address, which is right for a service used on this machine only.
     publicBaseUrl: Option.getOrElse(publicBaseUrl, () => `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")
