@@ -115,7 +115,9 @@ for (const backend of backends) {
         const metrics = (yield* api.campaigns.listRecipients({ params, query: { search: "nobody" } })).metrics
         expect(metrics).toMatchObject({ total: 2, sent: 2, opened: 1, clicked: 1, openRate: 0.5, clickRate: 0.5 })
 
-        const tampered = path(clickUrl).replace(/.$/, (c) => (c === "A" ? "B" : "A"))
+        // One character of the signature changed: its first, since the low bits of base64url's last character are padding.
+        const signatureAt = path(clickUrl).lastIndexOf(".") + 1
+        const tampered = path(clickUrl).slice(0, signatureAt) + (path(clickUrl)[signatureAt] === "A" ? "B" : "A") + path(clickUrl).slice(signatureAt + 1)
         const forgeries = [tampered, path(clickUrl).replace("/t/c/", "/t/o/"), "/api/v0/t/u/bm9wZQ.bm9wZQ", `/api/v0/t/o/${"x".repeat(700)}`]
         for (const forged of forgeries) {
           const response = yield* send(HttpClientRequest.get(forged))
