@@ -27,6 +27,7 @@ const freePort = () =>
 interface Started {
   readonly child: ChildProcess
   readonly output: () => string
+  /** Settles when the process has exited and every holder of its output pipes (a child it spawned too) closed them. */
   readonly exited: Promise<number | null>
 }
 
@@ -35,7 +36,7 @@ const start = (env: Record<string, string>, command = process.execPath, args = [
   let output = ""
   child.stdout.on("data", (chunk) => (output += chunk))
   child.stderr.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
   return { child, output: () => output, exited }
 }
 
