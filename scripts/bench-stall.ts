@@ -7,7 +7,10 @@
 //    its latencies are compared with the same probe on the idle server, in
 //    the same run. A count that held the event loop shows as one probe
 //    waiting as long as the count.
-// 2. A burst with a credential not cached yet: `BURST` (10,000) pipelined
+// 2. Content tools: `SPAM_CHECKS` (3) spam checks, then as many spintax
+//    conversions, of a 500 KB HTML e-mail (the largest `content` taken),
+//    back to back on one connection, with the same `/health` probe.
+// 3. A burst with a credential not cached yet: `BURST` (10,000) pipelined
 //    `GET /api/v0/me` with a fresh company key over `CONNECTIONS` (100)
 //    sockets, then the same burst again with the key cached (the baseline);
 //    time and the server's resident memory before and after each.
@@ -15,12 +18,14 @@ import { connect } from "node:net"
 import { performance } from "node:perf_hooks"
 import { cpus, loadavg } from "node:os"
 import { request, runScript } from "./bench/children.ts"
+import { typicalHtmlEmail } from "../test/support/Emails.ts"
 import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
 import { ensureBuilt, memoryOf, type PlatformServer, seedTenant, startPlatform } from "./bench/servers.ts"
 
 const burst = numberFromEnv("BURST", 10_000)
 const connections = numberFromEnv("CONNECTIONS", 100)
 const idleProbeMs = 2_000
+const contentRounds = numberFromEnv("SPAM_CHECKS", 3)
 
 /** Deterministic pseudo-random lowercase letters: no two BPE pieces alike, so no cache helps. */
 const letters = (length: number, seed: number) => {
@@ -75,6 +80,28 @@ const countTokens = async (server: PlatformServer, apiKey: string, content: stri
   })
   if (answer.status !== 200) throw new Error(`count_tokens answered ${answer.status}: ${answer.body.slice(0, 200)}`)
   return { ms: performance.now() - started, tokens: (JSON.parse(answer.body) as { input_tokens: number }).input_tokens }
+}
+
+/** The typical cold e-mail repeated to just under the content tools' 500 KB limit. */
+const largeEmail = typicalHtmlEmail.repeat(Math.floor((500 * 1024) / Buffer.byteLength(typicalHtmlEmail)))
+
+/** `contentRounds` spam checks, then as many spintax conversions, one at a time: the slowest answer's time. */
+const contentTools = async (server: PlatformServer, apiKey: string) => {
+  let slowestMs = 0
+  for (const tool of ["spam-check", "spintax"]) {
+    for (let round = 0; round < contentRounds; round++) {
+      const started = performance.now()
+      const answer = await request(`${server.baseUrl}/api/v0/content/${tool}`, {
+        method: "POST",
+        headers: { "x-api-key": apiKey },
+        body: { content: largeEmail, subject: "Interview reviews for {{company}}" },
+        timeoutMs: 120_000
+      })
+      if (answer.status !== 200) throw new Error(`${tool} answered ${answer.status}: ${answer.body.slice(0, 200)}`)
+      slowestMs = Math.max(slowestMs, performance.now() - started)
+    }
+  }
+  return { requests: 2 * contentRounds, slowestMs }
 }
 
 /** `count` pipelined GETs of `path` on one socket; resolves with the statuses once all answered. */
@@ -133,6 +160,8 @@ runScript(async () => {
   const bigBody = words(900_000, 11)
   const bodyCount = countTokens(server, tenant.apiKey, bigBody)
   const duringBody = await probeHealth(server, bodyCount)
+  const content = contentTools(server, tenant.apiKey)
+  const duringContent = await probeHealth(server, content)
 
   const fresh = await seedTenant(server, 0)
   const freshBurst = await burstOf(server, fresh.apiKey)
@@ -147,6 +176,7 @@ runScript(async () => {
       words900k: { ...(await bodyCount), healthWhileCounting: duringBody },
       healthIdle: idle
     },
+    contentTools: { emailBytes: Buffer.byteLength(largeEmail), ...(await content), healthWhileRunning: duringContent },
     burst: { requests: burst, connections, freshKey: freshBurst, cachedKey: cachedBurst }
   }
   console.log(`machine: ${cpus().length} CPUs, load ${fixed(loadavg()[0], 2)}\n`)
@@ -154,6 +184,11 @@ runScript(async () => {
     ["(none: idle server)", "", "", integer(idle.count), fixed(idle.p50Ms), fixed(idle.maxMs)],
     ["one 300,000-character word", integer(results.countTokens.word300k.ms), integer(results.countTokens.word300k.tokens), integer(duringWord.count), fixed(duringWord.p50Ms), fixed(duringWord.maxMs)],
     ["900,000 characters of words", integer(results.countTokens.words900k.ms), integer(results.countTokens.words900k.tokens), integer(duringBody.count), fixed(duringBody.p50Ms), fixed(duringBody.maxMs)]
+  ]))
+  console.log("")
+  const tools = await content
+  console.log(formatTable(["content tools (500 KB e-mail)", "requests", "slowest answer ms", "/health probes", "p50 ms", "max ms"], [
+    ["spam check, then spintax", integer(tools.requests), integer(tools.slowestMs), integer(duringContent.count), fixed(duringContent.p50Ms), fixed(duringContent.maxMs)]
   ]))
   console.log("")
   console.log(formatTable(["GET /me burst", "requests", "200s", "ms", "RSS before MB", "RSS after MB", "peak RSS MB"], [
