@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
 
@@ -20,10 +20,14 @@ export class ShutdownReport extends Context.Service<ShutdownReport, ShutdownStat
   static readonly layer = Layer.effect(ShutdownReport, Effect.gen(function*() {
     const { shutdownTimeoutMs } = yield* AppConfig
     const state: ShutdownState = { inFlight: 0, began: undefined }
-    yield* Effect.addFinalizer(() =>
+    yield* Effect.addFinalizer((exit) =>
       Effect.suspend(() => {
         const began = state.began
-        if (began === undefined) return Effect.void
+        if (began === undefined) {
+          // A signal before `begins` was acquired (the background workers were starting); a failed start says why itself.
+          const signalled = Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
+          return signalled ? Effect.logInfo("Stopped while starting: stopped what had started, closed the database") : Effect.void
+        }
         return Effect.logInfo(
           `Stopped in ${Date.now() - began.at} ms: waited for ${began.inFlight} in-flight request(s) ` +
             `(at most SHUTDOWN_TIMEOUT_MS ${shutdownTimeoutMs} ms; ${state.inFlight} cut off), ` +
