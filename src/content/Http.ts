@@ -1,9 +1,13 @@
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../app/Api.ts"
 import { authorize } from "../auth/Policy.ts"
 import * as Content from "./Content.ts"
+import { ContentPool } from "./ContentPool.ts"
 
 export const ContentLive = HttpApiBuilder.group(Api, "content", (handlers) =>
-  handlers
-    .handle("spamCheck", ({ payload }) => authorize("content:use")(Content.spamCheck(payload)))
-    .handle("spintax", ({ payload }) => authorize("content:use")(Content.spintax(payload))))
+  Effect.map(ContentPool, (pool) =>
+    handlers
+      .handle("spamCheck", ({ payload }) => authorize("content:use")(Content.spamCheck(payload)).pipe(Effect.provideService(ContentPool, pool)))
+      .handle("spintax", ({ payload }) => authorize("content:use")(Content.spintax(payload)).pipe(Effect.provideService(ContentPool, pool))))
+).pipe(Layer.provide(ContentPool.layer))

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
-import { parentPort } from "node:worker_threads"
 import { tokenCounter } from "../llm/Tokenizer.ts"
+import { answerJobs } from "../platform/WorkerPool.ts"
 import { convert } from "./Converters.ts"
 import type { ConversionJob, ConversionReply } from "./Protocol.ts"
 import { Unconvertible } from "./Unconvertible.ts"
@@ -27,15 +27,4 @@ const handle = (job: ConversionJob): Effect.Effect<ConversionReply> =>
     Effect.catchCause(() => Effect.succeed({ ok: false as const, reason: "could not be converted (corrupt or unsupported)" }))
   )
 
-/** Posts the reply; one that cannot be posted still answers, so the pool never waits for its time limit. */
-const reply = (answer: ConversionReply) => {
-  try {
-    parentPort?.postMessage(answer)
-  } catch {
-    parentPort?.postMessage({ ok: false, reason: "could not be converted (the converter failed)" })
-  }
-}
-
-parentPort?.on("message", (job: ConversionJob) => {
-  void Effect.runPromise(handle(job)).then(reply)
-})
+answerJobs(handle)

@@ -60,6 +60,8 @@ export interface AppSettings {
   readonly serpapiMaxRetries: number
   /** Document conversion limits and workers (docs/documents.md). */
   readonly documents: DocumentSettings
+  /** Worker threads for the content tools' analysis and rewriting (docs/content.md). */
+  readonly contentWorkers: number
   /** Largest CSV file a contact-list import accepts. */
   readonly importMaxBytes: number
   /** smtp:// or smtps:// with credentials; none: every message goes to `DATA_DIR/outbox/` as an .eml file. */
@@ -209,6 +211,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
       workerMemoryMb: positiveInt("DOCUMENT_WORKER_MEMORY_MB", documentDefaults.workerMemoryMb),
       summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
     }),
+    contentWorkers: positiveInt("CONTENT_WORKERS", 2),
     importMaxBytes: Config.Int("IMPORT_MAX_BYTES").pipe(Config.withDefault(20 * 1024 * 1024)),
     smtpUrl: Config.option(Config.schema(SmtpUrl, "SMTP_URL").pipe(Config.map(Redacted.make))),
     mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("Platform <no-reply@localhost>")),
@@ -268,6 +271,7 @@ export const defaults: AppSettings = {
   serpapiTimeoutMs: 30_000,
   serpapiMaxRetries: 3,
   documents: documentDefaults,
+  contentWorkers: 2,
   importMaxBytes: 20 * 1024 * 1024,
   smtpUrl: Option.none(),
   mailFrom: "Platform <no-reply@localhost>",
