@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { sharedOnPostgres } from "../storage/Database.ts"
 import { toNumber } from "../storage/Rows.ts"
+import { sharedRead } from "../storage/SharedRead.ts"
 
 /**
  * A counter of access changes (key deleted or revoked, company user added,
@@ -32,13 +33,19 @@ export class AccessRevision extends Context.Service<AccessRevision, {
     }
   })
 
-  static readonly sql = Layer.effect(AccessRevision, SqlClient.SqlClient.useSync((sql) => {
+  static readonly sql = Layer.effect(AccessRevision, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Reads run outside the asking request's fiber, so never on a connection of a transaction it is in.
+    const runDetached = Effect.runForkWith(yield* Effect.context<SqlClient.SqlClient>())
+    const read = sql<{ readonly revision: unknown }>`SELECT revision FROM access_revision WHERE id = 1`.pipe(
+      Effect.map((rows) => toNumber(rows[0].revision)),
+      Effect.orDie
+    )
     const bump = sql`UPDATE access_revision SET revision = revision + 1 WHERE id = 1`.pipe(Effect.asVoid, Effect.orDie)
+
     return {
-      current: sql<{ readonly revision: unknown }>`SELECT revision FROM access_revision WHERE id = 1`.pipe(
-        Effect.map((rows) => toNumber(rows[0].revision)),
-        Effect.orDie
-      ),
+      // Every request reads the revision: concurrent ones share a read sent after they asked.
+      current: sharedRead(read, runDetached),
       bump,
       changing: (write) =>
         sql.withTransaction(Effect.tap(write, () => bump)).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
