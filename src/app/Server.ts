@@ -44,6 +44,7 @@ import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
+import { BatchedHandlingLive } from "../http/Batching.ts"
 import { nodeServer } from "../http/NodeServer.ts"
 import { StrictQueryLive } from "../http/StrictInput.ts"
 
@@ -80,7 +81,8 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive),
-  Layer.provide(ShutdownReport.counting)
+  Layer.provide(ShutdownReport.counting),
+  Layer.provide(BatchedHandlingLive)
 )
 
 /**
