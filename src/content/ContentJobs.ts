@@ -14,7 +14,7 @@ import { type Converted, convert, type Variation, variantsOf } from "./SpintaxCo
  */
 
 /** Below this overall score the spam check answers with an improved subject and body. */
-export const improveBelow = 70
+const improveBelow = 70
 
 interface Email {
   readonly content: string

@@ -5,9 +5,9 @@ import { makeWorkerPool, siblingModule } from "../platform/WorkerPool.ts"
 import type { ContentJob, ContentJobs, ContentTool } from "./ContentJobs.ts"
 
 /** A content job's time limit once a thread has it: 500 KB takes well under a second. */
-export const contentJobTimeoutMs = 10_000
+const contentJobTimeoutMs = 10_000
 /** Each content worker thread's heap limit. */
-export const contentWorkerMemoryMb = 256
+const contentWorkerMemoryMb = 256
 
 /**
  * The content worker threads (`CONTENT_WORKERS`): the content tools' analysis
