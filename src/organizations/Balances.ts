@@ -1,18 +1,27 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { Pglite } from "../storage/PgliteClient.ts"
+import { sharedReads } from "../storage/SharedRead.ts"
 import { OrganizationsRepo } from "./OrganizationsRepo.ts"
 
 /**
  * Each organization's credit usage, as the organizations listing shows it.
  * It changes on every billed call, so it is never cached at the access
- * revision. On a shared PostgreSQL (other processes bill too) and on the
- * memory backend (a map lookup) it is read on every request. The embedded
+ * revision. On the memory backend it is a map lookup. On a shared PostgreSQL
+ * (other processes bill too) it is read for every request, concurrent
+ * requests sharing one read sent after they asked (`sharedReads`). The embedded
  * database serves one process, in one session: there usages are kept in
  * memory and all dropped whenever a statement changes one, which a trigger
  * reports on channel `credit_usage` (sql/0085) while that statement runs, so
  * that no read can see the change before the cache does.
  */
+/** The entries of `usages` for `ids`. */
+const usagesOf = (usages: ReadonlyMap<string, number>, ids: ReadonlyArray<string>) =>
+  new Map(ids.flatMap((id) => {
+    const usage = usages.get(id)
+    return usage === undefined ? [] : [[id, usage] as const]
+  }))
+
 export class Balances extends Context.Service<Balances, {
   readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
 }>()("organizations/Balances") {
@@ -23,7 +32,13 @@ export class Balances extends Context.Service<Balances, {
     const repo = yield* OrganizationsRepo
     const embedded = yield* Effect.serviceOption(Pglite)
     const client = yield* Effect.serviceOption(SqlClient.SqlClient)
-    if (Option.isNone(embedded) || Option.isNone(client)) return { creditUsage: repo.creditUsage }
+    if (Option.isNone(client)) return { creditUsage: repo.creditUsage }
+    if (Option.isNone(embedded)) {
+      // Reads run outside the asking request's fiber, so never on a connection of a transaction it is in.
+      const shared = sharedReads((ids: ReadonlySet<string>) => repo.creditUsage([...ids]), Effect.runForkWith(yield* Effect.context<never>()))
+      // A shared read holds other callers' organizations too: each caller gets only its own.
+      return { creditUsage: (ids) => Effect.map(shared(ids), (usages) => usagesOf(usages, ids)) }
+    }
     const sql = client.value
     const usages = new Map<string, number>()
     /** Counts the notified changes, so that a read that overlapped one is not kept. */
@@ -38,16 +53,11 @@ export class Balances extends Context.Service<Balances, {
       (unlisten) => Effect.ignore(Effect.tryPromise(() => unlisten()))
     )
     yield* sql`SET platform.notify_credit_usage = 'on'`.pipe(Effect.orDie)
-    /** The usages of `ids` known now: a copy, since a notification may clear the cache at any time. */
-    const known = (ids: ReadonlyArray<string>) =>
-      new Map(ids.flatMap((id) => {
-        const usage = usages.get(id)
-        return usage === undefined ? [] : [[id, usage] as const]
-      }))
     return {
       creditUsage: (ids) =>
         Effect.suspend(() => {
-          const cached = known(ids)
+          // A copy, since a notification may clear the cache at any time.
+          const cached = usagesOf(usages, ids)
           if (cached.size === ids.length) return Effect.succeed(cached)
           const before = changes
           return Effect.map(repo.creditUsage(ids.filter((id) => !cached.has(id))), (read) => {

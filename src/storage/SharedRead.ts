@@ -9,22 +9,34 @@ import { Deferred, Effect } from "effect"
  * one each; a caller alone waits for its own read. Reads run through
  * `runDetached` (outside the callers' fibers), so no caller's interruption
  * or context (e.g. a transaction's connection) reaches the others.
+ *
+ * Each caller names the keys it needs; a read is given the keys of every
+ * caller it serves, and each of them gets its whole result.
  */
-export const sharedRead = <A>(read: Effect.Effect<A>, runDetached: (effect: Effect.Effect<void>) => unknown): Effect.Effect<A> => {
-  let next: Deferred.Deferred<A> | undefined
+export const sharedReads = <K, A>(
+  read: (keys: ReadonlySet<K>) => Effect.Effect<A>,
+  runDetached: (effect: Effect.Effect<void>) => unknown
+): (keys: Iterable<K>) => Effect.Effect<A> => {
+  let next: { readonly result: Deferred.Deferred<A>; readonly keys: Set<K> } | undefined
   let reading = false
-  const sendNext = (batch: Deferred.Deferred<A>) => {
+  const sendNext = (batch: NonNullable<typeof next>) => {
     next = undefined
     reading = true
-    runDetached(Effect.map(Effect.exit(read), (exit) => {
+    runDetached(Effect.map(Effect.exit(read(batch.keys)), (exit) => {
       reading = false
-      Deferred.doneUnsafe(batch, exit)
+      Deferred.doneUnsafe(batch.result, exit)
       if (next !== undefined) sendNext(next)
     }))
   }
-  return Effect.suspend(() => {
-    const batch = next ?? (next = Deferred.makeUnsafe<A>())
-    if (!reading) sendNext(batch)
-    return Deferred.await(batch)
-  })
+  return (keys) =>
+    Effect.suspend(() => {
+      const batch = next ?? (next = { result: Deferred.makeUnsafe<A>(), keys: new Set() })
+      for (const key of keys) batch.keys.add(key)
+      if (!reading) sendNext(batch)
+      return Deferred.await(batch.result)
+    })
 }
+
+/** `sharedReads` of a read that needs no keys. */
+export const sharedRead = <A>(read: Effect.Effect<A>, runDetached: (effect: Effect.Effect<void>) => unknown): Effect.Effect<A> =>
+  sharedReads(() => read, runDetached)([])

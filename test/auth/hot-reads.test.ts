@@ -17,6 +17,7 @@ import {
   type StorageServices,
   type Tenant,
   pgliteStorage,
+  postgresStorage,
   testServer
 } from "../support/TestServer.ts"
 
@@ -186,6 +187,28 @@ it.layer(testServer(counting(pgliteStorage)))("credit usage on the embedded data
       }
       expect(reads.creditUsage - before).toBe(2)
     }))
+})
+
+describe.each(sharedStores)("credit usage on %s", () => {
+  it.layer(testServer(counting(postgresStorage)))("read for every request", (it) => {
+    it.effect("concurrent listings share reads, and each shows only its caller's organizations", () =>
+      Effect.gen(function*() {
+        const tenants = [yield* seedTenant("first"), yield* seedTenant("second")]
+        yield* spend(payer(tenants[1]!), { feature: "test", credits: 4 })
+        yield* settled
+        const before = reads.creditUsage
+        const listings = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => tenants[i % 2]!),
+          (tenant) => Effect.map(organizationsOf(tenant, tenant.personalAccessKey), (rows) => [tenant, rows] as const),
+          { concurrency: "unbounded" }
+        )
+        for (const [tenant, rows] of listings) {
+          expect(rows).toEqual([[tenant.organizationId, "owner", tenant === tenants[1] ? 4 : 0]])
+        }
+        expect(reads.creditUsage - before).toBeGreaterThan(0)
+        expect(reads.creditUsage - before).toBeLessThan(20)
+      }))
+  })
 })
 
 it.layer(testServer(counting(memoryStorage)))("cached reads reach the repository", (it) => {

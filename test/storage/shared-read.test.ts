@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
-import { sharedRead } from "../../src/storage/SharedRead.ts"
+import { sharedRead, sharedReads } from "../../src/storage/SharedRead.ts"
 
 /** A read whose every call waits until the test answers it: `answer(n)` completes the n-th read (from 1). */
 const gatedRead = Effect.gen(function*() {
@@ -73,5 +73,30 @@ describe("sharedRead", () => {
       )
       expect((yield* Effect.exit(shared))._tag).toBe("Failure")
       expect(yield* shared).toBe(2)
+    }))
+
+  it.effect("a read is given the keys of every caller it serves, and only theirs", () =>
+    Effect.gen(function*() {
+      const asked: Array<ReadonlyArray<string>> = []
+      const gates: Array<Deferred.Deferred<void>> = []
+      const shared = sharedReads((keys: ReadonlySet<string>) =>
+        Effect.suspend(() => {
+          asked.push([...keys].sort())
+          const gate = Deferred.makeUnsafe<void>()
+          gates.push(gate)
+          return Effect.as(Deferred.await(gate), new Map([...keys].map((key) => [key, key.toUpperCase()])))
+        }), Effect.runFork)
+      const first = yield* Effect.forkChild(shared(["a"]))
+      yield* Effect.yieldNow
+      const late = yield* Effect.forEach([["b", "c"], ["c", "d"]], (keys) => Effect.forkChild(shared(keys)))
+      yield* Effect.yieldNow
+      yield* Deferred.succeed(gates[0]!, undefined)
+      expect([...(yield* Fiber.join(first)).keys()]).toEqual(["a"])
+      yield* Effect.yieldNow
+      yield* Deferred.succeed(gates[1]!, undefined)
+      const [bc, cd] = yield* Effect.forEach(late, Fiber.join)
+      expect(asked).toEqual([["a"], ["b", "c", "d"]])
+      expect([...bc!.keys()].sort()).toEqual(["b", "c", "d"])
+      expect(cd).toBe(bc)
     }))
 })
