@@ -13,7 +13,7 @@ const runs = numberFromEnv("STARTUP_RUNS", 3)
 const pgliteIdleTargetMb = 300
 const postgresIdleTargetMb = 150
 /** How long a started server idles before its settled memory is read. */
-const idleSeconds = numberFromEnv("STARTUP_IDLE_SECONDS", 15)
+const idleSeconds = numberFromEnv("STARTUP_IDLE_SECONDS", 40)
 
 interface Start {
   readonly readyMs: number

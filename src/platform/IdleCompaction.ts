@@ -9,6 +9,14 @@ const checkEvery = Duration.seconds(2)
 const idleCpuShare = 0.02
 /** Worth a collection: V8's heap grew by this much (bytes) since the last one. */
 const grownBytes = 16 * 1024 * 1024
+/**
+ * How long the process must have been idle before a collection. A
+ * collection undoes what V8 adapted to the load (its young generation, its
+ * heap limits), and the next burst pays for that: ~30 % more CPU per model
+ * call for 5–10 s, which a process serving traffic with short pauses would
+ * pay after every pause (docs/benchmarks.md, "Idle compaction").
+ */
+const idleBefore = Duration.seconds(30)
 
 type GarbageCollection = (options: {
   readonly type: "major"
@@ -37,22 +45,26 @@ const cpuMicros = () => {
  * Gives memory back once a busy spell is over. Start-up (loading the
  * modules, migrating, building the OpenAPI document) and every burst of
  * requests grow V8's young generation to its maximum, ~80 MB that V8 keeps
- * while the process idles. Every 2 s, when the process used under 2 % of
- * a CPU since the last look and V8's heap grew by 16 MB since the last
- * collection, one full collection runs: it pauses the idle process for
- * ~0.1–0.2 s and shrinks the heap to what is alive. `IDLE_COMPACTION=off`
- * turns it off.
+ * while the process idles. Every 2 s the process looks whether it used under
+ * 2 % of a CPU since the last look; when it has been idle that way for
+ * `idleBefore` and V8's heap grew by 16 MB since the last collection, one
+ * full collection runs: it pauses the idle process for ~0.1–0.2 s and
+ * shrinks the heap to what is alive. `IDLE_COMPACTION=off` turns it off.
  */
 export const IdleCompactionLive = Layer.effectDiscard(Effect.gen(function*() {
   if (!(yield* AppConfig).idleCompaction) return
   const gc = collectGarbage()
   let lastLook = cpuMicros()
   let heapAfterCollection = 0
+  /** Consecutive idle looks. */
+  let idleLooks = 0
+  const idleLooksBefore = Duration.toMillis(idleBefore) / Duration.toMillis(checkEvery)
   const look = Effect.sync(() => {
     const now = cpuMicros()
     const idle = now - lastLook < idleCpuShare * Duration.toMillis(checkEvery) * 1000
     lastLook = now
-    if (idle && getHeapStatistics().total_heap_size - heapAfterCollection >= grownBytes) {
+    idleLooks = idle ? idleLooks + 1 : 0
+    if (idleLooks >= idleLooksBefore && getHeapStatistics().total_heap_size - heapAfterCollection >= grownBytes) {
       gc()
       heapAfterCollection = getHeapStatistics().total_heap_size
       lastLook = cpuMicros()
