@@ -4,6 +4,13 @@ import { Pglite } from "../storage/PgliteClient.ts"
 import { sharedReads } from "../storage/SharedRead.ts"
 import { OrganizationsRepo } from "./OrganizationsRepo.ts"
 
+/** The entries of `usages` for `ids`. */
+const usagesOf = (usages: ReadonlyMap<string, number>, ids: ReadonlyArray<string>) =>
+  new Map(ids.flatMap((id) => {
+    const usage = usages.get(id)
+    return usage === undefined ? [] : [[id, usage] as const]
+  }))
+
 /**
  * Each organization's credit usage, as the organizations listing shows it.
  * It changes on every billed call, so it is never cached at the access
@@ -15,13 +22,6 @@ import { OrganizationsRepo } from "./OrganizationsRepo.ts"
  * reports on channel `credit_usage` (sql/0085) while that statement runs, so
  * that no read can see the change before the cache does.
  */
-/** The entries of `usages` for `ids`. */
-const usagesOf = (usages: ReadonlyMap<string, number>, ids: ReadonlyArray<string>) =>
-  new Map(ids.flatMap((id) => {
-    const usage = usages.get(id)
-    return usage === undefined ? [] : [[id, usage] as const]
-  }))
-
 export class Balances extends Context.Service<Balances, {
   readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
 }>()("organizations/Balances") {

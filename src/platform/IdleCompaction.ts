@@ -14,7 +14,7 @@ const grownBytes = 16 * 1024 * 1024
  * collection undoes what V8 adapted to the load (its young generation, its
  * heap limits), and the next burst pays for that: ~30 % more CPU per model
  * call for 5–10 s, which a process serving traffic with short pauses would
- * pay after every pause (docs/benchmarks.md, "Idle compaction").
+ * pay after every pause (docs/benchmarks.md, "idle compaction only after 30 s idle").
  */
 const idleBefore = Duration.seconds(30)
 
