@@ -39,6 +39,15 @@ const ProviderDispatcher = Layer.effect(
 )
 
 /**
+ * The HTTP client over that dispatcher. Unlike `layerUndiciNoDispatcher` it
+ * does not merge the context it was built in into every request's: two
+ * copies of a map of the application's services per provider call, 15 % of
+ * a gateway call's allocations (169 → 144 KB, sampled on the built server);
+ * the client reads nothing from that context.
+ */
+const ProviderClient = Layer.effect(HttpClient.HttpClient, NodeHttpClient.makeUndici).pipe(Layer.provide(ProviderDispatcher))
+
+/**
  * The `Llm` service: routes each request through the catalog (exact id,
  * else tier by name) to the provider serving that model.
  */
@@ -78,7 +87,7 @@ const LlmRouting = Layer.effect(
       }
     }
   })
-).pipe(Layer.provide(NodeHttpClient.layerUndiciNoDispatcher), Layer.provide(ProviderDispatcher))
+).pipe(Layer.provide(ProviderClient))
 
 /** `Llm` and `ModelCatalog`, from the settings. */
 export const LlmLive = LlmRouting.pipe(Layer.provideMerge(ModelCatalogLive))
