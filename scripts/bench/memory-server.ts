@@ -12,7 +12,7 @@ import { memoryStorage } from "../../src/app/Storage.ts"
 import { makeServer } from "../../src/app/Server.ts"
 import { AppConfig } from "../../src/platform/AppConfig.ts"
 import { freePort, spawnChild, waitUntilReady } from "./children.ts"
-import { root } from "./servers.ts"
+import { root, serverNodeOptions } from "./servers.ts"
 
 /** Our gateways route model `bench` to the stub as upstream model `stub`. */
 export const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
@@ -24,7 +24,7 @@ export const startMemoryServer = async (
   options: { readonly v8Defaults?: boolean; readonly nodeArgs?: ReadonlyArray<string> } = {}
 ) => {
   const port = await freePort()
-  const tuning = options.v8Defaults === true ? [] : ["--import", join(root, "src/platform/HeapTuning.ts")]
+  const tuning = options.v8Defaults === true ? [] : [...serverNodeOptions, "--import", join(root, "src/platform/HeapTuning.ts")]
   const child = spawnChild(process.execPath, [...tuning, ...(options.nodeArgs ?? []), import.meta.filename, String(port), stubUrl], {
     server: "ours on memory"
   })

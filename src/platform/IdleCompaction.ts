@@ -50,6 +50,8 @@ const cpuMicros = () => {
  * `idleBefore` and V8's heap grew by 16 MB since the last collection, one
  * full collection runs: it pauses the idle process for ~0.1–0.2 s and
  * shrinks the heap to what is alive. `IDLE_COMPACTION=off` turns it off.
+ * The server runs with V8's own memory reducer off (`npm start`,
+ * docs/operations.md), so this is what gives memory back.
  */
 export const IdleCompactionLive = Layer.effectDiscard(Effect.gen(function*() {
   if (!(yield* AppConfig).idleCompaction) return
