@@ -27,7 +27,7 @@ import { createRequire } from "node:module"
 import { join } from "node:path"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { type Child, freePort, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
-import { benchModels, startMemoryServer } from "./bench/memory-server.ts"
+import { builtServerBehindStub, startMemoryServer } from "./bench/memory-server.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
 import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
@@ -214,7 +214,7 @@ const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string) =
   const server = await startPlatform({
     databaseUrl,
     nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [],
-    env: { LLM_MODELS: JSON.stringify(benchModels), OPENAI_BASE_URL: stubUrl, LOG_LEVEL: "Error" }
+    env: builtServerBehindStub(stubUrl)
   })
   return { ...(await ourGateway(name, server)), profile: join(profileDir, profileName) }
 }

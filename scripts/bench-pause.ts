@@ -13,9 +13,9 @@
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { runScript } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
-import { benchModels } from "./bench/memory-server.ts"
+import { builtServerBehindStub } from "./bench/memory-server.ts"
 import { formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
-import { ensureBuilt, startPlatform, tenantHeaders } from "./bench/servers.ts"
+import { ensureBuilt, serverNodeOptions, startPlatform, tenantHeaders } from "./bench/servers.ts"
 
 const rate = numberFromEnv("BENCH_RATE", 500)
 const pauseSeconds = numberFromEnv("BENCH_PAUSE_SECONDS", 10)
@@ -24,7 +24,7 @@ const rounds = numberFromEnv("BENCH_ROUNDS", 3)
 const connections = 16
 
 const settings = [
-  { name: "the service's (memory reducer off)", serverNodeOptions: undefined },
+  { name: "the service's (memory reducer off)", serverNodeOptions },
   { name: "V8's memory reducer on", serverNodeOptions: [] }
 ]
 
@@ -37,7 +37,7 @@ const main = async () => {
     for (const setting of settings) {
       const server = await startPlatform({
         serverNodeOptions: setting.serverNodeOptions,
-        env: { LLM_MODELS: JSON.stringify(benchModels), OPENAI_BASE_URL: stub.url, LOG_LEVEL: "Error" }
+        env: builtServerBehindStub(stub.url)
       })
       const headers = await tenantHeaders(server, { name: "Bench", creditLimit: 1_000_000_000_000 })
       const load = {

@@ -17,6 +17,13 @@ import { root, serverNodeOptions } from "./servers.ts"
 /** Our gateways route model `bench` to the stub as upstream model `stub`. */
 export const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
 
+/** The settings that point the built server's model `bench` at the stub upstream at `stubUrl`. */
+export const builtServerBehindStub = (stubUrl: string) => ({
+  LLM_MODELS: JSON.stringify(benchModels),
+  OPENAI_BASE_URL: stubUrl,
+  LOG_LEVEL: "Error"
+})
+
 const adminKey = "bench-admin-key"
 
 export const startMemoryServer = async (
