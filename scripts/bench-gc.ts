@@ -8,9 +8,13 @@
  * completion, a streamed one) autocannon offers `BENCH_RATE` (500) req/s over
  * 16 connections for `BENCH_SECONDS` (10) s after a 2 s warm-up. Reported:
  * the young-generation collections (scavenges) during the run, their mean
- * and longest pause (the event loop stands still meanwhile), what they
+ * and longest pause (the event loop stands still meanwhile), what outlived
+ * one scavenge per request (copied within the young generation), what they
  * promoted to the old generation per request (objects that outlived two of
- * them), and the server's CPU time per request.
+ * them), the share of one scavenge's survivors the next one promoted
+ * (V8's `promotion_rate`: near 100 % when what survives once is still held
+ * at the next scavenge, docs/benchmarks.md "What the scavenges keep"), and
+ * the server's CPU time per request.
  */
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { runScript } from "./bench/children.ts"
@@ -26,14 +30,22 @@ const connections = 16
 interface Scavenge {
   readonly pauseMs: number
   readonly promotedBytes: number
+  /** Bytes that outlived this scavenge and stay young (copied, not promoted). */
+  readonly survivedBytes: number
+  /** Percent of the previous scavenge's survivors that this one promoted. */
+  readonly promotionRate: number
 }
 
-/** The scavenges among `--trace-gc-nvp` lines (`gc=s`): each one's pause and promoted bytes. */
+/** The scavenges among `--trace-gc-nvp` lines (`gc=s`): each one's pause, promoted and surviving bytes. */
 const scavengesIn = (trace: string): Array<Scavenge> =>
   trace.split("\n").filter((line) => line.includes(" gc=s ")).map((line) => ({
     pauseMs: Number(/ pause=([\d.]+)/.exec(line)?.[1]),
-    promotedBytes: Number(/ promoted=(\d+)/.exec(line)?.[1])
+    promotedBytes: Number(/ promoted=(\d+)/.exec(line)?.[1]),
+    survivedBytes: Number(/ new_space_survived=(\d+)/.exec(line)?.[1]),
+    promotionRate: Number(/ promotion_rate=([\d.]+)%/.exec(line)?.[1])
   }))
+
+const sumOf = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0)
 
 const main = async () => {
   const startedAt = new Date()
@@ -64,9 +76,12 @@ const main = async () => {
         p99Ms: result.p99Ms,
         cpuMicrosPerRequest: result.serverCpuMicrosPerRequest,
         scavenges: scavenges.length,
-        meanPauseMs: pauses.reduce((sum, pause) => sum + pause, 0) / Math.max(1, pauses.length),
+        meanPauseMs: sumOf(pauses) / Math.max(1, pauses.length),
         maxPauseMs: Math.max(0, ...pauses),
-        promotedKbPerRequest: scavenges.reduce((sum, scavenge) => sum + scavenge.promotedBytes, 0) / 1024 / Math.max(1, result.requests)
+        survivedKbPerRequest: sumOf(scavenges.map((scavenge) => scavenge.survivedBytes)) / 1024 / Math.max(1, result.requests),
+        promotedKbPerRequest: sumOf(scavenges.map((scavenge) => scavenge.promotedBytes)) / 1024 / Math.max(1, result.requests),
+        // The first scavenge of a run has no survivors of its own run before it.
+        meanPromotionRate: scavenges.length < 2 ? undefined : sumOf(scavenges.slice(1).map((scavenge) => scavenge.promotionRate)) / (scavenges.length - 1)
       })
     }
     await server.child.stop()
@@ -74,7 +89,7 @@ const main = async () => {
   await stub.close()
   console.log(`\nYoung-generation collections at ${rate} req/s offered (${seconds} s per run, memory backend; node ${process.version})`)
   console.log(formatTable(
-    ["request", "V8 settings", "requests", "failed", "p99 ms", "CPU µs/req", "scavenges", "mean pause ms", "max pause ms", "promoted KB/req"],
+    ["request", "V8 settings", "requests", "failed", "p99 ms", "CPU µs/req", "scavenges", "mean pause ms", "max pause ms", "survived KB/req", "promoted KB/req", "promoted of survivors %"],
     measured.map((row) => [
       row.kind,
       row.setting,
@@ -85,7 +100,9 @@ const main = async () => {
       integer(row.scavenges),
       fixed(row.meanPauseMs),
       fixed(row.maxPauseMs),
-      fixed(row.promotedKbPerRequest)
+      fixed(row.survivedKbPerRequest),
+      fixed(row.promotedKbPerRequest),
+      row.meanPromotionRate === undefined ? "-" : integer(row.meanPromotionRate)
     ])
   ))
   console.log(`Results: ${writeResults("gc", startedAt, { seconds, rate, connections, node: process.version, measured })}`)
