@@ -47,6 +47,8 @@ const scavengesIn = (trace: string): Array<Scavenge> =>
 
 const sumOf = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0)
 
+const meanOf = (values: ReadonlyArray<number>) => (values.length === 0 ? undefined : sumOf(values) / values.length)
+
 const main = async () => {
   const startedAt = new Date()
   const stub = await startStubUpstream({ record: false })
@@ -68,6 +70,7 @@ const main = async () => {
       const result = await runLoad({ ...load, durationSeconds: seconds })
       const scavenges = scavengesIn(server.child.stdout().slice(traceFrom))
       const pauses = scavenges.map((scavenge) => scavenge.pauseMs)
+      const kbPerRequest = (bytes: (scavenge: Scavenge) => number) => sumOf(scavenges.map(bytes)) / 1024 / Math.max(1, result.requests)
       measured.push({
         setting: setting.name,
         kind: kind.name,
@@ -76,12 +79,12 @@ const main = async () => {
         p99Ms: result.p99Ms,
         cpuMicrosPerRequest: result.serverCpuMicrosPerRequest,
         scavenges: scavenges.length,
-        meanPauseMs: sumOf(pauses) / Math.max(1, pauses.length),
+        meanPauseMs: meanOf(pauses) ?? 0,
         maxPauseMs: Math.max(0, ...pauses),
-        survivedKbPerRequest: sumOf(scavenges.map((scavenge) => scavenge.survivedBytes)) / 1024 / Math.max(1, result.requests),
-        promotedKbPerRequest: sumOf(scavenges.map((scavenge) => scavenge.promotedBytes)) / 1024 / Math.max(1, result.requests),
-        // The first scavenge of a run has no survivors of its own run before it.
-        meanPromotionRate: scavenges.length < 2 ? undefined : sumOf(scavenges.slice(1).map((scavenge) => scavenge.promotionRate)) / (scavenges.length - 1)
+        survivedKbPerRequest: kbPerRequest((scavenge) => scavenge.survivedBytes),
+        promotedKbPerRequest: kbPerRequest((scavenge) => scavenge.promotedBytes),
+        // The first scavenge's rate is about survivors from before the run (its warm-up or the previous request kind).
+        meanPromotionRate: meanOf(scavenges.slice(1).map((scavenge) => scavenge.promotionRate))
       })
     }
     await server.child.stop()
