@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Channel, Effect } from "effect"
-import { HttpClient } from "effect/http"
+import { Channel, Effect, Stream } from "effect"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { createRequire } from "node:module"
 import { setFlagsFromString } from "node:v8"
 
@@ -44,4 +44,39 @@ describe("closures made for every request are young", () => {
     handler.onRequestStart({ abort: () => {} }, {})
     expect(inYoungGeneration(handler.abort)).toBe(true)
   })
+})
+
+describe("a response body read to its end is not aborted", () => {
+  // The patched `stream` of Effect's client response: aborting after the last byte only built a
+  // DOMException whose captured stack kept the request alive; leaving early must still cancel it.
+  const clientRecordingSignals = (signals: Array<AbortSignal>) =>
+    HttpClient.make((request, _url, signal) =>
+      Effect.sync(() => {
+        signals.push(signal)
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const part of ["data: a\n\n", "data: b\n\n"]) controller.enqueue(new TextEncoder().encode(part))
+            controller.close()
+          }
+        })
+        return HttpClientResponse.fromWeb(request, new Response(body))
+      })
+    )
+
+  it.effect("read to its end: the request's signal stays unaborted", () =>
+    Effect.gen(function*() {
+      const signals: Array<AbortSignal> = []
+      const response = yield* clientRecordingSignals(signals).execute(HttpClientRequest.get("http://upstream.test/"))
+      const chunks = yield* Stream.runCollect(response.stream)
+      expect(new TextDecoder().decode(Buffer.concat(chunks))).toBe("data: a\n\ndata: b\n\n")
+      expect(signals.map((signal) => signal.aborted)).toEqual([false])
+    }))
+
+  it.effect("left after its first chunk: the request is aborted", () =>
+    Effect.gen(function*() {
+      const signals: Array<AbortSignal> = []
+      const response = yield* clientRecordingSignals(signals).execute(HttpClientRequest.get("http://upstream.test/"))
+      yield* Stream.runCollect(Stream.take(response.stream, 1))
+      expect(signals.map((signal) => signal.aborted)).toEqual([true])
+    }))
 })
