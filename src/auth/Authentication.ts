@@ -169,46 +169,45 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         Effect.andThen(Deferred.await(done))
       )
     })
-  const authenticate = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const spent = yield* SpentToken
-      const take = (credentialHash: string) =>
-        spent?.credentialHash === credentialHash ? Effect.succeed(spent.taken) : limiter.take(credentialHash)
-      const { credential, companyId } = yield* readCredentials(request)
-      const cacheKey = `${credential}\u0000${companyId ?? ""}`
-      const cached = cache.get(cacheKey)
-      let principal: Principal
-      let taken: Taken
-      if (cached === undefined) {
-        if (cache.isUnknown(credential)) return yield* unauthorized("Invalid API key")
-        principal = yield* resolveOnce(cacheKey, credential, companyId, yield* revisions.current)
-        taken = yield* take(principal.credentialHash)
-      } else {
-        taken = yield* take(cached.principal.credentialHash)
-        principal = taken.revision === cached.revision
-          ? cached.principal
-          : yield* resolveOnce(cacheKey, credential, companyId, taken.revision)
-      }
-      const { decision } = taken
-      const headers = {
-        "ratelimit-limit": String(decision.limit),
-        "ratelimit-remaining": String(decision.remaining),
-        "ratelimit-reset": String(decision.resetSeconds)
-      }
-      if (!decision.allowed) {
-        return HttpServerResponse.jsonUnsafe(
-          { error: `Rate limit exceeded: ${decision.limit} requests per minute; retry in ${decision.retryAfterSeconds} s` },
-          { status: 429, headers: { ...headers, "retry-after": String(decision.retryAfterSeconds) } }
-        )
-      }
-      const response = yield* handler.pipe(
-        Effect.provideService(CurrentPrincipal, principal),
-        Effect.provideService(RequestRevision, { revision: taken.revision }),
-        Effect.provideService(SpentToken, { credentialHash: principal.credentialHash, taken })
+  const authenticate = Effect.fnUntraced(function*<E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const spent = yield* SpentToken
+    const take = (credentialHash: string) =>
+      spent?.credentialHash === credentialHash ? Effect.succeed(spent.taken) : limiter.take(credentialHash)
+    const { credential, companyId } = yield* readCredentials(request)
+    const cacheKey = `${credential}\u0000${companyId ?? ""}`
+    const cached = cache.get(cacheKey)
+    let principal: Principal
+    let taken: Taken
+    if (cached === undefined) {
+      if (cache.isUnknown(credential)) return yield* unauthorized("Invalid API key")
+      principal = yield* resolveOnce(cacheKey, credential, companyId, yield* revisions.current)
+      taken = yield* take(principal.credentialHash)
+    } else {
+      taken = yield* take(cached.principal.credentialHash)
+      principal = taken.revision === cached.revision
+        ? cached.principal
+        : yield* resolveOnce(cacheKey, credential, companyId, taken.revision)
+    }
+    const { decision } = taken
+    const headers = {
+      "ratelimit-limit": String(decision.limit),
+      "ratelimit-remaining": String(decision.remaining),
+      "ratelimit-reset": String(decision.resetSeconds)
+    }
+    if (!decision.allowed) {
+      return HttpServerResponse.jsonUnsafe(
+        { error: `Rate limit exceeded: ${decision.limit} requests per minute; retry in ${decision.retryAfterSeconds} s` },
+        { status: 429, headers: { ...headers, "retry-after": String(decision.retryAfterSeconds) } }
       )
-      return HttpServerResponse.setHeaders(response, headers)
-    })
+    }
+    const response = yield* handler.pipe(
+      Effect.provideService(CurrentPrincipal, principal),
+      Effect.provideService(RequestRevision, { revision: taken.revision }),
+      Effect.provideService(SpentToken, { credentialHash: principal.credentialHash, taken })
+    )
+    return HttpServerResponse.setHeaders(response, headers)
+  })
   return { bearer: authenticate, apiKey: authenticate }
 }))
 

@@ -121,11 +121,11 @@ export const authorize = <P extends CompanyPermission>(permission: P) =>
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Forbidden, Exclude<R, Authorized<P>> | CurrentPrincipal> =>
-  Effect.gen(function*() {
-    const principal = yield* CurrentPrincipal
+  Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<A, E | Forbidden, Exclude<R, Authorized<P>>> => {
     const denied = check(principal, permission)
-    if (denied !== undefined) return yield* new Forbidden({ error: denied })
-    return yield* Effect.provideService(effect, Authorized(permission), { permission, principal })
+    return denied === undefined
+      ? Effect.provideService(effect, Authorized(permission), { permission, principal })
+      : Effect.fail(new Forbidden({ error: denied }))
   })
 
 /**

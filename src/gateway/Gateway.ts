@@ -46,11 +46,10 @@ export const complete = (request: LlmRequest) =>
  * lives in the request's scope and settles when it ends, including when the
  * client disconnects (the interruption stops the upstream call too).
  */
-export const openStream = (request: LlmRequest) =>
-  Effect.gen(function*() {
-    const billed = yield* Effect.mapError(BilledLlm.stream(yield* payer, "chat", request), toApiError)
-    const events = yield* Effect.mapError(started(billed), apiErrorOf)
-    // Credits are held before the first event, so later failures are the model's, reported in-band.
-    return Stream.mapError(events, (error) =>
-      error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.error }))
-  })
+export const openStream = Effect.fnUntraced(function*(request: LlmRequest) {
+  const billed = yield* Effect.mapError(BilledLlm.stream(yield* payer, "chat", request), toApiError)
+  const events = yield* Effect.mapError(started(billed), apiErrorOf)
+  // Credits are held before the first event, so later failures are the model's, reported in-band.
+  return Stream.mapError(events, (error) =>
+    error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.error }))
+})

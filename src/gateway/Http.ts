@@ -4,7 +4,9 @@ import { authorize } from "../auth/Policy.ts"
 import { Api } from "../app/Api.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
 import { type LlmRequest, ModelCatalog, requireKnownModel } from "../llm/Llm.ts"
+import type * as AnthropicWire from "../llm/anthropic/Wire.ts"
 import { fromChatRequest, toChatCompletion } from "../llm/openai/Translate.ts"
+import type * as OpenAiWire from "../llm/openai/Wire.ts"
 import { tokenCounter } from "../llm/Tokenizer.ts"
 import { newId } from "../platform/Ids.ts"
 import { BadRequest } from "../platform/Errors.ts"
@@ -33,22 +35,38 @@ export const ModelsLive = HttpApiBuilder.group(Api, "models", (handlers) =>
     return handlers.handle("list", () => chat(Effect.succeed(list)))
   }))
 
+// Handlers are generator functions made once: a generator function made per request would keep
+// that request alive until a full collection (docs/benchmarks.md, "Closures born old").
+const createCompletion = Effect.fnUntraced(function*(payload: OpenAiWire.ChatCompletionRequest) {
+  const request = yield* canonical(fromChatRequest(payload))
+  const created = nowSeconds()
+  if (payload.stream === true) {
+    const events = yield* Gateway.openStream(request)
+    return sseResponse(chatCompletionEvents(events, {
+      id: newId("chatcmpl"),
+      created,
+      choices: request.n ?? 1,
+      includeUsage: payload.stream_options?.include_usage === true
+    }))
+  }
+  return toChatCompletion(yield* Gateway.complete(request), created)
+})
+
 export const ChatLive = HttpApiBuilder.group(Api, "chat", (handlers) =>
-  handlers.handle("createCompletion", ({ payload }) =>
-    chat(Effect.gen(function*() {
-      const request = yield* canonical(fromChatRequest(payload))
-      const created = nowSeconds()
-      if (payload.stream === true) {
-        const events = yield* Gateway.openStream(request)
-        return sseResponse(chatCompletionEvents(events, {
-          id: newId("chatcmpl"),
-          created,
-          choices: request.n ?? 1,
-          includeUsage: payload.stream_options?.include_usage === true
-        }))
-      }
-      return toChatCompletion(yield* Gateway.complete(request), created)
-    }))))
+  handlers.handle("createCompletion", ({ payload }) => chat(createCompletion(payload))))
+
+const createMessage = Effect.fnUntraced(function*(payload: AnthropicWire.MessagesRequest) {
+  const request = yield* canonical(fromMessagesRequest(payload))
+  if (payload.stream === true) return sseResponse(messageEvents(yield* Gateway.openStream(request), newId("msg")))
+  return toMessage(yield* Gateway.complete(request))
+})
+
+const countTokens = Effect.fnUntraced(function*(payload: typeof AnthropicWire.CountTokensRequest.Type) {
+  const request = yield* canonical(fromMessagesRequest(payload))
+  yield* requireKnownModel(request.model)
+  const counter = yield* tokenCounter
+  return { input_tokens: yield* counter.request(request) }
+})
 
 export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =>
   Effect.gen(function*() {
@@ -61,19 +79,8 @@ export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =
       last_id: models.at(-1)?.id ?? null
     }
     return handlers
-      .handle("createMessage", ({ payload }) =>
-        chat(Effect.gen(function*() {
-          const request = yield* canonical(fromMessagesRequest(payload))
-          if (payload.stream === true) return sseResponse(messageEvents(yield* Gateway.openStream(request), newId("msg")))
-          return toMessage(yield* Gateway.complete(request))
-        })))
-      .handle("countTokens", ({ payload }) =>
-        chat(Effect.gen(function*() {
-          const request = yield* canonical(fromMessagesRequest(payload))
-          yield* requireKnownModel(request.model)
-          const counter = yield* tokenCounter
-          return { input_tokens: yield* counter.request(request) }
-        })))
+      .handle("createMessage", ({ payload }) => chat(createMessage(payload)))
+      .handle("countTokens", ({ payload }) => chat(countTokens(payload)))
       .handle("listModels", () => chat(Effect.succeed(list)))
   }))
 

@@ -105,12 +105,11 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
       sinceYield = 0
       return Effect.as(Effect.yieldNow, tokens)
     })
-  const text = (value: string): Effect.Effect<number> =>
-    Effect.gen(function*() {
-      let total = 0
-      for (const piece of piecesOf(value)) total += yield* countPiece(piece)
-      return total
-    })
+  const text: (value: string) => Effect.Effect<number> = Effect.fnUntraced(function*(value: string) {
+    let total = 0
+    for (const piece of piecesOf(value)) total += yield* countPiece(piece)
+    return total
+  })
   const part = (content: ContentPart): Effect.Effect<number> => {
     switch (content.type) {
       case "text":
@@ -123,33 +122,31 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
         return sum(content.content, part)
     }
   }
-  const sum = <A>(items: ReadonlyArray<A>, count: (item: A) => Effect.Effect<number>) =>
-    Effect.gen(function*() {
+  const sum: <A>(items: ReadonlyArray<A>, count: (item: A) => Effect.Effect<number>) => Effect.Effect<number> =
+    Effect.fnUntraced(function*<A>(items: ReadonlyArray<A>, count: (item: A) => Effect.Effect<number>) {
       let total = 0
       for (const item of items) total += yield* count(item)
       return total
     })
-  const request = (input: LlmRequest) =>
-    Effect.gen(function*() {
-      let total = input.system === undefined ? 0 : (yield* text(input.system)) + perMessage
-      for (const message of input.messages) total += perMessage + (yield* sum(message.content, part))
-      for (const tool of input.tools ?? []) {
-        total += (yield* text(tool.name)) + (yield* text(tool.description ?? "")) +
-          (yield* text(JSON.stringify(tool.inputSchema)))
-      }
-      return total
-    })
-  const wordsWithin = (value: string, limit: number) =>
-    Effect.gen(function*() {
-      let kept = 0
-      let tokens = 0
-      for (const match of value.matchAll(/\s*\S+/gu)) {
-        tokens += yield* text(match[0])
-        if (tokens > limit) break
-        kept = match.index + match[0].length
-      }
-      return value.slice(0, kept)
-    })
+  const request = Effect.fnUntraced(function*(input: LlmRequest) {
+    let total = input.system === undefined ? 0 : (yield* text(input.system)) + perMessage
+    for (const message of input.messages) total += perMessage + (yield* sum(message.content, part))
+    for (const tool of input.tools ?? []) {
+      total += (yield* text(tool.name)) + (yield* text(tool.description ?? "")) +
+        (yield* text(JSON.stringify(tool.inputSchema)))
+    }
+    return total
+  })
+  const wordsWithin = Effect.fnUntraced(function*(value: string, limit: number) {
+    let kept = 0
+    let tokens = 0
+    for (const match of value.matchAll(/\s*\S+/gu)) {
+      tokens += yield* text(match[0])
+      if (tokens > limit) break
+      kept = match.index + match[0].length
+    }
+    return value.slice(0, kept)
+  })
   return {
     text,
     request,

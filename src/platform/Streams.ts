@@ -44,11 +44,9 @@ export const mapChunks = <A, E, R, B, E2, R2>(
  * provides the context it captured on every pull.
  */
 export const started = <A, E>(self: Stream.Stream<A, E>): Effect.Effect<Stream.Stream<A, E>, E, Scope.Scope> =>
-  Effect.gen(function*() {
-    const pull = yield* Channel.toPullScoped(self.channel, yield* Effect.scope)
-    const rest = Stream.fromPull(Effect.succeed(pull))
-    return yield* Pull.catchDone(
-      Effect.map(pull, (first) => Stream.concat(Stream.fromArray(first), rest)),
-      () => Effect.succeed(Stream.empty)
-    )
-  })
+  Effect.flatMap(Effect.scope, (scope) =>
+    Effect.flatMap(Channel.toPullScoped(self.channel, scope), (pull) =>
+      Pull.catchDone(
+        Effect.map(pull, (first) => Stream.concat(Stream.fromArray(first), Stream.fromPull(Effect.succeed(pull)))),
+        () => Effect.succeed(Stream.empty)
+      )))

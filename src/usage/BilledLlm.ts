@@ -38,41 +38,39 @@ export interface Quote {
 }
 
 /** The hold and prices of `request` under `feature`; `invalid_request` when no catalog model serves it. */
-export const quote = (feature: string, request: LlmRequest) =>
-  Effect.gen(function*() {
-    const model = (yield* ModelCatalog).resolve(request.model)
-    if (model === undefined) return yield* invalidRequest(unknownModelMessage(request.model))
-    const price = priceOf(model)
-    const inputTokens = yield* (yield* tokenCounter).request(request)
-    const outputTokens = (request.maxTokens ?? price.maxOutputTokens) * (request.n ?? 1)
-    const result: Quote = {
-      estimate: { feature, model: model.id, credits: creditsFor(price, { inputTokens, outputTokens }) },
-      price,
-      inputTokens,
-      spent: (usage, answeredBy) => ({
-        credits: creditsFor(price, usage),
-        model: answeredBy,
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens
-      })
-    }
-    return result
-  })
+export const quote = Effect.fnUntraced(function*(feature: string, request: LlmRequest) {
+  const model = (yield* ModelCatalog).resolve(request.model)
+  if (model === undefined) return yield* invalidRequest(unknownModelMessage(request.model))
+  const price = priceOf(model)
+  const inputTokens = yield* (yield* tokenCounter).request(request)
+  const outputTokens = (request.maxTokens ?? price.maxOutputTokens) * (request.n ?? 1)
+  const result: Quote = {
+    estimate: { feature, model: model.id, credits: creditsFor(price, { inputTokens, outputTokens }) },
+    price,
+    inputTokens,
+    spent: (usage, answeredBy) => ({
+      credits: creditsFor(price, usage),
+      model: answeredBy,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens
+    })
+  }
+  return result
+})
 
 /**
  * One billed completion. A call interrupted while the provider works (a
  * client that left) is charged its input tokens; a failed call is released.
  */
-export const generate = (payer: Payer, feature: string, request: LlmRequest) =>
-  Effect.gen(function*() {
-    const billing = yield* quote(feature, request)
-    const credits = yield* Credits
-    return yield* credits.withHold(payer, billing.estimate, (hold) =>
-      Llm.use((llm) => llm.generate(request)).pipe(
-        Effect.onInterrupt(() => hold.report(billing.spent({ inputTokens: billing.inputTokens, outputTokens: 0 }))),
-        Effect.tap((response: LlmResponse) => hold.report(billing.spent(response.usage, response.model)))
-      ))
-  })
+export const generate = Effect.fnUntraced(function*(payer: Payer, feature: string, request: LlmRequest) {
+  const billing = yield* quote(feature, request)
+  const credits = yield* Credits
+  return yield* credits.withHold(payer, billing.estimate, (hold) =>
+    Llm.use((llm) => llm.generate(request)).pipe(
+      Effect.onInterrupt(() => hold.report(billing.spent({ inputTokens: billing.inputTokens, outputTokens: 0 }))),
+      Effect.tap((response: LlmResponse) => hold.report(billing.spent(response.usage, response.model)))
+    ))
+})
 
 /**
  * One billed stream, quoted now (an unknown model fails here) and held and
@@ -82,51 +80,50 @@ export const generate = (payer: Payer, feature: string, request: LlmRequest) =>
  * the request and of what was generated; a stream the provider never
  * started is released.
  */
-export const stream = (payer: Payer, feature: string, request: LlmRequest) =>
-  Effect.gen(function*() {
-    const billing = yield* quote(feature, request)
-    const credits = yield* Credits
-    const llm = yield* Llm
-    const counter = yield* tokenCounter
-    return credits.stream(payer, billing.estimate, (hold) => {
-      let model: string | undefined
-      let usage: TokenUsage | undefined
-      let generated = ""
-      const observe = (event: LlmStreamEvent) => {
-        switch (event.type) {
-          case "start":
-            model = event.model
-            break
-          case "text_delta":
-            generated += event.text
-            break
-          case "tool_call_start":
-            generated += event.name
-            break
-          case "tool_call_delta":
-            generated += event.partialJson
-            break
-          case "finish":
-            usage = event.usage
-        }
+export const stream = Effect.fnUntraced(function*(payer: Payer, feature: string, request: LlmRequest) {
+  const billing = yield* quote(feature, request)
+  const credits = yield* Credits
+  const llm = yield* Llm
+  const counter = yield* tokenCounter
+  return credits.stream(payer, billing.estimate, (hold) => {
+    let model: string | undefined
+    let usage: TokenUsage | undefined
+    let generated = ""
+    const observe = (event: LlmStreamEvent) => {
+      switch (event.type) {
+        case "start":
+          model = event.model
+          break
+        case "text_delta":
+          generated += event.text
+          break
+        case "tool_call_start":
+          generated += event.name
+          break
+        case "tool_call_delta":
+          generated += event.partialJson
+          break
+        case "finish":
+          usage = event.usage
       }
-      const report = Effect.suspend(() => {
-        if (model === undefined) return Effect.void
-        const answeredBy = model
-        return Effect.flatMap(
-          usage === undefined
-            ? Effect.map(counter.text(generated), (outputTokens) => ({ inputTokens: billing.inputTokens, outputTokens }))
-            : Effect.succeed(usage),
-          (spent) => hold.report(billing.spent(spent, answeredBy))
-        )
-      })
-      return llm.stream(request).pipe(
-        // A chunk at a time (`tap` would split the stream into a chunk per event).
-        Stream.mapArray((events) => {
-          for (const event of events) observe(event)
-          return events
-        }),
-        Stream.onExit(() => report)
+    }
+    const report = Effect.suspend(() => {
+      if (model === undefined) return Effect.void
+      const answeredBy = model
+      return Effect.flatMap(
+        usage === undefined
+          ? Effect.map(counter.text(generated), (outputTokens) => ({ inputTokens: billing.inputTokens, outputTokens }))
+          : Effect.succeed(usage),
+        (spent) => hold.report(billing.spent(spent, answeredBy))
       )
     })
+    return llm.stream(request).pipe(
+      // A chunk at a time (`tap` would split the stream into a chunk per event).
+      Stream.mapArray((events) => {
+        for (const event of events) observe(event)
+        return events
+      }),
+      Stream.onExit(() => report)
+    )
   })
+})

@@ -300,33 +300,32 @@ export class Credits extends Context.Service<Credits, {
       )
     }))
 
-    const settle = (held: Hold, spent: Spent) =>
-      Effect.gen(function*() {
-        const state = close(held, yield* currentDate)
-        if (state === undefined) return 0
-        const { lease } = state
-        const cost = storable(spent.credits, held.credits)
-        // Beyond its hold, a call may take what its lease has free (the hold itself is free again now).
-        const credits = lease.lost ? Math.min(cost, held.credits) : Math.min(cost, Math.max(held.credits, freeIn(lease)))
-        const inputTokens = storable(spent.inputTokens ?? 0, 0)
-        const outputTokens = storable(spent.outputTokens ?? 0, 0)
-        lease.spent += credits
-        lease.events.push({
-          organizationId: held.payer.organizationId,
-          companyId: held.payer.companyId,
-          userId: held.payer.userId,
-          feature: held.feature,
-          model: spent.model ?? held.model,
-          credits,
-          tokens: Math.min(inputTokens + outputTokens, Number.MAX_SAFE_INTEGER),
-          inputTokens,
-          outputTokens
-        })
-        unflushed.add(lease)
-        if (closed) yield* flush
-        else Queue.offerUnsafe(settledSignal, undefined)
-        return credits
+    const settle = Effect.fnUntraced(function*(held: Hold, spent: Spent) {
+      const state = close(held, yield* currentDate)
+      if (state === undefined) return 0
+      const { lease } = state
+      const cost = storable(spent.credits, held.credits)
+      // Beyond its hold, a call may take what its lease has free (the hold itself is free again now).
+      const credits = lease.lost ? Math.min(cost, held.credits) : Math.min(cost, Math.max(held.credits, freeIn(lease)))
+      const inputTokens = storable(spent.inputTokens ?? 0, 0)
+      const outputTokens = storable(spent.outputTokens ?? 0, 0)
+      lease.spent += credits
+      lease.events.push({
+        organizationId: held.payer.organizationId,
+        companyId: held.payer.companyId,
+        userId: held.payer.userId,
+        feature: held.feature,
+        model: spent.model ?? held.model,
+        credits,
+        tokens: Math.min(inputTokens + outputTokens, Number.MAX_SAFE_INTEGER),
+        inputTokens,
+        outputTokens
       })
+      unflushed.add(lease)
+      if (closed) yield* flush
+      else Queue.offerUnsafe(settledSignal, undefined)
+      return credits
+    })
 
     const release = (held: Hold) => Effect.asVoid(Effect.map(currentDate, (now) => close(held, now)))
 

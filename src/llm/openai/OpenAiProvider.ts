@@ -58,17 +58,18 @@ export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: Open
       read
     })
 
+  const generate = Effect.fnUntraced(function*(request: LlmRequest, model: CatalogModel) {
+    const json = yield* post(request, model, false, readJson(name))
+    const wire = yield* Effect.mapError(decodeCompletion(json), unexpected("completion"))
+    const response = fromChatCompletion(wire, model.id)
+    if (wire.usage) return response
+    const counter = yield* tokenCounter
+    const generated = response.content.map((part) => (part.type === "text" ? part.text : JSON.stringify(part))).join("")
+    return { ...response, usage: yield* counter.estimate(request, generated) }
+  })
+
   return {
-    generate: (request, model) =>
-      Effect.gen(function*() {
-        const json = yield* post(request, model, false, readJson(name))
-        const wire = yield* Effect.mapError(decodeCompletion(json), unexpected("completion"))
-        const response = fromChatCompletion(wire, model.id)
-        if (wire.usage) return response
-        const counter = yield* tokenCounter
-        const generated = response.content.map((part) => (part.type === "text" ? part.text : JSON.stringify(part))).join("")
-        return { ...response, usage: yield* counter.estimate(request, generated) }
-      }),
+    generate,
     stream: (request, model) =>
       Stream.unwrap(Effect.map(post(request, model, true, Effect.succeed), (response) => {
         const events = mapChunks(sseEvents(name, response, settings.timeoutMs), () => {
