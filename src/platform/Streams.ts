@@ -37,6 +37,24 @@ export const mapChunks = <A, E, R, B, E2, R2>(
     }))
 
 /**
+ * The stream with `first` emitted before anything it pulls. Unlike
+ * `Stream.concat`, it keeps no `WeakMap` entry: in a young-generation
+ * collection V8 keeps a `WeakMap`'s values alive, and `concat`'s value holds
+ * both streams, so each finished request was copied once more.
+ */
+export const prepend = <A, E, R>(self: Stream.Stream<A, E, R>, first: Arr.NonEmptyReadonlyArray<A>): Stream.Stream<A, E, R> =>
+  Stream.transformPull(self, (pull) =>
+    Effect.sync(() => {
+      let pending: Arr.NonEmptyReadonlyArray<A> | undefined = first
+      return Effect.suspend(() => {
+        if (pending === undefined) return pull
+        const chunk = pending
+        pending = undefined
+        return Effect.succeed(chunk)
+      })
+    }))
+
+/**
  * Runs the stream up to its first chunk, so that a failure before any
  * output fails this effect, and answers the whole stream, which goes on
  * from there when it runs, in the current scope. The stream needs no
@@ -47,6 +65,6 @@ export const started = <A, E>(self: Stream.Stream<A, E>): Effect.Effect<Stream.S
   Effect.flatMap(Effect.scope, (scope) =>
     Effect.flatMap(Channel.toPullScoped(self.channel, scope), (pull) =>
       Pull.catchDone(
-        Effect.map(pull, (first) => Stream.concat(Stream.fromArray(first), Stream.fromPull(Effect.succeed(pull)))),
+        Effect.map(pull, (first) => prepend(Stream.fromPull(Effect.succeed(pull)), first)),
         () => Effect.succeed(Stream.empty)
       )))

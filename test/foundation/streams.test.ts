@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Ref, Stream } from "effect"
-import { mapChunks, started } from "../../src/platform/Streams.ts"
+import { mapChunks, prepend, started } from "../../src/platform/Streams.ts"
 
 /** The chunks a stream emits, as arrays. */
 const chunksOf = <A, E>(stream: Stream.Stream<A, E>) =>
@@ -53,4 +53,28 @@ describe("started", () => {
       expect(yield* Effect.flip(started(Stream.fail("refused")))).toBe("refused")
       expect(yield* Stream.runCollect(yield* started(Stream.empty))).toEqual([])
     }).pipe(Effect.scoped))
+})
+
+describe("prepend", () => {
+  it.effect("emits its chunk before the stream's, on every run", () =>
+    Effect.gen(function*() {
+      let pulled = 0
+      const source = Stream.mapArray(Stream.fromArrays(["b", "c"], ["d"]), (chunk) => {
+        pulled += 1
+        return chunk
+      })
+      const stream = prepend(source, ["a"])
+      expect(yield* chunksOf(stream)).toEqual([["a"], ["b", "c"], ["d"]])
+      expect(yield* chunksOf(stream)).toEqual([["a"], ["b", "c"], ["d"]])
+      expect(pulled).toBe(4)
+    }))
+
+  it.effect("emits its chunk before an empty stream ends, and before a failing one fails", () =>
+    Effect.gen(function*() {
+      expect(yield* chunksOf(prepend(Stream.empty, ["a"]))).toEqual([["a"]])
+      const seen: Array<string> = []
+      const failed = yield* Stream.runForEach(prepend(Stream.fail("broke"), ["a"]), (item) => Effect.sync(() => void seen.push(item))).pipe(Effect.flip)
+      expect(seen).toEqual(["a"])
+      expect(failed).toBe("broke")
+    }))
 })

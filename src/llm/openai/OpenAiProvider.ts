@@ -1,6 +1,6 @@
 import { Effect, Redacted, Result, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
-import { mapChunks } from "../../platform/Streams.ts"
+import { mapChunks, prepend } from "../../platform/Streams.ts"
 import { type CatalogModel, type LlmRequest, LlmError, type LlmStreamEvent } from "../Llm.ts"
 import type { Provider } from "../Provider.ts"
 import { tokenCounter } from "../Tokenizer.ts"
@@ -99,7 +99,7 @@ export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: Open
             end: Effect.suspend(() => (finished ? Effect.succeed([]) : finishing([])))
           }
         })
-        return Stream.concat(Stream.make({ type: "start" as const, model: model.id }), events)
+        return prepend(events, [{ type: "start" as const, model: model.id }])
       }))
   }
 }
