@@ -105,7 +105,7 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
       sinceYield = 0
       return Effect.as(Effect.yieldNow, tokens)
     })
-  const text: (value: string) => Effect.Effect<number> = Effect.fnUntraced(function*(value: string) {
+  const text = Effect.fnUntraced(function*(value: string) {
     let total = 0
     for (const piece of piecesOf(value)) total += yield* countPiece(piece)
     return total
