@@ -22,11 +22,11 @@
  * `BENCH_PROFILE=1` profiles the built servers (`--cpu-prof`) and prints their
  * top functions by self time during the maximum-rate run.
  */
-import { Agent, request } from "node:http"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { type Child, freePort, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
+import type { Latency, Target } from "./bench/ttfb-probe.ts"
 import { builtServerBehindStub, startMemoryServer } from "./bench/memory-server.ts"
 import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
@@ -35,97 +35,18 @@ import { cpuSecondsOf, ensureBuilt, memoryOf, type OperatorApi, root, startPlatf
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
+const warmUpSeconds = Math.ceil(seconds / 2)
 const profiling = process.env.BENCH_PROFILE === "1"
 const node = process.execPath
 const resolve = createRequire(import.meta.url).resolve
 
-interface Target {
-  readonly url: string
-  readonly headers: Record<string, string>
-  readonly body: string
-}
-
-interface Latency {
-  readonly p50: number
-  readonly p99: number
-  readonly requests: number
-  readonly failures: number
-}
-
 // ---------------------------------------------------------------------------
-// Child roles: the stub upstream and the probe.
+// Child role: the stub upstream.
 // ---------------------------------------------------------------------------
 
 const runStub = async () => {
   const stub = await startStubUpstream({ record: false })
   process.stdout.write(`${stub.url}\n`)
-}
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-
-/** Sends `target` for `duration` s: back to back on one connection (`perSecond` 0), or open-loop at `perSecond`; times the first byte. */
-const runProbe = async (target: Target, perSecond: number, duration: number) => {
-  const agent = new Agent({ keepAlive: true, maxSockets: perSecond === 0 ? 1 : 256 })
-  const url = new URL(target.url)
-  const samples: Array<number> = []
-  let failures = 0
-  const once = () =>
-    new Promise<void>((done) => {
-      const started = performance.now()
-      let first = true
-      const req = request({
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: "POST",
-        agent,
-        headers: { ...target.headers, "content-type": "application/json", "content-length": Buffer.byteLength(target.body) }
-      }, (res) => {
-        if (res.statusCode !== 200) failures++
-        res.on("data", () => {
-          if (first) samples.push(performance.now() - started)
-          first = false
-        })
-        res.on("end", done)
-        res.on("error", () => {
-          failures++
-          done()
-        })
-      })
-      req.on("error", () => {
-        failures++
-        done()
-      })
-      req.end(target.body)
-    })
-  const deadline = performance.now() + duration * 1000
-  if (perSecond === 0) {
-    while (performance.now() < deadline) await once()
-  } else {
-    const pending: Array<Promise<void>> = []
-    const start = performance.now()
-    let sent = 0
-    await new Promise<void>((done) => {
-      const timer = setInterval(() => {
-        const now = performance.now()
-        const due = Math.floor(((now - start) / 1000) * perSecond)
-        while (sent < due) {
-          pending.push(once())
-          sent++
-        }
-        if (now >= deadline) {
-          clearInterval(timer)
-          done()
-        }
-      }, 1)
-    })
-    await Promise.all(pending)
-  }
-  agent.destroy()
-  const sorted = samples.sort((a, b) => a - b)
-  const result: Latency = { p50: percentile(sorted, 50), p99: percentile(sorted, 99), requests: samples.length, failures }
-  process.stdout.write(JSON.stringify(result))
 }
 
 // ---------------------------------------------------------------------------
@@ -139,14 +60,14 @@ const outputOf = async (args: ReadonlyArray<string>) => {
   return child.stdout()
 }
 
-/** autocannon in its own process; `perSecond` 0 means as fast as the connections go. */
-const autocannon = async (target: Target, connections: number, perSecond: number) => {
+/** autocannon in its own process for `duration` s; `perSecond` 0 means as fast as the connections go. */
+const autocannon = async (target: Target, connections: number, perSecond: number, duration = seconds) => {
   const headers = Object.entries({ ...target.headers, "content-type": "application/json" }).flatMap(([key, value]) => ["-H", `${key}=${value}`])
   const result = JSON.parse(await outputOf([
     resolve("autocannon/autocannon.js"),
     "--json",
     "-c", String(connections),
-    "-d", String(seconds),
+    "-d", String(duration),
     ...(perSecond > 0 ? ["-R", String(perSecond)] : []),
     "-m", "POST",
     ...headers,
@@ -163,7 +84,7 @@ const autocannon = async (target: Target, connections: number, perSecond: number
 }
 
 const probe = async (target: Target, perSecond: number): Promise<Latency> =>
-  JSON.parse(await outputOf([import.meta.filename, "probe", JSON.stringify(target), String(perSecond), String(seconds)]))
+  JSON.parse(await outputOf([join(root, "scripts/bench/ttfb-probe.ts"), JSON.stringify(target), String(perSecond), String(seconds)]))
 
 const messages = [{ role: "user", content: "Say hello" }]
 
@@ -242,9 +163,12 @@ const main = async () => {
   for (const start of starts) {
     const gateway = await start()
     const idle = memoryOf(gateway.child.pid)
-    // Warm both paths (JIT, connection pools, the first database writes).
-    await autocannon(direct(false), 4, 0)
-    await autocannon(gateway.target(false), 4, 0)
+    // Warm both routes, plain and streamed (JIT, lazily compiled functions, connection pools, the first
+    // database writes): a streamed call runs code a plain one never reaches.
+    for (const stream of [false, true]) {
+      await autocannon(direct(stream), 4, 0, warmUpSeconds)
+      await autocannon(gateway.target(stream), 4, 0, warmUpSeconds)
+    }
     const pair = async (measure: (target: Target) => Promise<Latency>, stream: boolean) => {
       const baseline = await measure(direct(stream))
       const through = await measure(gateway.target(stream))
@@ -288,6 +212,14 @@ const main = async () => {
       integer(row.saturated.failures)
     ])
   ))
+  for (const row of measured) {
+    const runs = [["1 connection", row.oneConnection], [`${rate}/s`, row.atRate], [`streamed at ${rate}/s`, row.streamingAtRate]] as const
+    for (const [run, { direct, gateway }] of runs) {
+      for (const [route, latency] of [["direct", direct], [row.name, gateway]] as const) {
+        if (latency.failures > 0) console.log(`${route}, ${run}: failed ${JSON.stringify(latency.failedBy)}`)
+      }
+    }
+  }
   if (postgres === undefined) console.log("PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)")
   console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured, profiles })}`)
 }
@@ -295,8 +227,6 @@ const main = async () => {
 const role = process.argv[2]
 if (role === "stub") {
   await runStub()
-} else if (role === "probe") {
-  await runProbe(JSON.parse(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
 } else {
   runScript(main)
 }
