@@ -137,19 +137,21 @@ export const authorizeInOrganization = <P extends OrganizationPermission>(permis
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>> | CurrentPrincipal | PrincipalLookup> =>
-  Effect.gen(function*() {
-    const principal = yield* CurrentPrincipal
-    const notFound = new NotFound({ error: `Organization ${organizationId} not found` })
-    const role = yield* PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId))
-    if (Option.isNone(role)) return yield* notFound
-    const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
-    if (!allowed.includes(role.value)) {
-      return yield* new Forbidden({
-        error: `Your organization role (${role.value}) cannot ${organizationPermissions[permission].description}; it needs one of: ${allowed.join(", ")}`
-      })
-    }
-    return yield* Effect.provideService(effect, Authorized(permission), { permission, principal })
-  })
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    Effect.flatMap(
+      PrincipalLookup.use((lookup) => lookup.organizationRole(organizationId, principal.userId)),
+      (role): Effect.Effect<A, E | Forbidden | NotFound, Exclude<R, Authorized<P>>> => {
+        if (Option.isNone(role)) return Effect.fail(new NotFound({ error: `Organization ${organizationId} not found` }))
+        const allowed: ReadonlyArray<OrgRole> = organizationPermissions[permission].roles
+        return allowed.includes(role.value)
+          ? Effect.provideService(effect, Authorized(permission), { permission, principal })
+          : Effect.fail(
+            new Forbidden({
+              error: `Your organization role (${role.value}) cannot ${organizationPermissions[permission].description}; it needs one of: ${allowed.join(", ")}`
+            })
+          )
+      }
+    ))
 
 /**
  * Who may change or delete a resource the caller can already see: the user
