@@ -39,7 +39,9 @@ const warmUpMs = 1000
  * open-loop at `perSecond`; times the first byte of the calls started after the warm-up.
  */
 const runProbe = async (target: Target, perSecond: number, duration: number): Promise<Latency> => {
-  const agent = new Agent({ keepAlive: true, maxSockets: perSecond === 0 ? 1 : 256 })
+  // A socket idle for 4 s is closed here, before the servers' 5 s keep-alive timeout. Node 24's agent would
+  // otherwise reuse one the server is closing at that moment: an ECONNRESET of the client's own making.
+  const agent = new Agent({ keepAlive: true, timeout: 4000, maxSockets: perSecond === 0 ? 1 : 256 })
   const url = new URL(target.url)
   const headers = { ...target.headers, "content-type": "application/json", "content-length": Buffer.byteLength(target.body) }
   const samples: Array<number> = []
