@@ -212,13 +212,11 @@ const main = async () => {
       integer(row.saturated.failures)
     ])
   ))
-  for (const row of measured) {
-    const runs = [["1 connection", row.oneConnection], [`${rate}/s`, row.atRate], [`streamed at ${rate}/s`, row.streamingAtRate]] as const
-    for (const [run, { direct, gateway }] of runs) {
-      for (const [route, latency] of [["direct", direct], [row.name, gateway]] as const) {
-        if (latency.failures > 0) console.log(`${route}, ${run}: failed ${JSON.stringify(latency.failedBy)}`)
-      }
-    }
+  const probeRuns = measured.flatMap((row) =>
+    ([["1 connection", row.oneConnection], [`${rate}/s`, row.atRate], [`streamed at ${rate}/s`, row.streamingAtRate]] as const)
+      .flatMap(([run, pair]) => [[`direct, ${run}`, pair.direct], [`${row.name}, ${run}`, pair.gateway]] as const))
+  for (const [label, latency] of probeRuns) {
+    if (latency.failures > 0) console.log(`${label}: failed ${JSON.stringify(latency.failedBy)}`)
   }
   if (postgres === undefined) console.log("PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)")
   console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured, profiles })}`)

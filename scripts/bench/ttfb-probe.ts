@@ -56,6 +56,10 @@ const runProbe = async (target: Target, perSecond: number, duration: number): Pr
       const started = performance.now()
       const measured = started >= measuredFrom
       let first = true
+      const failed = (error: NodeJS.ErrnoException) => {
+        fail(error.code ?? error.message)
+        done()
+      }
       const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers }, (res) => {
         if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`)
         res.on("data", () => {
@@ -63,15 +67,9 @@ const runProbe = async (target: Target, perSecond: number, duration: number): Pr
           first = false
         })
         res.on("end", done)
-        res.on("error", (error: NodeJS.ErrnoException) => {
-          fail(error.code ?? error.message)
-          done()
-        })
+        res.on("error", failed)
       })
-      req.on("error", (error: NodeJS.ErrnoException) => {
-        fail(error.code ?? error.message)
-        done()
-      })
+      req.on("error", failed)
       req.end(target.body)
     })
   if (perSecond === 0) {
