@@ -136,11 +136,12 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       // A live lease pays from what it holds; a lost one (swept after expiry) only from what nobody holds.
       return Effect.map(
         sql<{ readonly credits: unknown; readonly alive: boolean }>`
-          WITH spent AS (
-            UPDATE credit_holds SET amount = amount - ${spent}::bigint WHERE id = ${lease.id} RETURNING id
-          ), before AS (
+          WITH before AS (
             SELECT ${sql(usage)} AS used, ${sql(held)} AS held, ${sql(limit)} AS lim
             FROM organizations WHERE id = ${lease.organizationId} FOR UPDATE
+          ), spent AS (
+            UPDATE credit_holds SET amount = amount - ${spent}::bigint
+            WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM before) RETURNING id
           ), debit AS (
             SELECT
               CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint
@@ -159,16 +160,15 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       reserve: Effect.fn("CreditsRepo.reserve")(function*(lease, request) {
         const { limit, usage, held } = columnsOf(lease.pool)
         const rows = yield* sql<{ readonly amount: unknown; readonly alive: boolean }>`
-          WITH lease AS (
-            SELECT id FROM credit_holds WHERE id = ${lease.id} FOR UPDATE
+          WITH organization AS (
+            SELECT id, ${sql(limit)} AS lim, ${sql(usage)} AS used, ${sql(held)} AS held
+            FROM organizations WHERE id = ${lease.organizationId} FOR UPDATE
+          ), lease AS (
+            SELECT id FROM credit_holds WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM organization) FOR UPDATE
           ), free AS (
-            SELECT id, greatest(${request.needed}::bigint,
-              least(${request.wanted}::bigint, (${sql(limit)} - ${sql(usage)} - ${sql(held)}) / 2)) AS amount
-            FROM organizations
-            WHERE id = ${lease.organizationId}
-              AND ${sql(usage)} + ${sql(held)} + ${request.needed}::bigint <= ${sql(limit)}
-              AND (${request.opening} OR EXISTS (SELECT 1 FROM lease))
-            FOR UPDATE
+            SELECT id, greatest(${request.needed}::bigint, least(${request.wanted}::bigint, (lim - used - held) / 2)) AS amount
+            FROM organization
+            WHERE used + held + ${request.needed}::bigint <= lim AND (${request.opening} OR EXISTS (SELECT 1 FROM lease))
           ), reserved AS (
             UPDATE organizations SET ${sql(held)} = organizations.${sql(held)} + free.amount
             FROM free WHERE organizations.id = free.id
@@ -193,7 +193,8 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       end: Effect.fn("CreditsRepo.end")(function*(lease) {
         const { held } = columnsOf(lease.pool)
         yield* sql`
-          WITH ended AS (DELETE FROM credit_holds WHERE id = ${lease.id} RETURNING amount)
+          WITH organization AS (SELECT id FROM organizations WHERE id = ${lease.organizationId} FOR UPDATE),
+          ended AS (DELETE FROM credit_holds WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM organization) RETURNING amount)
           UPDATE organizations SET ${sql(held)} = ${sql(held)} - ended.amount
           FROM ended WHERE organizations.id = ${lease.organizationId}`
       }, Effect.orDie),
