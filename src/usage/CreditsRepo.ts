@@ -88,6 +88,10 @@ const chargedEvents = (events: ReadonlyArray<NewUsageEvent>, charged: number) =>
   })
 }
 
+/** The order rows are locked in: organizations first, then their leases, each by id. */
+const byLockOrder = (a: LeaseKey, b: LeaseKey) =>
+  a.organizationId === b.organizationId ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.organizationId < b.organizationId ? -1 : 1
+
 /** The organization was deleted (its leases with it): nothing to charge. */
 const gone: Committed = { credits: 0, alive: false }
 const refused: Reservation = { _tag: "Refused" }
@@ -185,7 +189,11 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       }, Effect.orDie),
       commit: (spendings) =>
         spendings.length === 0 ? Effect.succeed([]) : sql.withTransaction(Effect.gen(function*() {
-          const charged = yield* Effect.forEach(spendings, debit)
+          // Debited in one order (organization, then lease), the order renewals lock in too: no two deadlock.
+          const charged: Array<Committed> = []
+          for (const at of spendings.map((_, i) => i).sort((a, b) => byLockOrder(spendings[a].lease, spendings[b].lease))) {
+            charged[at] = yield* debit(spendings[at])
+          }
           const events = spendings.flatMap((spending, i) => chargedEvents(spending.events, charged[i].credits))
           if (events.length > 0) yield* insertEvents(events)
           return charged
@@ -201,7 +209,11 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       renew: Effect.fn("CreditsRepo.renew")(function*(ids, expiresAt) {
         if (ids.length === 0) return []
         const rows = yield* sql<{ readonly id: string }>`
-          UPDATE credit_holds SET expires_at = ${expiresAt} WHERE ${sql.in("id", ids)} RETURNING id`
+          WITH locked AS (
+            SELECT id FROM credit_holds WHERE ${sql.in("id", ids)} ORDER BY organization_id, id FOR UPDATE
+          )
+          UPDATE credit_holds SET expires_at = ${expiresAt} FROM locked WHERE credit_holds.id = locked.id
+          RETURNING credit_holds.id`
         return rows.map((row) => row.id)
       }, Effect.orDie),
       expired: Effect.fn("CreditsRepo.expired")(function*(now, limit) {
