@@ -16,8 +16,8 @@ import { setFlagsFromString } from "node:v8"
  *
  * The old generation may grow to twice what the last full collection left
  * before the next one starts. V8 otherwise picks that headroom from how fast
- * it collects, and for this ~85 MB heap picked ~10 %: under steady load a
- * full collection every 5–15 s, each costing ~100 ms of slow calls on a
+ * it collects, and for this ~85 MB heap picked ~15–20 %: under steady load a
+ * full collection every 2–5 s, each costing ~100 ms of slow calls on a
  * two-core machine (docs/benchmarks.md, "session 11").
  */
 setFlagsFromString("--no-allocation-site-pretenuring")

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Order } from "effect"
 import { SqlClient } from "effect/sql"
 import { organizationsTable } from "../organizations/OrganizationsRepo.ts"
 import { newId } from "../platform/Ids.ts"
@@ -89,8 +89,10 @@ const chargedEvents = (events: ReadonlyArray<NewUsageEvent>, charged: number) =>
 }
 
 /** The order rows are locked in: organizations first, then their leases, each by id. */
-const byLockOrder = (a: LeaseKey, b: LeaseKey) =>
-  a.organizationId === b.organizationId ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.organizationId < b.organizationId ? -1 : 1
+const byLockOrder: Order.Order<Spending> = Order.combine(
+  Order.mapInput(Order.String, (spending: Spending) => spending.lease.organizationId),
+  Order.mapInput(Order.String, (spending: Spending) => spending.lease.id)
+)
 
 /** The organization was deleted (its leases with it): nothing to charge. */
 const gone: Committed = { credits: 0, alive: false }
@@ -190,13 +192,12 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       commit: (spendings) =>
         spendings.length === 0 ? Effect.succeed([]) : sql.withTransaction(Effect.gen(function*() {
           // Debited in one order (organization, then lease), the order renewals lock in too: no two deadlock.
-          const charged: Array<Committed> = []
-          for (const at of spendings.map((_, i) => i).sort((a, b) => byLockOrder(spendings[a].lease, spendings[b].lease))) {
-            charged[at] = yield* debit(spendings[at])
-          }
-          const events = spendings.flatMap((spending, i) => chargedEvents(spending.events, charged[i].credits))
+          const ordered = [...spendings].sort(byLockOrder)
+          const charged = new Map<Spending, Committed>()
+          for (const spending of ordered) charged.set(spending, yield* debit(spending))
+          const events = spendings.flatMap((spending) => chargedEvents(spending.events, charged.get(spending)!.credits))
           if (events.length > 0) yield* insertEvents(events)
-          return charged
+          return spendings.map((spending) => charged.get(spending)!)
         })).pipe(Effect.orDie),
       end: Effect.fn("CreditsRepo.end")(function*(lease) {
         const { held } = columnsOf(lease.pool)
