@@ -12,7 +12,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { memoryStorage, sqlStorage } from "../src/app/Storage.ts"
+import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
 import { postJson, streamChat } from "../test/support/DesignChatClient.ts"
 import { loopbackServer, serverUrl } from "../test/support/LoopbackServer.ts"
@@ -125,7 +125,7 @@ NodeRuntime.runMain(Effect.gen(function*() {
   }
   const rows = [
     summarise("upstream alone (11 streams)", baseline.slice(1)),
-    yield* Effect.provide(benchmark("design chat, memory"), serverWith(memoryStorage)),
+    yield* Effect.provide(benchmark("design chat, memory"), serverWith(inMemoryStorage)),
     yield* Effect.provide(benchmark("design chat, PGlite"), serverWith(sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")))
   ]
   const header = ["run", "first event ms (p50)", "chat ms (p50)", "events", "events/s (p50)"]

@@ -14,7 +14,7 @@ import { createServer } from "node:http"
 import { extractText } from "unpdf"
 import * as Admin from "../src/admin/Admin.ts"
 import { makeServer } from "../src/app/Server.ts"
-import { memoryStorage } from "../src/app/Storage.ts"
+import { inMemoryStorage } from "../src/app/Storage.ts"
 import { AppConfig, documentDefaults } from "../src/platform/AppConfig.ts"
 import { docxFile, pdfFile } from "../test/support/DocumentFixtures.ts"
 
@@ -78,7 +78,7 @@ const settings = AppConfig.layerWith({
   }
 })
 
-const server = makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), memoryStorage, {
+const server = makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), inMemoryStorage, {
   logAddress: false
 }).pipe(Layer.provideMerge(settings))
 

@@ -9,7 +9,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
 import * as Admin from "../src/admin/Admin.ts"
-import { memoryStorage, sqlStorage } from "../src/app/Storage.ts"
+import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
 import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
 import { TrackingSecret } from "../src/campaigns/TrackingSecret.ts"
 import { LlmLive } from "../src/llm/LlmLive.ts"
@@ -104,8 +104,8 @@ const main = Effect.gen(function*() {
   }
   const pglite = () => sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")
   const results = [
-    yield* run("memory, local model (baseline)", memoryStorage, {}),
-    yield* run("memory, stub model over HTTP", memoryStorage, viaStub),
+    yield* run("memory, local model (baseline)", inMemoryStorage, {}),
+    yield* run("memory, stub model over HTTP", inMemoryStorage, viaStub),
     yield* run("PGlite, local model (baseline)", pglite(), {}),
     yield* run("PGlite, stub model over HTTP", pglite(), viaStub)
   ]

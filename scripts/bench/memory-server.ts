@@ -8,7 +8,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Layer, Option, Redacted } from "effect"
 import { createServer } from "node:http"
 import { join } from "node:path"
-import { memoryStorage } from "../../src/app/Storage.ts"
+import { inMemoryStorage } from "../../src/app/Storage.ts"
 import { makeServer } from "../../src/app/Server.ts"
 import { AppConfig } from "../../src/platform/AppConfig.ts"
 import { freePort, spawnChild, waitUntilReady } from "./children.ts"
@@ -42,7 +42,7 @@ export const startMemoryServer = async (
 
 if (import.meta.main) {
   const [port, stubUrl] = process.argv.slice(2)
-  Layer.launch(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(port) }), memoryStorage, { logAddress: false }).pipe(
+  Layer.launch(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(port) }), inMemoryStorage, { logAddress: false }).pipe(
     Layer.provide(AppConfig.layerWith({
       adminApiKey: Option.some(Redacted.make(adminKey)),
       rateLimitPerMinute: 1_000_000_000,

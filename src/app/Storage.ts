@@ -18,8 +18,8 @@ import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SequencesRepo } from "../sequences/SequencesRepo.ts"
 import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
-import { type Backend, configuredDatabase, memoryStorageOf, sqlStorageOf } from "../storage/Database.ts"
-import { tasksRepoMemory } from "../tasks/TasksRepoMemory.ts"
+import { type Backend, configuredDatabase, sqlStorageOf } from "../storage/Database.ts"
+import * as Pglite from "../storage/PgliteClient.ts"
 import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
 import { CreditsRepo } from "../usage/CreditsRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
@@ -51,30 +51,6 @@ const repositoriesSql = Layer.mergeAll(
   CreditsRepo.sql
 )
 
-const repositoriesMemory = Layer.mergeAll(
-  UsersRepo.memory,
-  OrganizationsRepo.memory,
-  CompaniesRepo.memory,
-  KeysRepo.memory,
-  UsageRepo.memory,
-  CreditsRepo.memory,
-  ProjectsRepo.memory,
-  MemoriesRepo.memory,
-  AgentsRepo.memory,
-  EmployeesRepo.memory,
-  CampaignsRepo.memory,
-  RecipientsRepo.memory,
-  InstallationSecrets.memory,
-  ListsRepo.memory,
-  Suppressions.memory,
-  BlobsRepo.memory,
-  FilesRepo.memory,
-  TemplatesRepo.memory,
-  tasksRepoMemory,
-  CanvasesRepo.memory,
-  SequencesRepo.memory
-)
-
 /**
  * The repositories and `Storage` over a given `SqlClient` layer (PostgreSQL or
  * PGlite), with the access revision their writes bump (`AccessRevision.changing`).
@@ -82,8 +58,8 @@ const repositoriesMemory = Layer.mergeAll(
 export const sqlStorage = <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
   AccessRevision.layer.pipe(Layer.provideMerge(sqlStorageOf(repositoriesSql)(client, backend)))
 
-/** The repositories over the memory backend, for fast tests. */
-export const memoryStorage = AccessRevision.layer.pipe(Layer.provideMerge(memoryStorageOf(repositoriesMemory)))
+/** A throwaway PGlite in memory, migrated from empty: for benchmarks and tools that keep nothing. */
+export const inMemoryStorage = sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")
 
 /** PostgreSQL when `DATABASE_URL` is set, else PGlite persisted in `DATA_DIR`. */
 export const configuredStorage = Layer.unwrap(

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  storage: Schema.Literals(["postgres", "pglite", "memory"]),
+  storage: Schema.Literals(["postgres", "pglite"]),
   migrationVersion: Schema.Int
 }).annotate({ identifier: "Health" })
 

@@ -3,12 +3,11 @@ import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { lockDataDir } from "./DataDirLock.ts"
-import { MemoryStore } from "./MemoryStore.ts"
-import { latestMigration, migrate } from "./Migrations.ts"
+import { migrate } from "./Migrations.ts"
 import * as Pglite from "./PgliteClient.ts"
 import { seedFromTemplate } from "./PgliteTemplate.ts"
 
-export type Backend = "postgres" | "pglite" | "memory"
+export type Backend = "postgres" | "pglite"
 
 /** What storage the process runs on, for `/health` and start-up decisions. */
 export class Storage extends Context.Service<Storage, {
@@ -30,13 +29,6 @@ const migrated = (backend: Backend) =>
 export const sqlStorageOf = <R, RE>(repositories: Layer.Layer<R, RE, SqlClient.SqlClient>) =>
 <E>(client: Layer.Layer<SqlClient.SqlClient, E>, backend: Backend) =>
   Layer.mergeAll(repositories, migrated(backend)).pipe(Layer.provideMerge(client))
-
-/** Memory storage, given the repositories' `memory` layers: they share one `MemoryStore`. */
-export const memoryStorageOf = <R, RE>(repositories: Layer.Layer<R, RE, MemoryStore>) =>
-  Layer.mergeAll(
-    repositories.pipe(Layer.provideMerge(MemoryStore.layer)),
-    Layer.succeed(Storage, { backend: "memory", migrationVersion: latestMigration() })
-  )
 
 /**
  * The PostgreSQL client. Multiplexed: concurrent statements are pipelined on
@@ -66,8 +58,7 @@ export const configuredDatabase = Effect.gen(function*() {
 
 /**
  * `shared` over the SQL client when several processes may share the database
- * (PostgreSQL), else `local`: the embedded database and the memory backend
- * serve a single process.
+ * (PostgreSQL), else `local`: the embedded database serves a single process.
  */
 export const sharedOnPostgres = <A, E1, R1, E2, R2>(
   shared: Layer.Layer<A, E1, R1 | SqlClient.SqlClient>,

@@ -1,10 +1,9 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
-import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
-it.layer(testServer(memoryStorage))("agents API", (it) => {
+it.layer(testServer(pgliteStorage))("agents API", (it) => {
   it.effect("agents are created active, listed with page and pageSize, and updated field by field", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
@@ -81,7 +80,7 @@ it.layer(testServer(memoryStorage))("agents API", (it) => {
     }))
 })
 
-it.layer(testServer(memoryStorage))("employees API", (it) => {
+it.layer(testServer(pgliteStorage))("employees API", (it) => {
   it.effect("employees are personas of the company", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

@@ -5,10 +5,9 @@ import { vi } from "vitest"
 import * as Admin from "../../src/admin/Admin.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
-import { addPerson, backends, client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
+import { addPerson, backends, client, pgliteStorage, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
 
 /** The same key with its checksum broken: well formed, but mistyped. */
 const withBadChecksum = (key: string) => key.slice(0, -1) + (key.endsWith("A") ? "B" : "A")
@@ -330,7 +329,7 @@ const countingStorage = Layer.effect(
     findCompanyKeyByHash: (hash) => Effect.suspend(() => (lookups.count++, keys.findCompanyKeyByHash(hash))),
     findPersonalKeyByHash: (hash) => Effect.suspend(() => (lookups.count++, keys.findPersonalKeyByHash(hash)))
   }))
-).pipe(Layer.provideMerge(memoryStorage))
+).pipe(Layer.provideMerge(pgliteStorage))
 
 it.layer(testServer(countingStorage))("unknown keys", (it) => {
   it.effect("a well-formed key no one has is looked up once, then refused without a lookup", () =>

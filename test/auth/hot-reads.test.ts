@@ -1,25 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { CompaniesRepo } from "../../src/companies/CompaniesRepo.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import { spend } from "../support/Billing.ts"
 import { getWithKey, send } from "../support/Http.ts"
 import { settled } from "../support/Usage.ts"
-import {
-  addPerson,
-  backends,
-  client,
-  postgresUrl,
-  seedTenant,
-  serversSharingPostgres,
-  type StorageServices,
-  type Tenant,
-  pgliteStorage,
-  postgresStorage,
-  testServer
-} from "../support/TestServer.ts"
+import { addPerson, backends, client, pgliteStorage, postgresStorage, postgresUrl, seedTenant, serversSharingPostgres, testServer, type StorageServices, type Tenant } from "../support/TestServer.ts"
 
 /**
  * The cached reads (`GET /organizations`, `GET /company_users/{companyId}`)
@@ -211,7 +198,7 @@ describe.each(sharedStores)("credit usage on %s", () => {
   })
 })
 
-it.layer(testServer(counting(memoryStorage)))("cached reads reach the repository", (it) => {
+it.layer(testServer(counting(pgliteStorage)))("cached reads reach the repository", (it) => {
   it.effect("once per revision: repeated reads are served from the cache until a write", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

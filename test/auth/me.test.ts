@@ -1,9 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
-import { client, seedTenant, testServer } from "../support/TestServer.ts"
+import { client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
-it.layer(testServer(memoryStorage))("GET /api/v0/me", (it) => {
+it.layer(testServer(pgliteStorage))("GET /api/v0/me", (it) => {
   it.effect("a company key stands for its company", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

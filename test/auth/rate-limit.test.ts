@@ -1,14 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
-import { client, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
+import { client, pgliteStorage, postgresUrl, seedTenant, serversSharingPostgres, testServer } from "../support/TestServer.ts"
 
 const limit = 3
 
-it.layer(testServer(memoryStorage, { rateLimitPerMinute: limit }))("rate limiting in one process", (it) => {
+it.layer(testServer(pgliteStorage, { rateLimitPerMinute: limit }))("rate limiting in one process", (it) => {
   it.effect("each response tells the limit; past it the next request gets 429 {error} with Retry-After", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

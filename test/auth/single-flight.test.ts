@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { generateKey } from "../../src/keys/KeyFormat.ts"
 import { KeysRepo } from "../../src/keys/KeysRepo.ts"
 import { getWithKey, send } from "../support/Http.ts"
-import { seedTenant, testServer } from "../support/TestServer.ts"
+import { pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 /** Key lookups the repository answered, by kind. */
 const lookups = { company: 0, personal: 0 }
@@ -25,7 +24,7 @@ const countingStorage = Layer.effect(
     findPersonalKeyByHash: (hash: string) =>
       Effect.andThen(Effect.andThen(Effect.sync(() => lookups.personal++), roundTrip), repo.findPersonalKeyByHash(hash))
   }))
-).pipe(Layer.provideMerge(memoryStorage))
+).pipe(Layer.provideMerge(pgliteStorage))
 
 const burst = 50
 

@@ -1,12 +1,11 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
-import { addPerson, client, companyKeyBy, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
-it.layer(testServer(memoryStorage))("companies (/api/v0/companies)", (it) => {
+it.layer(testServer(pgliteStorage))("companies (/api/v0/companies)", (it) => {
   it.effect("GET lists the caller's companies in the generic envelope; a company key sees its own", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

@@ -1,9 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
-import { addPerson, client, companyKeyBy, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 let counter = 0
 const email = (name: string) => `${name}-${Date.now()}-${counter++}@example.com`
@@ -20,7 +19,7 @@ const companyOf = (count: number) =>
 
 const personalClient = (tenant: Tenant, personalAccessKey: string) => client({ apiKey: personalAccessKey, companyId: tenant.companyId })
 
-it.layer(testServer(memoryStorage))("company users (/api/v0/company_users)", (it) => {
+it.layer(testServer(pgliteStorage))("company users (/api/v0/company_users)", (it) => {
   it.effect("GET answers the spec's envelope, 10 per page by default", () =>
     Effect.gen(function*() {
       const tenant = yield* companyOf(11)

@@ -1,13 +1,12 @@
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { analyse } from "../../src/content/SpamRules.ts"
 import { unsubscribeLine } from "../../src/content/SpamRewrite.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { spend } from "../support/Billing.ts"
 import { spammyHtmlEmail, spammySubject, typicalHtmlEmail } from "../support/Emails.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
-import { client, seedTenant, testServer } from "../support/TestServer.ts"
+import { client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 import { usageHistory } from "../support/Usage.ts"
 
 /** What the stand-in model answers, switched per test by the marker word in the e-mail. */
@@ -43,7 +42,7 @@ const upstream = Layer.effect(
 )
 
 const server = Layer.unwrap(Upstream.useSync((stub) =>
-  testServer(memoryStorage, {
+  testServer(pgliteStorage, {
     llmModels: Option.some([{ id: "writer", provider: "openai", upstream: "stub-writer", tier: "balanced" }]),
     openaiBaseUrl: Option.some(stub.url),
     llmMaxRetries: 0

@@ -1,15 +1,14 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { postJson, streamChat } from "../support/DesignChatClient.ts"
 import { loopbackServer, serverUrl } from "../support/LoopbackServer.ts"
-import { seedTenant } from "../support/TestServer.ts"
+import { pgliteStorage, seedTenant } from "../support/TestServer.ts"
 
 /** Without any model provider: the offline `local` model turns simple instructions into the matching tool call. */
 
 const bodyDocument = { html: "<html><body><h1>Old headline</h1><p>Hi {{firstName}}</p></body></html>" }
 
-it.layer(loopbackServer(memoryStorage), { excludeTestServices: true })("design chat offline", (it) => {
+it.layer(loopbackServer(pgliteStorage), { excludeTestServices: true })("design chat offline", (it) => {
   it.effect("\"change the headline to …\" edits the h1, saves version 2 and ends with done", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant("offline")

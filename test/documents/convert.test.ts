@@ -4,8 +4,7 @@ import { Credits } from "../../src/usage/Credits.ts"
 import { onLiveClock } from "../support/SchedulerTest.ts"
 import { tokenCounter } from "../../src/llm/Tokenizer.ts"
 import { documentDefaults } from "../../src/platform/AppConfig.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
-import { addPerson, backends, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, backends, client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { tmpdir } from "node:os"
@@ -190,7 +189,7 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
 })
 
 describe("document conversion limits", () => {
-  it.layer(onLiveClock(testServer(memoryStorage, { documents: tight })))("", (it) => {
+  it.layer(onLiveClock(testServer(pgliteStorage, { documents: tight })))("", (it) => {
     it.effect("a summary the credits cannot cover answers 403, and nothing is billed", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
@@ -318,7 +317,7 @@ describe("document conversion limits", () => {
       }))
   })
 
-  it.layer(onLiveClock(testServer(memoryStorage, { documents: { ...documentDefaults, timeoutMs: 1 } })))("", (it) => {
+  it.layer(onLiveClock(testServer(pgliteStorage, { documents: { ...documentDefaults, timeoutMs: 1 } })))("", (it) => {
     it.effect("a conversion past the time limit is stopped: 400 naming the file", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()

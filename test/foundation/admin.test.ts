@@ -1,10 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
-import { adminKey, client, organizationDefaults, testServer } from "../support/TestServer.ts"
+import { adminKey, client, organizationDefaults, pgliteStorage, testServer } from "../support/TestServer.ts"
 
 const adminClient = (key = adminKey) => client({ apiKey: key, scheme: "bearer" })
 
@@ -28,7 +27,7 @@ const requestTo = (route: { readonly method: string; readonly path: string }) =>
     HttpClientRequest.bodyText(JSON.stringify({}), "application/json")
   )
 
-it.layer(testServer(memoryStorage))("admin API", (it) => {
+it.layer(testServer(pgliteStorage))("admin API", (it) => {
   it.effect("creates an organization with defaults, or with the given plan and limits", () =>
     Effect.gen(function*() {
       const admin = yield* adminClient()
@@ -204,7 +203,7 @@ it.layer(testServer(memoryStorage))("admin API", (it) => {
 })
 
 describe("without ADMIN_API_KEY", () => {
-  it.layer(testServer(memoryStorage, { adminApiKey: Option.none() }))((it) => {
+  it.layer(testServer(pgliteStorage, { adminApiKey: Option.none() }))((it) => {
     it.effect("every admin route answers 404, with or without a key", () =>
       Effect.gen(function*() {
         const routes = yield* adminRoutes

@@ -1,12 +1,11 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { internalDetail, storageWithDefects } from "../support/Faults.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
 import { captureLogs } from "../support/Logs.ts"
-import { adminKey, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { adminKey, client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 const logs = captureLogs()
 const maxBodyBytes = 1024
@@ -127,7 +126,7 @@ it.layer(testServer(storageWithDefects, { maxBodyBytes }).pipe(Layer.provide(log
     }))
 })
 
-it.layer(testServer(memoryStorage))("published description", (it) => {
+it.layer(testServer(pgliteStorage))("published description", (it) => {
   it.effect("/api/v0/openapi.json has version 1.0.0 and unique <area>_<operation> operation ids", () =>
     Effect.gen(function*() {
       const response = yield* send(HttpClientRequest.get("/api/v0/openapi.json"))

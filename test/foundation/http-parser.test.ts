@@ -1,8 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { exchange, firstReply, openConnection, parseResponse, serverPort, wallClockPause } from "../support/RawSocket.ts"
-import { testServer } from "../support/TestServer.ts"
+import { pgliteStorage, testServer } from "../support/TestServer.ts"
 
 /**
  * What never reaches a handler: requests Node's HTTP parser refuses and clients
@@ -28,7 +27,7 @@ const health = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
 const healthThenClose = "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
 
 describe("the HTTP parser's refusals", () => {
-  it.layer(testServer(memoryStorage, limits))((it) => {
+  it.layer(testServer(pgliteStorage, limits))((it) => {
     it.effect("headers or a URL over the limit answer 400 {error} with X-Request-Id, not an empty 431", () =>
       Effect.gen(function*() {
         const port = yield* serverPort
@@ -83,7 +82,7 @@ describe("the HTTP parser's refusals", () => {
       }))
   })
 
-  it.layer(testServer(memoryStorage, { maxConnections: 3 }))((it) => {
+  it.layer(testServer(pgliteStorage, { maxConnections: 3 }))((it) => {
     it.effect("connections beyond the cap are closed as they arrive; the service serves again once some close", () =>
       Effect.gen(function*() {
         const port = yield* serverPort

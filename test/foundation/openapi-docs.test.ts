@@ -1,9 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { send } from "../support/Http.ts"
-import { testServer } from "../support/TestServer.ts"
+import { pgliteStorage, testServer } from "../support/TestServer.ts"
 
 interface Operation {
   readonly operationId: string
@@ -19,7 +18,7 @@ interface Document {
 
 const filled = (text: string | undefined) => text !== undefined && text.trim().length > 0
 
-it.layer(testServer(memoryStorage))("the OpenAPI document a user reads", (it) => {
+it.layer(testServer(pgliteStorage))("the OpenAPI document a user reads", (it) => {
   it.effect("gives every operation a summary and a description, and every tag a title and a description", () =>
     Effect.gen(function*() {
       const document = (yield* send(HttpClientRequest.get("/api/v0/openapi.json"))).body as Document

@@ -4,9 +4,8 @@ import OpenAI from "openai"
 import * as Admin from "../../src/admin/Admin.ts"
 import { Llm, ModelCatalog, prompt, textOf } from "../../src/llm/Llm.ts"
 import { LlmLive } from "../../src/llm/LlmLive.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
-import { testConfig } from "../support/TestServer.ts"
+import { pgliteStorage, testConfig } from "../support/TestServer.ts"
 import { usageHistory } from "../support/Usage.ts"
 
 const weather = {
@@ -102,7 +101,7 @@ it.layer(LlmLive.pipe(Layer.provide(testConfig())))("the local provider, without
 
 const clients = sdkClients("local")
 
-it.layer(loopbackServer(memoryStorage), { excludeTestServices: true })("the local provider end to end, no upstream configured", (it) => {
+it.layer(loopbackServer(pgliteStorage), { excludeTestServices: true })("the local provider end to end, no upstream configured", (it) => {
   it.effect("serves the built-in catalog to both SDKs, streaming and not, billed", () =>
     Effect.gen(function*() {
       const { openai, anthropic, tenant } = yield* clients

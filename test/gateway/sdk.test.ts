@@ -2,11 +2,11 @@ import Anthropic from "@anthropic-ai/sdk"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import OpenAI from "openai"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { spend } from "../support/Billing.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
 import { usageHistory } from "../support/Usage.ts"
+import { pgliteStorage } from "../support/TestServer.ts"
 
 class Upstream extends Context.Service<Upstream, StubUpstream>()("test/Upstream") {}
 
@@ -17,7 +17,7 @@ const upstream = Layer.effect(
 
 const serverWith = (settings: { readonly llmTimeoutMs?: number }) =>
   Layer.unwrap(Upstream.useSync((stub) =>
-    loopbackServer(memoryStorage, {
+    loopbackServer(pgliteStorage, {
       llmModels: Option.some([
         { id: "smart", provider: "openai", upstream: "stub-large", tier: "highest" },
         { id: "everyday", provider: "openai", upstream: "stub-medium", tier: "balanced" },

@@ -1,12 +1,11 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith, masked } from "../support/Assertions.ts"
 import { expectErrorResponse, postJson, send } from "../support/Http.ts"
-import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 
-it.layer(testServer(memoryStorage))("company API keys (/api/v0/api_keys)", (it) => {
+it.layer(testServer(pgliteStorage))("company API keys (/api/v0/api_keys)", (it) => {
   it.effect("POST creates a named key and shows its value once; the key works at once", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

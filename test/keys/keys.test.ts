@@ -1,12 +1,11 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith, masked } from "../support/Assertions.ts"
-import { addPerson, client, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 
-it.layer(testServer(memoryStorage))("the Keys area (/api/v0/keys)", (it) => {
+it.layer(testServer(pgliteStorage))("the Keys area (/api/v0/keys)", (it) => {
   it.effect("POST creates a personal access key for the caller, shown once, that works at once", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
-import { addPerson, backends, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, backends, client, pgliteStorage, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 const rowsOf = (count: number, domain = "example.com") =>
   Array.from({ length: count }, (_, i) => ({ email: `user${i}@${domain}` }))
@@ -371,7 +370,7 @@ describe.each(backends)("suppression list API on $name", ({ storage }) => {
 })
 
 describe("CSV import limits", () => {
-  it.layer(testServer(memoryStorage))((it) => {
+  it.layer(testServer(pgliteStorage))((it) => {
     it.effect("more than 100,000 rows, or one record over 64 KiB, answers 400 and stores nothing", () =>
       Effect.gen(function*() {
         const api = yield* owner(yield* seedTenant())

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { loopbackServer, serverUrl } from "../support/LoopbackServer.ts"
 import { callTool, mcpClient, rawRequest } from "../support/Mcp.ts"
-import { addPerson, backends, seedTenant } from "../support/TestServer.ts"
+import { addPerson, backends, pgliteStorage, seedTenant } from "../support/TestServer.ts"
 
 const rest = (method: string, path: string, apiKey: string, body?: unknown) =>
   rawRequest(method, `/api/v0${path}`, { headers: { "x-api-key": apiKey }, body: body === undefined ? undefined : JSON.stringify(body) })
@@ -267,7 +266,7 @@ describe.each(backends)("the MCP server through the official SDK on $name", ({ s
   })
 })
 
-it.layer(loopbackServer(memoryStorage), { timeout: 60_000, excludeTestServices: true })("the MCP JSON-RPC protocol and REST forms", (it) => {
+it.layer(loopbackServer(pgliteStorage), { timeout: 60_000, excludeTestServices: true })("the MCP JSON-RPC protocol and REST forms", (it) => {
   it.effect("answers JSON-RPC errors for malformed requests, unknown methods and unknown tools", () =>
     Effect.gen(function*() {
       const { apiKey } = yield* seedTenant("mcp-rpc")

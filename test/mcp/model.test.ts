@@ -1,10 +1,10 @@
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import type OpenAI from "openai"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { loopbackServer, sdkClients } from "../support/LoopbackServer.ts"
 import { callTool, mcpClient } from "../support/Mcp.ts"
 import { type Reply, startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
+import { pgliteStorage } from "../support/TestServer.ts"
 
 /**
  * A model drives the MCP tools end to end: a scripted stub model behind the
@@ -44,7 +44,7 @@ const upstream = Layer.effect(
 )
 
 const server = Layer.unwrap(Upstream.useSync((stub) =>
-  loopbackServer(memoryStorage, {
+  loopbackServer(pgliteStorage, {
     llmModels: Option.some([{ id: "smart", provider: "openai", upstream: "stub-large", tier: "highest" }]),
     openaiBaseUrl: Option.some(stub.url)
   })

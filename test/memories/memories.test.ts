@@ -1,10 +1,9 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
-import { addPerson, client, companyKeyBy, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
-it.layer(testServer(memoryStorage))("memories API", (it) => {
+it.layer(testServer(pgliteStorage))("memories API", (it) => {
   it.effect("a person keeps memories of their own in the company", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

@@ -1,8 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
-import { addPerson, client, companyKeyBy, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 /** The organizations a person's personal key lists, as [organization id, role] pairs. */
 const listed = (tenant: Tenant, personalAccessKey: string) =>
@@ -12,7 +11,7 @@ const listed = (tenant: Tenant, personalAccessKey: string) =>
     return organizations.map((organization) => [organization.id, organization.role])
   })
 
-it.layer(testServer(memoryStorage))("GET /api/v0/organizations", (it) => {
+it.layer(testServer(pgliteStorage))("GET /api/v0/organizations", (it) => {
   it.effect("answers the caller's organizations with the spec's fields", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

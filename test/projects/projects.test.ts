@@ -1,10 +1,9 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
-import { addPerson, client, companyKeyBy, seedTenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
-it.layer(testServer(memoryStorage))("projects API", (it) => {
+it.layer(testServer(pgliteStorage))("projects API", (it) => {
   it.effect("a company key's project carries the key's creator as uid and starts shared", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { UsersRepo } from "../../src/users/UsersRepo.ts"
+import { pgliteStorage } from "./TestServer.ts"
 
 /** What a provoked defect carries, which must never reach a client. */
 export const internalDetail = "SELECT password_hash FROM users WHERE id = 42"
@@ -15,4 +15,4 @@ export const storageWithDefects = Layer.effect(
     ...users,
     create: (input) => input.email.startsWith("defect") ? Effect.die(new Error(internalDetail)) : users.create(input)
   }))
-).pipe(Layer.provideMerge(memoryStorage))
+).pipe(Layer.provideMerge(pgliteStorage))

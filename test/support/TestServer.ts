@@ -10,9 +10,8 @@ import type { CompanyRole, OrgRole } from "../../src/auth/Roles.ts"
 import { makeServer } from "../../src/app/Server.ts"
 import { AppConfig, type AppSettings, defaults } from "../../src/platform/AppConfig.ts"
 import { nodeServer } from "../../src/http/NodeServer.ts"
-import { memoryStorage, sqlStorage } from "../../src/app/Storage.ts"
+import { sqlStorage } from "../../src/app/Storage.ts"
 import { type Backend, postgresClient } from "../../src/storage/Database.ts"
-import type { MemoryStore } from "../../src/storage/MemoryStore.ts"
 import * as Pglite from "../../src/storage/PgliteClient.ts"
 
 export const adminKey = "test-admin-key"
@@ -65,16 +64,15 @@ export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, p
 export const pgliteStorage = sqlStorage(Pglite.layerFrom(Pglite.openDump(inject("pgliteTemplate"))), "pglite")
 
 /** What every storage backend provides: the repositories and `Storage`. */
-export type StorageServices = Exclude<Layer.Success<typeof memoryStorage>, MemoryStore>
+export type StorageServices = Layer.Success<typeof pgliteStorage>
 
 export interface TestBackend {
   readonly name: Backend
   readonly storage: Layer.Layer<StorageServices, unknown>
 }
 
-/** The three storage backends every contract runs on; PostgreSQL only when `TEST_DATABASE_URL` is set. */
+/** The storage backends every contract runs on; PostgreSQL only when `TEST_DATABASE_URL` is set. */
 export const backends: ReadonlyArray<TestBackend> = [
-  { name: "memory", storage: memoryStorage },
   { name: "pglite", storage: pgliteStorage },
   ...(postgresUrl === undefined ? [] : [{ name: "postgres" as const, storage: postgresStorage }])
 ]

@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { LlmError, type LlmRequest } from "../../src/llm/Llm.ts"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { handleClaim } from "../../src/tasks/TaskRunner.ts"
 import type { NewScheduledTask } from "../../src/tasks/Api.ts"
@@ -10,7 +9,7 @@ import { newExecution, TasksRepo } from "../../src/tasks/TasksRepo.ts"
 import { spend } from "../support/Billing.ts"
 import { schedulerTestServer, testLeaseMs } from "../support/SchedulerTest.ts"
 import { LlmCalls } from "../support/ScriptedLlm.ts"
-import { client, seedTenant } from "../support/TestServer.ts"
+import { client, pgliteStorage, seedTenant } from "../support/TestServer.ts"
 import { settledOrganization, usageHistory } from "../support/Usage.ts"
 
 const at = (iso: string) => TestClock.setTime(Date.parse(iso))
@@ -44,7 +43,7 @@ const failOnDemand = {
 
 /** Each test gets its own service and storage, so that other tests' tasks never fall due in it. */
 const isolated = <A, E, R>(test: Effect.Effect<A, E, R>) =>
-  Effect.provide(test, schedulerTestServer(memoryStorage, failOnDemand), { local: true })
+  Effect.provide(test, schedulerTestServer(pgliteStorage, failOnDemand), { local: true })
 
 describe("scheduler", () => {
   it.effect("a one-time task runs once at its time as its employee, is billed and completes", () =>

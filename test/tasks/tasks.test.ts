@@ -1,13 +1,12 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import type { NewScheduledTask } from "../../src/tasks/Api.ts"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { TasksRepo } from "../../src/tasks/TasksRepo.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { schedulerTestServer, testLeaseMs } from "../support/SchedulerTest.ts"
-import { addPerson, client, seedTenant } from "../support/TestServer.ts"
+import { addPerson, client, pgliteStorage, seedTenant } from "../support/TestServer.ts"
 
 const start = Date.parse("2026-06-01T08:00:00Z")
 const inAnHour = new Date(start + 3_600_000)
@@ -33,7 +32,7 @@ const setup = (name = "tenant") =>
     return { tenant, api, employee, createTask }
   })
 
-it.layer(schedulerTestServer(memoryStorage))("scheduled tasks API", (it) => {
+it.layer(schedulerTestServer(pgliteStorage))("scheduled tasks API", (it) => {
   it.effect("create answers every field of the spec's resource", () =>
     Effect.gen(function*() {
       const { tenant, employee } = yield* setup()

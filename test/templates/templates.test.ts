@@ -4,11 +4,10 @@ import { HttpClientRequest } from "effect/http"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { gif1x1, jpeg1x1, png, webp1x1 } from "../support/Images.ts"
-import { addPerson, backends, client, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, backends, client, pgliteStorage, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 const owner = (tenant: Tenant) => client({ apiKey: tenant.apiKey })
 
@@ -181,7 +180,7 @@ const blobFolder = mkdtempSync(join(tmpdir(), "blob-dir-"))
 describe("uploads with BLOB_DIR", () => {
   afterAll(() => rmSync(blobFolder, { recursive: true, force: true }))
 
-  it.layer(testServer(memoryStorage, { blobDir: Option.some(blobFolder) }))((it) => {
+  it.layer(testServer(pgliteStorage, { blobDir: Option.some(blobFolder) }))((it) => {
     it.effect("keeps the bytes in the folder and serves them from there", () =>
       Effect.gen(function*() {
         const api = yield* owner(yield* seedTenant())

@@ -1,13 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import { catalogFrom, defaultPrices, localModels, priceOf, resolveModel } from "../../src/llm/Catalog.ts"
 import { type CatalogModel, Llm, LlmError, ModelCatalog, prompt } from "../../src/llm/Llm.ts"
 import { tokenCounter } from "../../src/llm/Tokenizer.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import * as BilledLlm from "../../src/usage/BilledLlm.ts"
 import { Credits, type Payer } from "../../src/usage/Credits.ts"
-import { testConfig } from "../support/TestServer.ts"
+import { pgliteStorage, testConfig } from "../support/TestServer.ts"
 import { settledOrganization, usageHistory } from "../support/Usage.ts"
 
 /** One credit per token in and out, with a small output cap, so that holds read as token counts. */
@@ -40,7 +39,7 @@ const setup = Effect.gen(function*() {
   const release = yield* Deferred.make<void>()
   const started = yield* Deferred.make<void>()
   const layer = Credits.layer.pipe(
-    Layer.provideMerge(memoryStorage),
+    Layer.provideMerge(pgliteStorage),
     Layer.provideMerge(gatedLlm(release, started)),
     Layer.provideMerge(Layer.succeed(ModelCatalog, { models: [metered], resolve: (model) => resolveModel([metered], model) })),
     Layer.provide(testConfig())

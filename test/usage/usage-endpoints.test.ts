@@ -1,11 +1,10 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { memoryStorage } from "../../src/app/Storage.ts"
 import type { Estimate, Spent } from "../../src/usage/Credits.ts"
 import { spend } from "../support/Billing.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, send } from "../support/Http.ts"
-import { addPerson, client, companyKeyBy, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 const charge = (tenant: Tenant, userId: string | null, usage: Estimate & Spent) =>
   spend({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId }, usage)
@@ -23,7 +22,7 @@ const billedTenant = Effect.gen(function*() {
   return { tenant, colleague, other }
 })
 
-it.layer(testServer(memoryStorage))("organization usage", (it) => {
+it.layer(testServer(pgliteStorage))("organization usage", (it) => {
   it.effect("the summary totals every event of the organization and groups by model and feature, by credits descending", () =>
     Effect.gen(function*() {
       const { tenant } = yield* billedTenant
