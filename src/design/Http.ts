@@ -9,15 +9,17 @@ import { checkEditable } from "../campaigns/CampaignStates.ts"
 import { Blob } from "../files/Blob.ts"
 import { FilesRepo } from "../files/FilesRepo.ts"
 import type { ContentPart } from "../llm/Llm.ts"
+import { answer } from "../http/Refusals.ts"
 import { BadRequest } from "../platform/Errors.ts"
+import type { Refusal } from "../platform/Refusal.ts"
 import * as Templates from "../templates/Templates.ts"
 import { payerOf } from "../usage/Credits.ts"
 import { conversation, open, systemPrompt, templatePrompt } from "./DesignChat.ts"
 
-const write = authorize("campaigns:write")
+const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("campaigns:write")(effect))
 
 /** An error the model reads: the API error's message. */
-const messageOf = (error: { readonly error: string }) => error.error
+const messageOf = (error: { readonly error: string } | Refusal) => "refusal" in error ? error.message : error.error
 
 /** The template's uploads named by `attachments`, as image parts; 400 naming one that is not. */
 const attachedImages = (companyId: string, templateId: string, attachments: ReadonlyArray<string>) =>

@@ -1,6 +1,7 @@
 import { Effect, Layer, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
+import { answer } from "../http/Refusals.ts"
 import { Api } from "../app/Api.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
 import { type LlmRequest, ModelCatalog, requireKnownModel } from "../llm/Llm.ts"
@@ -13,7 +14,7 @@ import { BadRequest } from "../platform/Errors.ts"
 import * as Gateway from "./Gateway.ts"
 import { chatCompletionEvents, messageEvents, sseResponse } from "./Sse.ts"
 
-const chat = authorize("chat:use")
+const chat = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("chat:use")(effect))
 
 /** A translated request, or 400 naming what it cannot mean. */
 const canonical = (translated: Result.Result<LlmRequest, string>) =>

@@ -1,4 +1,4 @@
-import { type Cause, Data } from "effect"
+import { type Cause, Data, Effect, Option } from "effect"
 
 /**
  * What kind of refusal a domain error is, in the domain's words. Services and
@@ -40,3 +40,7 @@ export const plainRefusal = <const K extends RefusalKind, const Tag extends stri
 /** Whether `error` is a domain error (of any area). */
 export const isRefusal = (error: unknown): error is Refusal =>
   typeof error === "object" && error !== null && "refusal" in error && "_tag" in error
+
+/** A lookup's value, or the refusal `refused()` when there is none. */
+export const orRefuse = <E>(refused: () => E) => <A>(found: Option.Option<A>): Effect.Effect<A, E> =>
+  Option.match(found, { onNone: () => Effect.fail(refused()), onSome: Effect.succeed })
