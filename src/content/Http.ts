@@ -4,10 +4,11 @@ import { Api } from "../app/Api.ts"
 import { authorize } from "../auth/Policy.ts"
 import * as Content from "./Content.ts"
 import { ContentPool } from "./ContentPool.ts"
+import { answer } from "../http/Refusals.ts"
 
 export const ContentLive = HttpApiBuilder.group(Api, "content", (handlers) =>
   Effect.map(ContentPool, (pool) =>
     handlers
-      .handle("spamCheck", ({ payload }) => authorize("content:use")(Content.spamCheck(payload)).pipe(Effect.provideService(ContentPool, pool)))
-      .handle("spintax", ({ payload }) => authorize("content:use")(Content.spintax(payload)).pipe(Effect.provideService(ContentPool, pool))))
+      .handle("spamCheck", ({ payload }) => answer(authorize("content:use")(Content.spamCheck(payload))).pipe(Effect.provideService(ContentPool, pool)))
+      .handle("spintax", ({ payload }) => answer(authorize("content:use")(Content.spintax(payload))).pipe(Effect.provideService(ContentPool, pool))))
 ).pipe(Layer.provide(ContentPool.layer))

@@ -8,6 +8,7 @@ import { BadRequest } from "../platform/Errors.ts"
 import { UploadLimits } from "./Api.ts"
 import { ConversionPool } from "./ConversionPool.ts"
 import * as Documents from "./Documents.ts"
+import { answer } from "../http/Refusals.ts"
 
 /** Form fields beside the files (`companyId`, `generateSummary`) and some slack for the parser's count. */
 const fieldParts = 4
@@ -46,9 +47,9 @@ export const UploadLimitsLive = Layer.effect(UploadLimits, AppConfig.useSync(({ 
 export const DocumentsLive = HttpApiBuilder.group(Api, "documents", (handlers) =>
   Effect.map(ConversionPool, (pool) =>
     handlers.handle("convert", ({ payload }) =>
-      authorize("documents:convert")(Documents.convert({
+      answer(authorize("documents:convert")(Documents.convert({
         files: payload.files,
         companyId: payload.companyId,
         generateSummary: payload.generateSummary === "true"
-      })).pipe(Effect.provideService(ConversionPool, pool))))
+      }))).pipe(Effect.provideService(ConversionPool, pool))))
 ).pipe(Layer.provide([UploadLimitsLive, ConversionPool.layer]))

@@ -6,6 +6,7 @@ import { pageRequest, toPage } from "../platform/Pagination.ts"
 import * as Usage from "../usage/Usage.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
 import { listCallersOrganizations } from "./Organizations.ts"
+import { answer } from "../http/Refusals.ts"
 
 const usageEventResource = (event: UsageEvent) => ({
   id: event.id,
@@ -37,13 +38,13 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
         }))
       })))
     .handle("usageSummary", ({ params, query }) =>
-      authorizeInOrganization("usage:read", params.orgId)(
+      answer(authorizeInOrganization("usage:read", params.orgId)(
         Usage.summary(params.orgId, query, { offset: query.offset ?? 0, limit: query.limit ?? 100 })
-      ))
+      )))
     .handle("usageHistory", ({ params, query }) =>
-      authorizeInOrganization("usage:read", params.orgId)(
+      answer(authorizeInOrganization("usage:read", params.orgId)(
         Effect.map(
           Usage.history(params.orgId, query, pageRequest(query)),
           ({ events, total }) => toPage(events.map(usageEventResource), total, pageRequest(query))
         )
-      )))
+      ))))
