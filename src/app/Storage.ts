@@ -37,9 +37,9 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.sql,
   AgentsRepo.sql,
   EmployeesRepo.sql,
-  CampaignsRepo.sql,
-  RecipientsRepo.sql,
-  InstallationSecrets.sql,
+  CampaignsRepo.layer,
+  RecipientsRepo.layer,
+  InstallationSecrets.layer,
   ListsRepo.sql,
   Suppressions.sql,
   BlobsRepo.sql,
@@ -47,7 +47,7 @@ const repositoriesSql = Layer.mergeAll(
   TemplatesRepo.sql,
   tasksRepoSql,
   CanvasesRepo.sql,
-  SequencesRepo.sql,
+  SequencesRepo.layer,
   CreditsRepo.sql
 )
 
