@@ -37,9 +37,9 @@ const repositoriesSql = Layer.mergeAll(
   MemoriesRepo.layer,
   AgentsRepo.layer,
   EmployeesRepo.layer,
-  CampaignsRepo.sql,
-  RecipientsRepo.sql,
-  InstallationSecrets.sql,
+  CampaignsRepo.layer,
+  RecipientsRepo.layer,
+  InstallationSecrets.layer,
   ListsRepo.layer,
   Suppressions.layer,
   BlobsRepo.layer,
@@ -47,7 +47,7 @@ const repositoriesSql = Layer.mergeAll(
   TemplatesRepo.layer,
   tasksRepoSql,
   CanvasesRepo.layer,
-  SequencesRepo.sql,
+  SequencesRepo.layer,
   CreditsRepo.layer
 )
 
