@@ -1,11 +1,14 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { CanvasesApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Canvases from "./Canvases.ts"
 import { answer } from "../http/Refusals.ts"
 
-export const CanvasesLive = HttpApiBuilder.group(Api, "canvases", (handlers) =>
+const api = areaApi(CanvasesApi)
+
+export const CanvasesLive = HttpApiBuilder.group(api, "canvases", (handlers) =>
   handlers
     .handle("create", ({ payload }) => answer(authorize("canvases:write")(Canvases.create(payload))))
     .handle("list", ({ query }) => answer(authorize("canvases:read")(Canvases.list(pageRequest(query)))))

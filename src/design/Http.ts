@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
+import { DesignChatApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { authorize } from "../auth/Policy.ts"
 import { maxBodyDocumentChars } from "../campaigns/Api.ts"
@@ -15,6 +16,8 @@ import type { Refusal } from "../platform/Refusal.ts"
 import * as Templates from "../templates/Templates.ts"
 import { payerOf } from "../usage/Credits.ts"
 import { conversation, open, systemPrompt, templatePrompt } from "./DesignChat.ts"
+
+const api = areaApi(DesignChatApi)
 
 const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("campaigns:write")(effect))
 
@@ -36,7 +39,7 @@ const attachedImages = (companyId: string, templateId: string, attachments: Read
       return part
     }))
 
-export const DesignChatLive = HttpApiBuilder.group(Api, "designChat", (handlers) =>
+export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers) =>
   handlers
     .handle("campaignChat", ({ params, payload }) =>
       write(Effect.gen(function*() {

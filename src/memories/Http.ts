@@ -1,10 +1,13 @@
 import { HttpApiBuilder } from "effect/http-api"
+import { MemoriesApi } from "./Api.ts"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import * as Memories from "./Memories.ts"
 import { answer } from "../http/Refusals.ts"
 
-export const MemoriesLive = HttpApiBuilder.group(Api, "memories", (handlers) =>
+const api = areaApi(MemoriesApi)
+
+export const MemoriesLive = HttpApiBuilder.group(api, "memories", (handlers) =>
   handlers
     .handle("create", ({ params, payload }) => answer(authorize("memories:use")(Memories.create(params.companyId, payload))))
     .handle("list", ({ params, query }) => answer(authorize("memories:use")(Memories.list(params.companyId, query))))

@@ -1,12 +1,15 @@
 import { Effect } from "effect"
+import { OrganizationsApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorizeInOrganization } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
 import * as Usage from "../usage/Usage.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
 import { listCallersOrganizations } from "./Organizations.ts"
 import { answer } from "../http/Refusals.ts"
+
+const api = areaApi(OrganizationsApi)
 
 const usageEventResource = (event: UsageEvent) => ({
   id: event.id,
@@ -21,7 +24,7 @@ const usageEventResource = (event: UsageEvent) => ({
   createdDate: event.createdAt
 })
 
-export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>
+export const OrganizationsLive = HttpApiBuilder.group(api, "organizations", (handlers) =>
   handlers
     .handle("list", () =>
       Effect.map(listCallersOrganizations, (entries) => ({

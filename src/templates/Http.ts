@@ -1,11 +1,14 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { TemplatesApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Templates from "./Templates.ts"
 import { answer } from "../http/Refusals.ts"
 
-export const TemplatesLive = HttpApiBuilder.group(Api, "templates", (handlers) =>
+const api = areaApi(TemplatesApi)
+
+export const TemplatesLive = HttpApiBuilder.group(api, "templates", (handlers) =>
   handlers
     .handle("create", ({ payload }) => answer(authorize("campaigns:write")(Templates.create(payload))))
     .handle("list", ({ query }) => answer(authorize("campaigns:read")(Templates.list(pageRequest(query)))))
