@@ -94,7 +94,11 @@ const defaultNote = (status: Status, caller: Caller): string => {
         ? "when the key may not do it"
         : "for other roles"
     case 404:
-      return caller === "operator" ? "unless `ADMIN_API_KEY` is set" : "for an id of another company"
+      return caller === "operator"
+        ? "unless `ADMIN_API_KEY` is set"
+        : caller === "public"
+        ? "when nothing matches the path"
+        : "for an id of another company"
     case 429:
       return "over the rate limit"
     case 500:

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../platform/Errors.ts"
@@ -33,15 +34,15 @@ export class WebApi extends HttpApiGroup.make("web").add(
     }),
     error: [BadRequest, Forbidden, NotFound, RateLimited, InternalError]
   })
-    .annotate(OpenApi.Summary, "Search job listings")
-    .annotate(
-      OpenApi.Description,
-      "Searches job listings (Google Jobs through the configured SerpApi-compatible provider) and answers the " +
+    .pipe(described({
+    summary: "Search job listings",
+    does: "Searches job listings (Google Jobs through the configured SerpApi-compatible provider) and answers the " +
         "provider's payload as is. Each successful call costs exactly 1 data credit of the organization; a " +
         "failed call costs nothing. Pass `nextPageToken` from `serpapi_pagination.next_page_token` for the next " +
         "page. 403 when the organization has no data credits left, when the caller's role or plan lacks the " +
-        "jobs feature, or when no provider is configured; 429 when the provider keeps rate limiting."
-    )
+        "jobs feature, or when no provider is configured; 429 when the provider keeps rate limiting.",
+    who: "jobs:search"
+  }))
 ).middleware(Authentication).prefix("/api/v0")
   .annotate(OpenApi.Description, "Web: job listing search, billed in data credits.")
   .annotate(OpenApi.Override, { "x-displayName": "Web search" }) {}
