@@ -5,7 +5,7 @@ import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../platform/Errors.ts"
 import { JsonObject, NonBlankText, Text } from "../platform/Schemas.ts"
 
-/** Query parameters of the job listing search, named as DESIGN.md §4 "Pagination" fixes them. */
+/** Query parameters of the job listing search (docs/jobs.md maps each to the provider's). */
 export const JobSearchQuery = Schema.Struct({
   companyId: Schema.optional(Schema.String).annotate({ description: "Company whose data credits are billed" }),
   q: NonBlankText(1_000).annotate({ description: "Search query text, e.g. `barista new york`" }),

@@ -5,7 +5,7 @@ import { CurrentPrincipal } from "../auth/Principal.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { generateKey } from "./KeyFormat.ts"
-import { type CompanyApiKey, KeysRepo, type PersonalAccessKey } from "./KeysRepo.ts"
+import { KeysRepo } from "./KeysRepo.ts"
 
 /**
  * Issuing, reading and revoking keys. A plaintext key leaves here once, in
@@ -99,11 +99,6 @@ export const deleteCompanyKey = Effect.fn("Keys.deleteCompanyKey")(function*(nam
   if (Option.isNone(deleted)) return yield* keyNotFound(name)
   return deleted.value
 })
-
-export interface KeyListing {
-  readonly personalAccessKeys: ReadonlyArray<PersonalAccessKey>
-  readonly companyKeys: ReadonlyArray<CompanyApiKey>
-}
 
 /**
  * Every key of the caller: a user's personal access keys and the company

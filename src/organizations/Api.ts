@@ -60,7 +60,7 @@ const Instant = Schema.String.check(
   )
 )
 
-/** Filters shared by the usage endpoints (DESIGN.md's parameter names). */
+/** Filters shared by the usage endpoints (documented in docs/usage-and-credits.md). */
 export const UsageFilterQuery = {
   startDate: Schema.optional(Instant),
   endDate: Schema.optional(Instant),
