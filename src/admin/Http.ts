@@ -1,4 +1,5 @@
 import { Effect, Layer, Option, Redacted } from "effect"
+import { answer } from "../http/Refusals.ts"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -63,5 +64,5 @@ export const AdminLive = HttpApiBuilder.group(api, "admin", (handlers) =>
         organizationId: company.organizationId
       })))
     .handle("addCompanyUser", ({ params, payload }) => Effect.map(Admin.addCompanyUser(params.companyId, payload), toCompanyUser))
-    .handle("createPersonalAccessKey", ({ params, payload }) => Admin.createPersonalKey(params.userId, payload))
-    .handle("bootstrap", ({ payload }) => Admin.bootstrap(payload)))
+    .handle("createPersonalAccessKey", ({ params, payload }) => answer(Admin.createPersonalKey(params.userId, payload)))
+    .handle("bootstrap", ({ payload }) => answer(Admin.bootstrap(payload))))
