@@ -96,6 +96,29 @@ describe("the server process", { timeout: 120_000 }, () => {
     expect(lines).toEqual([expect.stringMatching(/^platform-api: cannot start: .*connect/i)])
   })
 
+  it("a taken port: one line naming the address, port and cause, and no first-start keys until a start succeeds", async () => {
+    const dataDir = newDataDir()
+    const taken = createServer()
+    const port = await new Promise<number>((resolve) =>
+      taken.listen(0, "127.0.0.1", () => resolve((taken.address() as { port: number }).port))
+    )
+    try {
+      const refused = start({ DATA_DIR: dataDir, PORT: String(port) })
+      expect(await refused.exited).toBe(1)
+      const lines = refused.output().trim().split("\n").filter((line) => !line.startsWith("{"))
+      expect(lines).toEqual([`platform-api: cannot start: 127.0.0.1:${port} is already in use (EADDRINUSE): stop the process using it or set PORT`])
+      expect(refused.output()).not.toMatch(/First start|plk_|pak_/)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
+    // The refused start left no tenant behind: the next one creates it and shows its keys.
+    const next = start({ DATA_DIR: dataDir, PORT: String(port) })
+    await waitForHealth(port, next)
+    expect(next.output()).toMatch(/company API key:\s+plk_/)
+    next.child.kill("SIGTERM")
+    await next.exited
+  })
+
   it("stops with `npm start` when a process manager sends SIGTERM to npm: no orphaned server", async () => {
     const dataDir = newDataDir()
     const port = await freePort()
