@@ -2,6 +2,7 @@ import "./platform/HeapTuning.ts"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer } from "effect"
 import { JsonLogger, ServerLive } from "./app/Server.ts"
+import { ProvidersLogged } from "./app/StartupLog.ts"
 import { AppConfig } from "./platform/AppConfig.ts"
 
 /** Why a listen failed, in words, for the errors an operator can fix. */
@@ -37,7 +38,8 @@ const describe = (error: unknown): string => {
 const reportStartFailure = (cause: Cause.Cause<unknown>) =>
   Effect.andThen(Console.error(`platform-api: cannot start: ${describe(Cause.squash(cause))}`), Effect.failCause(cause))
 
-Layer.launch(ServerLive).pipe(
+// Where e-mail, model calls and the other providers' work go is logged once the server is up.
+Layer.launch(Layer.provideMerge(ProvidersLogged, ServerLive)).pipe(
   Effect.provide(JsonLogger),
   Effect.provide(AppConfig.layer),
   Effect.tapCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : reportStartFailure(cause)),

@@ -75,6 +75,9 @@ describe("the server process", { timeout: 120_000 }, () => {
 
     first.child.kill("SIGINT")
     await first.exited
+    // Where e-mail goes is logged once, as is every optional provider.
+    expect(first.output().match(/"E-mail: written as \.eml files to [^"]*outbox, not sent \(set SMTP_URL to deliver\)"/g)).toHaveLength(1)
+    expect(first.output().match(/"Job search: off/g)).toHaveLength(1)
     expect(existsSync(join(dataDir, "platform-api.lock"))).toBe(false)
     const stopped = first.output().split("\n").filter((line) => line.includes("Stopped in"))
     expect(stopped).toEqual([expect.stringMatching(/waited for \d+ in-flight request\(s\).*closed the database/)])
