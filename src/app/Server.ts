@@ -6,8 +6,11 @@ import { firstRun } from "../admin/FirstRun.ts"
 import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
 import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
 import { CampaignsLive } from "../campaigns/Http.ts"
-import { TrackingLive } from "../campaigns/TrackingHttp.ts"
+import { TrackingLive } from "../outreach/TrackingHttp.ts"
 import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
+import { campaignsSender } from "../campaigns/CampaignsOutreach.ts"
+import { OutreachSenders } from "../outreach/Outreach.ts"
+import { sequencesSender } from "../sequences/SequencesOutreach.ts"
 import { SequencesLive } from "../sequences/Http.ts"
 import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
@@ -150,6 +153,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
+    Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer),
     Layer.provide(TracingOff)

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { Count, fromColumns } from "../outreach/Rows.ts"
+import type { DeliveryOutcome } from "../outreach/Delivery.ts"
 import { newId } from "../platform/Ids.ts"
 import { containing } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
@@ -63,12 +64,6 @@ export interface RecipientClaim {
   readonly token: string
   readonly recipients: ReadonlyArray<RecipientRecord>
 }
-
-/** What a delivery attempt came to. */
-export type DeliveryOutcome =
-  | { readonly _tag: "Sent"; readonly messageId: string }
-  | { readonly _tag: "Retry"; readonly at: Date; readonly error: string }
-  | { readonly _tag: "Failed"; readonly error: string }
 
 /**
  * Recipients of campaigns: made in bulk when sending starts, delivered by

@@ -1,5 +1,5 @@
 import { Effect, Option, Result, Schema } from "effect"
-import { render } from "../content/MergeFields.ts"
+import { render } from "../outreach/MergeFields.ts"
 import { decodeModelJson } from "../content/ContentModel.ts"
 import { seededRandom } from "../content/Spintax.ts"
 import { type LlmRequest, type LlmResponse, ModelCatalog } from "../llm/Llm.ts"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import { escapeHtml, render } from "../../src/content/MergeFields.ts"
+import { escapeHtml, render } from "../../src/outreach/MergeFields.ts"
 import {
   countGroups,
   countVariants,

@@ -1,12 +1,12 @@
 import { Result } from "effect"
 import { DomUtils, parseDocument } from "htmlparser2"
-import { renderTemplate } from "../content/MergeFields.ts"
+import { renderTemplate } from "./MergeFields.ts"
 import { parse, seededRandom, type SpintaxSyntaxError, type Template } from "../content/Spintax.ts"
 import { textOf } from "../mail/Message.ts"
 
 /**
- * One campaign e-mail for one recipient. The campaign's body is prepared once
- * per campaign (`parseTemplates`): the HTML is parsed, every web link's
+ * One outreach e-mail (a campaign's or a sequence step's) for one recipient. The body is prepared once
+ * per campaign or draft (`parseTemplates`): the HTML is parsed, every web link's
  * address is replaced by a placeholder for its click-tracking address, an
  * open pixel is appended, and the plain-text part is derived from the same
  * body. Per recipient (`renderMessage`) only spintax and merge fields are
@@ -17,7 +17,7 @@ import { textOf } from "../mail/Message.ts"
  * recipient, so a click can only ever lead to a link of the campaign's body.
  */
 
-export interface CampaignTemplates {
+export interface MessageTemplates {
   readonly subject: Template
   /** The body with each tracked link's address as `{{__link_N}}` and the pixel as `{{__open}}`. */
   readonly html: Template
@@ -52,7 +52,7 @@ const located = (what: string) => (error: SpintaxSyntaxError) =>
   `${what}: ${error.message} at line ${error.line}, column ${error.column}`
 
 /** Parses the subject and prepares the body once per campaign; fails naming where spintax or merge syntax is malformed. */
-export const parseTemplates = (subject: string, html: string): Result.Result<CampaignTemplates, string> =>
+export const parseTemplates = (subject: string, html: string): Result.Result<MessageTemplates, string> =>
   Result.gen(function*() {
     const subjectTemplate = yield* Result.mapError(parse(subject), located("subject"))
     // Checked on the source as written, so that positions point into the author's HTML.
@@ -81,7 +81,7 @@ export const parseTemplates = (subject: string, html: string): Result.Result<Cam
 /** The merge values of a recipient: its row's fields plus `unsubscribeUrl`. */
 const valuesOf = (recipient: Recipient, unsubscribeUrl: string) => ({ ...recipient.fields, unsubscribeUrl })
 
-export const renderMessage = (templates: CampaignTemplates, recipient: Recipient, urls: TrackingUrls): RenderedMessage => {
+export const renderMessage = (templates: MessageTemplates, recipient: Recipient, urls: TrackingUrls): RenderedMessage => {
   const values = valuesOf(recipient, urls.unsubscribe)
   const tracking: Record<string, string> = { __open: urls.open }
   for (let index = 0; index < templates.links.length; index++) tracking[linkField(index)] = urls.click(index)
@@ -95,7 +95,7 @@ export const renderMessage = (templates: CampaignTemplates, recipient: Recipient
 
 /** Where click `link` of the recipient's message leads: that link's web address, or undefined when there is none. */
 export const clickTarget = (
-  templates: CampaignTemplates,
+  templates: MessageTemplates,
   recipient: Recipient,
   unsubscribeUrl: string,
   link: number

@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { parse, type RandomSource, type SpintaxSyntaxError, type Template, walk } from "./Spintax.ts"
+import { parse, type RandomSource, type SpintaxSyntaxError, type Template, walk } from "../content/Spintax.ts"
 
 /**
  * Personalisation: the one renderer campaigns and sequences call. It expands
