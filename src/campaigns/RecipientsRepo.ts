@@ -186,13 +186,13 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
           sql`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
             LIMIT ${window.limit} OFFSET ${window.offset}`,
           sql`
-            SELECT count(*) AS total,
-              count(*) FILTER (WHERE status = 'sent') AS sent,
-              count(*) FILTER (WHERE status = 'failed') AS failed,
-              count(*) FILTER (WHERE status = 'skipped') AS skipped,
-              count(*) FILTER (WHERE opened) AS opened,
-              count(*) FILTER (WHERE clicked) AS clicked,
-              count(*) FILTER (WHERE ${matches}) AS matching
+            SELECT count(*)::int AS total,
+              count(*) FILTER (WHERE status = 'sent')::int AS sent,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
+              count(*) FILTER (WHERE opened)::int AS opened,
+              count(*) FILTER (WHERE clicked)::int AS clicked,
+              count(*) FILTER (WHERE ${matches})::int AS matching
             FROM campaign_recipients WHERE campaign_id = ${campaignId}`
         ], { concurrency: 2 })
         const { matching, ...counts } = yield* decodeMetrics(aggregate[0])
