@@ -92,7 +92,7 @@ describe("MergeFields.render", () => {
       email: "ada@example.com",
       company: ""
     }, { html: false, random })
-    expect(rendered).toEqual(Result.succeed("Ada Lovelace <ada@example.com> your team ."))
+    expect(rendered).toEqual(Result.succeed("Ada Lovelace <ada@example.com> your team."))
   })
 
   it("escapes values (not the template) in HTML and never parses values as syntax", () => {
