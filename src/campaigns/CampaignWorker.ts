@@ -142,7 +142,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         const claim = yield* recipients.claim(now, leaseUntil(now), config.batchSize)
         if (claim.recipients.length > 0) yield* sendClaim(claim)
         const completed = yield* recipients.completeFinished(yield* currentDate)
-        if (completed.length > 0) yield* Effect.logInfo("Campaigns sent", { campaignIds: completed })
+        if (completed.length > 0) yield* Effect.logInfo("Campaigns finished", { campaignIds: completed })
         return claim.recipients.length
       })
     }
