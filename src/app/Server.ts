@@ -16,6 +16,9 @@ import { IdleCompactionLive } from "../platform/IdleCompaction.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
+import { campaignsSender } from "../campaigns/CampaignsOutreach.ts"
+import { OutreachSenders } from "../outreach/Outreach.ts"
+import { sequencesSender } from "../sequences/SequencesOutreach.ts"
 import { Api } from "./Api.ts"
 import { areaLayers } from "./Areas.ts"
 import { ApiDocument } from "../http/Area.ts"
@@ -78,8 +81,9 @@ const TracingOff = Layer.mergeAll(
 
 /**
  * The service over a given HTTP server and storage: storage is built and
- * migrated first, then the first-run bootstrap, then the listener opens, so
- * no request can arrive before the service is ready.
+ * migrated first, then the listener opens (requests arriving now wait for the
+ * handler, `hardenedServer`), then the first-run bootstrap, so that a start
+ * that cannot bind its port fails before it shows first-start keys.
  */
 export const makeServer = <HA, HE, SA, SE, SR>(
   http: Layer.Layer<HA | HttpServer.HttpServer, HE>,
@@ -92,9 +96,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     // Long ids must reach their handler (and its 404 or 400), not fail routing as "no route".
     routerConfig: { maxParamLength: 1000 }
   }).pipe(
+    Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(http),
     Layer.provideMerge(MaxBodySizeLive),
-    Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(Layer.mergeAll(MembershipsCache.layer, Balances.layer, CompanyUsersCache.layer)),
     Layer.provideMerge(AuthServices),
@@ -102,6 +106,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
+    Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer),
     Layer.provide(TracingOff)

@@ -1,10 +1,10 @@
 import { plainRefusal, refusal } from "../platform/Refusal.ts"
 
-/** The job-search provider has no key configured. */
+/** The server has no job search provider; the message names the setting that turns it on. */
 export class JobSearchNotConfigured extends refusal(
   "Denied",
   "JobSearchNotConfigured",
-  (_: {}) => "Job search is not configured"
+  (_: {}) => "Job search is not configured on this server: set SERPAPI_API_KEY to enable it"
 ) {}
 
 /** The provider rate-limited the search. */

@@ -64,6 +64,18 @@ export const EnrollBody = Schema.Struct({
   rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
 })
 
+/** Exactly one of `rowIds` (list rows) and `emails` (addresses, any case). */
+export const UnenrollBody = Schema.Struct({
+  ...companyId,
+  rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds))),
+  emails: Schema.optional(Schema.Array(Text(320)).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
+}).annotate({ examples: [{ emails: ["ada@example.com"] }] })
+
+export const Unenrollment = Schema.Struct({
+  /** Contacts whose unsent executions of this sequence were skipped. */
+  unenrolled: Count
+}).annotate({ identifier: "SequenceUnenrollment" })
+
 export const Enrollment = Schema.Struct({
   /** Contacts whose first execution was made now. */
   enrolled: Count,
@@ -147,6 +159,26 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
     }).pipe(described({
     summary: "Change a sequence",
     does: `Changes the supplied fields; new steps apply to executions made from then on.`,
+    who: "sequences:write"
+  })),
+    HttpApiEndpoint.delete("remove", "/sequences/:sequenceId", {
+      params: sequenceId,
+      query: companyId,
+      success: Sequence,
+      error: [Forbidden, NotFound]
+    }).pipe(described({
+    summary: "Delete a sequence",
+    does: `Deletes the sequence and stops all its executions: every draft and approved execution not yet handed to the mail server becomes skipped ("The sequence was deleted"); e-mails already sent keep working tracking and unsubscribe links. Answers the deleted sequence; another company's or unknown → 404.`,
+    who: "sequences:write"
+  })),
+    HttpApiEndpoint.post("unenroll", "/sequences/:sequenceId/unenroll", {
+      params: sequenceId,
+      payload: UnenrollBody,
+      success: Unenrollment,
+      error: errors
+    }).pipe(described({
+    summary: "Unenroll contacts",
+    does: `Takes contacts out of this sequence, by list row (\`rowIds\`) or by address (\`emails\`, any case): their draft and approved executions not yet being sent become skipped ("The contact was unenrolled"); answers how many contacts left. Exactly one of rowIds and emails (1–${maxRowIds}) → else 400; ids or addresses not in the sequence are ignored.`,
     who: "sequences:write"
   })),
     HttpApiEndpoint.post("enroll", "/sequences/:sequenceId/enroll", {
