@@ -20,7 +20,7 @@ import { SequencesRepo } from "../sequences/SequencesRepo.ts"
 import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { type Backend, configuredDatabase, sqlStorageOf } from "../storage/Database.ts"
 import * as Pglite from "../storage/PgliteClient.ts"
-import { tasksRepoSql } from "../tasks/TasksRepoSql.ts"
+import { TasksRepo } from "../tasks/TasksRepo.ts"
 import { CreditsRepo } from "../usage/CreditsRepo.ts"
 import { UsageRepo } from "../usage/UsageRepo.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
@@ -45,7 +45,7 @@ const repositoriesSql = Layer.mergeAll(
   BlobsRepo.layer,
   FilesRepo.layer,
   TemplatesRepo.layer,
-  tasksRepoSql,
+  TasksRepo.layer,
   CanvasesRepo.layer,
   SequencesRepo.sql,
   CreditsRepo.layer
