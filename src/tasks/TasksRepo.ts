@@ -183,7 +183,8 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
         }))
       }, Effect.orDie),
       listExecutions: Effect.fn("TasksRepo.listExecutions")(function*(taskId, window) {
-        const page = yield* selectRecords(ExecutionRow, sql, "task_executions", sql`task_id = ${taskId} AND deleted_at IS NULL`, window)
+        const ofTask = sql`task_id = ${taskId} AND deleted_at IS NULL`
+        const page = yield* selectRecords(ExecutionRow, sql, "task_executions", ofTask, window)
         const evaluated = yield* evaluationsOf(page.rows.map((execution) => execution.id))
         return {
           rows: page.rows.map((execution) => ({
