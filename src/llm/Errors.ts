@@ -1,6 +1,6 @@
 import { refusal } from "../platform/Refusal.ts"
 
-/** Why a model id cannot be served. */
+/** What a caller reads about a model name the catalog cannot route. */
 export const unknownModelMessage = (model: string) =>
   `Unknown model "${model}": GET /api/v0/models lists the available models`
 
