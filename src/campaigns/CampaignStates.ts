@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { BadRequest } from "../platform/Errors.ts"
+import { InvalidTransition } from "./Errors.ts"
 import type { CampaignStatus } from "./Api.ts"
 
 /**
@@ -28,10 +28,10 @@ export const editable: ReadonlyArray<CampaignStatus> = ["draft", "scheduled"]
 
 /** The 400 of a move the current status does not allow, naming both statuses. */
 export const moveNotAllowed = (from: CampaignStatus, to: CampaignStatus) =>
-  new BadRequest({ error: `Campaign status cannot move from ${from} to ${to}` })
+  new InvalidTransition({ message: `Campaign status cannot move from ${from} to ${to}` })
 
 /** Succeeds when `from` may move to `to`; the 400 naming both otherwise. */
-export const checkMove = (from: CampaignStatus, to: CampaignStatus): Effect.Effect<void, BadRequest> =>
+export const checkMove = (from: CampaignStatus, to: CampaignStatus): Effect.Effect<void, InvalidTransition> =>
   moves[from].includes(to) ? Effect.void : Effect.fail(moveNotAllowed(from, to))
 
 /** Succeeds when a campaign in `status` may be changed or deleted (`action`); 400 naming the status otherwise. */
@@ -39,10 +39,10 @@ export const checkEditable = (
   status: CampaignStatus,
   action: string,
   allowed: ReadonlyArray<CampaignStatus> = editable
-): Effect.Effect<void, BadRequest> =>
+): Effect.Effect<void, InvalidTransition> =>
   allowed.includes(status)
     ? Effect.void
-    : Effect.fail(new BadRequest({ error: `Cannot ${action} a ${status} campaign: only ${allowed.join(" or ")} campaigns` }))
+    : Effect.fail(new InvalidTransition({ message: `Cannot ${action} a ${status} campaign: only ${allowed.join(" or ")} campaigns` }))
 
 /** The error message of the recipients a cancel skipped. */
 export const cancelledReason = "Campaign cancelled"

@@ -55,10 +55,8 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const start = (campaign: CampaignRecord) =>
       readyToSend(campaign, undefined).pipe(
         Effect.flatMap((listId) => startSending(campaign, listId)),
-        Effect.catchTags({
-          BadRequest: (problem) => fail(campaign, problem.error),
-          NotFound: (missing) => fail(campaign, missing.error)
-        }),
+        // What keeps a scheduled campaign from starting (no list, no rows, no body, a lost race) fails it.
+        Effect.catch((refused) => fail(campaign, refused.message)),
         Effect.provideContext(context)
       )
 

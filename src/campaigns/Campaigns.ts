@@ -1,8 +1,10 @@
 import { Effect } from "effect"
+import { CampaignNotFound, VersionNotFound } from "./Errors.ts"
+import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
-import { NotFound, orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -44,11 +46,11 @@ const toVersionSummary = (record: VersionSummaryRecord): typeof CampaignVersionS
   created_date: record.createdAt
 })
 
-const notFound = (id: string) => new NotFound({ error: `Campaign ${id} not found` })
+const notFound = (id: string) => new CampaignNotFound({ id })
 
 /** The company's campaign, or 404. */
 export const find = (companyId: string, id: string) =>
-  Effect.flatMap(CampaignsRepo.use((repo) => repo.get(companyId, id)), orNotFound(`Campaign ${id} not found`))
+  Effect.flatMap(CampaignsRepo.use((repo) => repo.get(companyId, id)), orRefuse(() => notFound(id)))
 
 /**
  * Applies `change` to a campaign that is still editable; when it moved on
@@ -84,7 +86,7 @@ export const saveBodyVersion = Effect.fn("Campaigns.saveBodyVersion")(function*(
 const checkList = (companyId: string, listId: string | null | undefined) =>
   listId === undefined || listId === null
     ? Effect.void
-    : Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orNotFound(`List ${listId} not found`))
+    : Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orRefuse(() => new RecipientListNotFound({ id: listId })))
 
 /** A new draft campaign of `companyId`, made by `userId`: a body given is its version 1. */
 export const newDraft = (
@@ -176,7 +178,7 @@ const findVersion = (companyId: string, id: string, version: number) =>
     yield* find(companyId, id)
     return yield* Effect.flatMap(
       CampaignsRepo.use((repo) => repo.version(id, version)),
-      orNotFound(`Version ${version} of campaign ${id} not found`)
+      orRefuse(() => new VersionNotFound({ id, version }))
     )
   })
 

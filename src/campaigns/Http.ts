@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "effect/http-api"
+import { authorizedAnswer } from "../http/Refusals.ts"
 import { CampaignsApi } from "./Api.ts"
 import { areaApi } from "../http/Area.ts"
-import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Campaigns from "./Campaigns.ts"
 import * as Recipients from "./Recipients.ts"
@@ -9,8 +9,8 @@ import * as Sending from "./Sending.ts"
 
 const api = areaApi(CampaignsApi)
 
-const read = authorize("campaigns:read")
-const write = authorize("campaigns:write")
+const read = authorizedAnswer("campaigns:read")
+const write = authorizedAnswer("campaigns:write")
 
 export const CampaignsLive = HttpApiBuilder.group(api, "campaigns", (handlers) =>
   handlers

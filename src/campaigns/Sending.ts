@@ -1,8 +1,10 @@
 import { Effect, Option, Result } from "effect"
+import { CampaignNotFound, CannotSend, ScheduleInPast } from "./Errors.ts"
+import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
-import { BadRequest, NotFound, orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { currentDate } from "../platform/Time.ts"
 import type { CampaignStatus, ScheduleBody, SendBody } from "./Api.ts"
 import { find, toCampaign } from "./Campaigns.ts"
@@ -20,12 +22,12 @@ import { RecipientsRepo } from "./RecipientsRepo.ts"
 
 type CompanyBody = { readonly companyId?: string | undefined } | null
 
-const cannotSend = (reason: string) => new BadRequest({ error: `The campaign cannot be sent: ${reason}` })
+const cannotSend = (reason: string) => new CannotSend({ reason })
 
 /** The 400 of a lost race: the campaign moved on (or the 404 when it was deleted meanwhile). */
 const lostRace = (companyId: string, id: string, to: CampaignStatus) =>
   Effect.flatMap(find(companyId, id), (current) =>
-    Effect.andThen(checkMove(current.status, to), Effect.fail(new NotFound({ error: `Campaign ${id} not found` }))))
+    Effect.andThen(checkMove(current.status, to), Effect.fail(new CampaignNotFound({ id }))))
 
 /**
  * What a send needs, checked before it starts or is scheduled: a list of the
@@ -38,7 +40,7 @@ export const readyToSend = (campaign: CampaignRecord, listId: string | undefined
     if (chosen === null) return yield* cannotSend("it has no list; give listId")
     const list = yield* Effect.flatMap(
       ListsRepo.use((repo) => repo.get(campaign.companyId, chosen)),
-      orNotFound(`List ${chosen} not found`)
+      orRefuse(() => new RecipientListNotFound({ id: chosen }))
     )
     if (list.rowCount === 0) return yield* cannotSend(`list ${chosen} has no rows`)
     if (campaign.subject.trim() === "") return yield* cannotSend("its subject is empty")
@@ -75,7 +77,7 @@ export const schedule = Effect.fn("Sending.schedule")(function*(id: string, body
   yield* checkMove(campaign.status, "scheduled")
   const now = yield* currentDate
   if (body.scheduledAt.getTime() <= now.getTime()) {
-    return yield* new BadRequest({ error: "scheduledAt must be in the future" })
+    return yield* new ScheduleInPast({})
   }
   const listId = yield* readyToSend(campaign, body.listId)
   return toCampaign(yield* move(campaign, "scheduled", { listId, scheduledAt: body.scheduledAt }))

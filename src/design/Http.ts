@@ -3,14 +3,13 @@ import { DesignChatApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { areaApi } from "../http/Area.ts"
 import { requireCompany } from "../auth/Authentication.ts"
-import { authorize } from "../auth/Policy.ts"
 import { maxBodyDocumentChars } from "../campaigns/Api.ts"
 import * as Campaigns from "../campaigns/Campaigns.ts"
 import { checkEditable } from "../campaigns/CampaignStates.ts"
 import { Blob } from "../files/Blob.ts"
 import { FilesRepo } from "../files/FilesRepo.ts"
 import type { ContentPart } from "../llm/Llm.ts"
-import { answer } from "../http/Refusals.ts"
+import { authorizedAnswer } from "../http/Refusals.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import type { Refusal } from "../platform/Refusal.ts"
 import * as Templates from "../templates/Templates.ts"
@@ -19,7 +18,7 @@ import { conversation, open, systemPrompt, templatePrompt } from "./DesignChat.t
 
 const api = areaApi(DesignChatApi)
 
-const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("campaigns:write")(effect))
+const write = authorizedAnswer("campaigns:write")
 
 /** An error the model reads: the API error's message. */
 const messageOf = (error: { readonly error: string } | Refusal) => "refusal" in error ? error.message : error.error

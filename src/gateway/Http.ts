@@ -1,8 +1,7 @@
 import { Effect, Layer, Result } from "effect"
 import { AnthropicApi, ChatApi, ModelsApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { authorize } from "../auth/Policy.ts"
-import { answer } from "../http/Refusals.ts"
+import { authorizedAnswer } from "../http/Refusals.ts"
 import { areaApi } from "../http/Area.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
 import { type LlmRequest, ModelCatalog, requireKnownModel } from "../llm/Llm.ts"
@@ -17,7 +16,7 @@ import { chatCompletionEvents, messageEvents, sseResponse } from "./Sse.ts"
 
 const api = areaApi(ModelsApi, ChatApi, AnthropicApi)
 
-const chat = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("chat:use")(effect))
+const chat = authorizedAnswer("chat:use")
 
 /** A translated request, or 400 naming what it cannot mean. */
 const canonical = (translated: Result.Result<LlmRequest, string>) =>

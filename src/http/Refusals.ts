@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { authorize, type CompanyPermission } from "../auth/Policy.ts"
 import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../platform/Errors.ts"
 import { isRefusal, type Refusal, type RefusalKind } from "../platform/Refusal.ts"
 
@@ -26,3 +27,7 @@ export const answerOf = <K extends RefusalKind>(refusal: Refusal<K>): InstanceTy
 /** `effect` with its refusals turned into API errors, at the HTTP edge. */
 export const answer = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Answered<E>, R> =>
   Effect.mapError(effect, (error) => (isRefusal(error) ? answerOf(error) : error) as Answered<E>)
+
+/** A handler's `authorize(permission)` and `answer` in one: the check, then the effect's refusals answered. */
+export const authorizedAnswer = <P extends CompanyPermission>(permission: P) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize(permission)(effect))

@@ -24,3 +24,10 @@ export class NotSuppressed extends refusal(
 
 /** A CSV file that cannot be imported; the message names why. */
 export class InvalidCsv extends plainRefusal("Invalid", "InvalidCsv") {}
+
+/** The list a campaign or sequence names is not one of the company's lists. */
+export class RecipientListNotFound extends refusal(
+  "NotFound",
+  "RecipientListNotFound",
+  ({ id }: { readonly id: string }) => `List ${id} not found`
+) {}

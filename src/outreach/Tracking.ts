@@ -1,6 +1,6 @@
 import { Effect, Option, Result } from "effect"
+import { LinkNotFound } from "./Errors.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
-import { NotFound } from "../platform/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
 import { escapeHtml } from "./MergeFields.ts"
 import { clickTarget, parseTemplates, type TrackingUrls } from "./Message.ts"
@@ -25,7 +25,7 @@ export const trackingUrls = (baseUrl: string, key: Uint8Array, recipientId: stri
   }
 }
 
-const notFound = new NotFound({ error: "Link not found" })
+const notFound = new LinkNotFound({})
 
 /** The message with tracking id `id`, from whichever sender made it. */
 const messageOf = (id: string) =>

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { answer } from "../http/Refusals.ts"
 import { TrackingApi } from "./TrackingApi.ts"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -20,7 +21,7 @@ export const TrackingLive = HttpApiBuilder.group(api, "tracking", (handlers) =>
   Effect.gen(function*() {
     const secret = yield* TrackingSecret
     const { publicBaseUrl } = yield* AppConfig
-    const signed = Effect.provideService(TrackingSecret, secret)
+    const signed = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(Effect.provideService(effect, TrackingSecret, secret))
     return handlers
       .handle("open", ({ params }) =>
         Effect.map(signed(Tracking.open(params.token)), (gif) =>

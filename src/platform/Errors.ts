@@ -1,10 +1,12 @@
-import { Effect, Option, Schema } from "effect"
+import { Schema } from "effect"
 
 /**
- * The API's error vocabulary and the one place where error tags meet HTTP
- * statuses. Each class encodes to exactly `{"error": "..."}`: the `_tag` is
- * omitted on the wire, yet the server and the typed client still catch
- * errors by tag (the client decodes by status).
+ * The API's error vocabulary: what a client receives, each class tied to its
+ * HTTP status. Services and workers never fail with these; they fail with
+ * their area's refusals (`platform/Refusal.ts`), which `http/Refusals.ts`
+ * turns into these at the edge. Each class encodes to exactly
+ * `{"error": "..."}`: the `_tag` is omitted on the wire, yet the server and
+ * the typed client still catch errors by tag (the client decodes by status).
  */
 const apiError = <Self>() =>
 <const Tag extends string>(tag: Tag, status: number, description: string) =>
@@ -50,7 +52,3 @@ export const statusMessages: Record<number, string> = {
   429: "Too many requests",
   500: "Internal server error"
 }
-
-/** A lookup's value, or a 404 with `error` when there is none. */
-export const orNotFound = (error: string) => <A>(found: Option.Option<A>): Effect.Effect<A, NotFound> =>
-  Option.match(found, { onNone: () => Effect.fail(new NotFound({ error })), onSome: Effect.succeed })

@@ -1,11 +1,13 @@
 import { Effect, Result } from "effect"
+import { EnrollRowNotFound, InvalidSequence, SequenceNotFound } from "./Errors.ts"
+import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { parse } from "../content/Spintax.ts"
 import { emailKey, mergeValuesOf } from "../lists/Contacts.ts"
 import { type ContactRowRecord, ListsRepo } from "../lists/ListsRepo.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
-import { BadRequest, NotFound, orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -34,11 +36,11 @@ export const toSequence = (record: SequenceRecord): typeof Sequence.Type => ({
 export const find = (companyId: string, id: string) =>
   Effect.flatMap(
     SequencesRepo.use((repo) => repo.get(companyId, id)),
-    orNotFound(`Sequence ${id} not found`)
+    orRefuse(() => new SequenceNotFound({ id }))
   )
 
 const requireList = (companyId: string, listId: string) =>
-  Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orNotFound(`List ${listId} not found`))
+  Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orRefuse(() => new RecipientListNotFound({ id: listId })))
 
 /** 400 naming the step field whose spintax or merge fields are malformed. */
 const checkSteps = (steps: ReadonlyArray<SequenceStep>) =>
@@ -46,8 +48,8 @@ const checkSteps = (steps: ReadonlyArray<SequenceStep>) =>
     Effect.forEach(["subject", "body"] as const, (field) => {
       const parsed = parse(step[field])
       return Result.isFailure(parsed)
-        ? Effect.fail(new BadRequest({
-          error: `steps[${index}].${field}: ${parsed.failure.message} at line ${parsed.failure.line}, column ${parsed.failure.column}`
+        ? Effect.fail(new InvalidSequence({
+          message: `steps[${index}].${field}: ${parsed.failure.message} at line ${parsed.failure.line}, column ${parsed.failure.column}`
         }))
         : Effect.void
     }), { discard: true })
@@ -97,7 +99,7 @@ export const update = Effect.fn("Sequences.update")(function*(id: string, patch:
   if (Object.values(change).every((value) => value === undefined)) return toSequence(sequence)
   const now = yield* currentDate
   const updated = yield* SequencesRepo.use((repo) => repo.update(principal.companyId, id, change, now))
-  return toSequence(yield* orNotFound(`Sequence ${id} not found`)(updated))
+  return toSequence(yield* orRefuse(() => new SequenceNotFound({ id }))(updated))
 })
 
 export const remove = Effect.fn("Sequences.remove")(function*(id: string, query: { readonly companyId?: string | undefined }) {
@@ -105,7 +107,7 @@ export const remove = Effect.fn("Sequences.remove")(function*(id: string, query:
   const principal = yield* requireCompany(query.companyId)
   const now = yield* currentDate
   const removed = yield* SequencesRepo.use((repo) => repo.remove(principal.companyId, id, now))
-  return toSequence(yield* orNotFound(`Sequence ${id} not found`)(removed))
+  return toSequence(yield* orRefuse(() => new SequenceNotFound({ id }))(removed))
 })
 
 export const unenroll = Effect.fn("Sequences.unenroll")(function*(id: string, body: typeof UnenrollBody.Type) {
@@ -117,7 +119,7 @@ export const unenroll = Effect.fn("Sequences.unenroll")(function*(id: string, bo
     : body.emails !== undefined && body.rowIds === undefined
     ? { emails: body.emails }
     : undefined
-  if (contacts === undefined) return yield* new BadRequest({ error: "Give exactly one of rowIds and emails" })
+  if (contacts === undefined) return yield* new InvalidSequence({ message: "Give exactly one of rowIds and emails" })
   const now = yield* currentDate
   const unenrolled = yield* SequencesRepo.use((repo) => repo.unenroll(id, contacts, now))
   return { unenrolled } satisfies typeof Unenrollment.Type
@@ -168,7 +170,7 @@ export const enroll = Effect.fn("Sequences.enroll")(function*(id: string, body: 
   const principal = yield* requireCompany(body.companyId)
   const sequence = yield* find(principal.companyId, id)
   if ((body.listId === undefined) === (body.rowIds === undefined)) {
-    return yield* new BadRequest({ error: "Give exactly one of listId and rowIds" })
+    return yield* new InvalidSequence({ message: "Give exactly one of listId and rowIds" })
   }
   const suppressions = yield* Suppressions
   const repo = yield* SequencesRepo
@@ -191,7 +193,7 @@ export const enroll = Effect.fn("Sequences.enroll")(function*(id: string, body: 
     if (rows.length < new Set(body.rowIds).size) {
       const known = new Set(rows.map((row) => row.id))
       const missing = body.rowIds.find((rowId) => !known.has(rowId))
-      return yield* new NotFound({ error: `Row ${missing} not found` })
+      return yield* new EnrollRowNotFound({ id: String(missing) })
     }
     yield* enrollRows(rows)
   } else if (body.listId !== undefined) {

@@ -1,16 +1,14 @@
-import type { Effect } from "effect"
 import { ScheduledTasksApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { authorize } from "../auth/Policy.ts"
 import { areaApi } from "../http/Area.ts"
-import { answer } from "../http/Refusals.ts"
+import { authorizedAnswer } from "../http/Refusals.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Tasks from "./Tasks.ts"
 
 const api = areaApi(ScheduledTasksApi)
 
-const read = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("tasks:read")(effect))
-const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("tasks:write")(effect))
+const read = authorizedAnswer("tasks:read")
+const write = authorizedAnswer("tasks:write")
 
 export const ScheduledTasksLive = HttpApiBuilder.group(api, "scheduledTasks", (handlers) =>
   handlers
