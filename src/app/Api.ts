@@ -23,6 +23,7 @@ import { OrganizationsApi } from "../organizations/Api.ts"
 import { ProjectsApi } from "../projects/Api.ts"
 import { ScheduledTasksApi } from "../tasks/Api.ts"
 import { TemplatesApi } from "../templates/Api.ts"
+import { introduction, referenceDocument } from "./Reference.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -69,8 +70,8 @@ export class Api extends HttpApi.make("platform")
   .add(McpApi)
   .annotate(OpenApi.Title, "Platform API")
   .annotate(OpenApi.Version, "1.0.0")
-  .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")
-  .annotate(OpenApi.Transform, areaOperationIds)
+  .annotate(OpenApi.Description, introduction)
+  .annotate(OpenApi.Transform, (spec) => referenceDocument(areaOperationIds(spec)))
   .annotate(HttpApi.PayloadParseOptions, strictBodies)
   // Last: an API middleware covers only the groups added before it.
   .middleware(StrictQuery)

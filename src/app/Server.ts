@@ -42,6 +42,7 @@ import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
 import { Api } from "./Api.ts"
+import { scalarConfig } from "./Reference.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 import { BatchedHandlingLive } from "../http/Batching.ts"
@@ -79,7 +80,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     McpLive
   ]),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
-  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
+  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs", scalar: scalarConfig })),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(ShutdownReport.counting),
   Layer.provide(BatchedHandlingLive)
