@@ -7,7 +7,7 @@ import { containing } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
 import { RecipientStatus } from "./Api.ts"
 import { type CampaignRecord, decodeCampaign, type MoveChange } from "./CampaignsRepo.ts"
-import { cancelledReason } from "./CampaignStates.ts"
+import { cancelledReason, uncertainReason } from "./CampaignStates.ts"
 
 export const RecipientRecord = Schema.Struct({
   id: Schema.String,
@@ -44,6 +44,7 @@ const MetricRow = Schema.Struct({
   sent: Count,
   failed: Count,
   skipped: Count,
+  uncertain: Count,
   opened: Count,
   clicked: Count,
   matching: Count
@@ -55,6 +56,7 @@ export interface RecipientMetricCounts {
   readonly sent: number
   readonly failed: number
   readonly skipped: number
+  readonly uncertain: number
   readonly opened: number
   readonly clicked: number
 }
@@ -113,6 +115,15 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
    * (no retry wait left) and not under another unexpired lease.
    */
   readonly claim: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<RecipientClaim>
+  /** Records the recipient as in flight (about to be handed to the mail server) while `token` holds it; false: do not send. */
+  readonly begin: (id: string, token: string, now: Date) => Effect.Effect<boolean>
+  /**
+   * Recipients left in flight by a worker whose lease ran out (it died between handing the message over
+   * and recording the answer) become `uncertain`: maybe delivered, never sent again by itself. Answers them.
+   */
+  readonly abandon: (now: Date) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly leaseToken: string }>>
+  /** Ends every unexpired lease at once (the process that held them is known dead); answers how many. */
+  readonly reclaim: (now: Date) => Effect.Effect<number>
   /** Extends the lease of the claim's still-pending recipients whose campaign is still sending; false when none. */
   readonly renew: (token: string, expiresAt: Date) => Effect.Effect<boolean>
   /** Gives up the lease on the claim's recipients not recorded yet. */
@@ -193,6 +204,7 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
               count(*) FILTER (WHERE status = 'sent')::int AS sent,
               count(*) FILTER (WHERE status = 'failed')::int AS failed,
               count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
+              count(*) FILTER (WHERE status = 'uncertain')::int AS uncertain,
               count(*) FILTER (WHERE opened)::int AS opened,
               count(*) FILTER (WHERE clicked)::int AS clicked,
               count(*) FILTER (WHERE ${matches})::int AS matching
@@ -232,6 +244,32 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
           RETURNING *`
         return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
       }, Effect.orDie),
+      begin: Effect.fn("RecipientsRepo.begin")(function*(id, token, now) {
+        const rows = yield* sql`UPDATE campaign_recipients SET send_started_at = ${now}
+          WHERE id = ${id} AND lease_token = ${token} AND status = 'pending' AND lease_expires_at > ${now}
+          RETURNING id`
+        return rows.length > 0
+      }, Effect.orDie),
+      abandon: Effect.fn("RecipientsRepo.abandon")(function*(now) {
+        return yield* sql<{ readonly id: string; readonly lease_token: string }>`
+          UPDATE campaign_recipients SET status = 'uncertain', error_message = ${uncertainReason},
+            lease_token = NULL, lease_expires_at = NULL, updated_at = ${now}
+          FROM (SELECT id, lease_token AS held FROM campaign_recipients
+            WHERE status = 'pending' AND send_started_at IS NOT NULL AND lease_expires_at <= ${now}
+            FOR UPDATE SKIP LOCKED) AS abandoned
+          WHERE campaign_recipients.id = abandoned.id
+          RETURNING campaign_recipients.id, abandoned.held AS lease_token`.pipe(
+          Effect.map((rows) => rows.map((row) => ({ id: row.id, leaseToken: row.lease_token })))
+        )
+      }, Effect.orDie),
+      reclaim: Effect.fn("RecipientsRepo.reclaim")(function*(now) {
+        const [recipients, campaigns] = yield* Effect.all([
+          sql`UPDATE campaign_recipients SET lease_expires_at = ${now}
+            WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`,
+          sql`UPDATE campaigns SET lease_expires_at = ${now} WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`
+        ])
+        return recipients.length + campaigns.length
+      }, Effect.orDie),
       renew: Effect.fn("RecipientsRepo.renew")(function*(token, expiresAt) {
         const rows = yield* sql`UPDATE campaign_recipients SET lease_expires_at = ${expiresAt}
           WHERE lease_token = ${token} AND status = 'pending'
@@ -241,11 +279,11 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
       }, Effect.orDie),
       release: Effect.fn("RecipientsRepo.release")(function*(token) {
         yield* sql`UPDATE campaign_recipients SET lease_token = NULL, lease_expires_at = NULL
-          WHERE lease_token = ${token} AND status = 'pending'`
+          WHERE lease_token = ${token} AND status = 'pending' AND send_started_at IS NULL`
       }, Effect.orDie),
       record: Effect.fn("RecipientsRepo.record")(function*(id, token, outcome, maxAttempts, now) {
         const mine = sql`id = ${id} AND lease_token = ${token}`
-        const done = sql`lease_token = NULL, lease_expires_at = NULL, updated_at = ${now}`
+        const done = sql`lease_token = NULL, lease_expires_at = NULL, send_started_at = NULL, updated_at = ${now}`
         const rows = outcome._tag === "Sent"
           // A message sent after a cancel is still recorded as sent: what happened wins.
           ? yield* sql`UPDATE campaign_recipients SET status = 'sent', sent_at = ${now}, message_id = ${outcome.messageId},
