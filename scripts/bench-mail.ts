@@ -4,8 +4,9 @@
 // tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink;
 // the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
 // restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
-// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000),
-// BENCH_MAIL_BACKENDS (default `postgres,pglite`).
+// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000;
+// 0 skips the kill -9 runs), BENCH_MAIL_BACKENDS (default `postgres,pglite`), BENCH_MAIL_SEND (`off`: make the
+// recipients and measure the page only).
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -36,6 +37,8 @@ import * as Pglite from "../src/storage/PgliteClient.ts"
 
 const rowCount = Number(process.env.BENCH_MAIL_ROWS ?? 100_000)
 const crashRows = Number(process.env.BENCH_MAIL_CRASH_ROWS ?? 20_000)
+/** `off`: recipients are made and the page measured, nothing is sent (the page's latency at a size, quickly). */
+const sending = process.env.BENCH_MAIL_SEND !== "off"
 const concurrency = Number(process.env.MAIL_CONCURRENCY ?? 16)
 const poolSize = Number(process.env.MAIL_POOL_SIZE ?? 8)
 const batchSize = Number(process.env.MAIL_BATCH_SIZE ?? 500)
@@ -208,7 +211,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Su
     yield* Effect.orDie(startSending(campaign, listId))
     const startMs = performance.now() - started
     const worker = yield* CampaignWorker
-    while ((yield* worker.sendBatch) > 0) {
+    while (sending && (yield* worker.sendBatch) > 0) {
       // drained batch by batch
     }
     const seconds = (performance.now() - started) / 1000
@@ -344,11 +347,11 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     )
   if (serverUrl === undefined) {
     yield* Console.log("PostgreSQL rows and its kill -9 test skipped: run under scripts/with-postgres.sh")
-  } else if (backends.includes("postgres")) {
+  } else if (backends.includes("postgres") && crashRows > 0) {
     const crashUrl = yield* freshPostgres(serverUrl, `bench_mail_crash_${Date.now().toString(36)}`)
     yield* crashReport("PostgreSQL", yield* crashTest(crashUrl, sink))
   }
-  if (backends.includes("pglite")) {
+  if (backends.includes("pglite") && crashRows > 0) {
     const dataDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "bench-mail-crash-")))
     yield* crashReport("PGlite", yield* crashTest(`pglite:${dataDir}`, sink))
     yield* Effect.promise(() => rm(dataDir, { recursive: true, force: true }))

@@ -214,6 +214,7 @@ for (const backend of backends) {
         expect(yield* worker.sendBatch).toBe(0)
         const page = yield* second.api.campaigns.listRecipients({ params: second.params, query: {} })
         expect(page.items.map((r) => r.status)).toEqual(["skipped", "skipped"])
+        expect(page.metrics).toMatchObject({ total: 2, sent: 0, skipped: 2 })
         expect((yield* second.api.campaigns.get({ params: second.params })).status).toBe("cancelled")
       }))
 
