@@ -6,7 +6,7 @@ import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { Count, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
 
-export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped"])
+export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
 
 /** The most steps of one sequence, executions named by one approve or regenerate call, and rows of one enrolment. */
 export const maxSteps = 20
@@ -117,6 +117,10 @@ export const ExecutionIdsBody = Schema.Struct({
   executionIds: Schema.Array(Text(500)).check(Schema.isMaxLength(maxExecutionIds))
 })
 
+/** Regenerate also takes `includeUncertain`: uncertain executions (maybe delivered) are skipped unless it is true. */
+export const RegenerateBody = Schema.Struct({ ...ExecutionIdsBody.fields, includeUncertain: Schema.optional(Schema.Boolean) })
+  .annotate({ examples: [{ executionIds: ["sqx_…"] }, { executionIds: ["sqx_…"], includeUncertain: true }] })
+
 export const Approval = Schema.Struct({ approved: Count, skipped: Count, msg: Schema.String })
   .annotate({ identifier: "SequenceApproval" })
 
@@ -213,12 +217,12 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
   })),
     HttpApiEndpoint.post("regenerate", "/sequences/:sequenceId/executions/regenerate", {
       params: sequenceId,
-      payload: ExecutionIdsBody,
+      payload: RegenerateBody,
       success: Regeneration,
       error: errors
     }).pipe(described({
     summary: "Regenerate failed executions",
-    does: `Each listed execution that is failed in this sequence becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404.`,
+    does: `Each listed execution that is failed in this sequence (or uncertain — maybe delivered by a process that stopped mid-send — with includeUncertain: true) becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404.`,
     who: "sequences:write"
   }))
   ).middleware(Authentication).prefix("/api/v0") {}
