@@ -42,10 +42,10 @@ const checkSpam = (email: Email):
 }
 
 /** The rules' rewrite: risky links, trigger phrases and shouting out, an unsubscribe line in (`SpamRewrite`). */
-const rewrite = (email: Email) => ({
-  subject: email.subject === undefined ? undefined : improveSubject(email.subject),
-  content: improveContent(email.content)
-})
+const rewrite = (email: Email) => {
+  const content = improveContent(email.content)
+  return { subject: email.subject === undefined ? undefined : improveSubject(email.subject, content), content }
+}
 
 /** Why the spintax converter cannot take this e-mail, for a 400; `undefined` when it can. */
 const checkSpintax = (email: Email) =>

@@ -1,7 +1,7 @@
 import { Result } from "effect"
 import abusedTlds from "./data/abused-tlds.json" with { type: "json" }
 import shortenerHosts from "./data/url-shorteners.json" with { type: "json" }
-import { type EmailMarkup, hostOf, mismatchedHosts, readEmail } from "./EmailMarkup.ts"
+import { type EmailMarkup, hostOf, type Link, mismatchedHosts, readEmail } from "./EmailMarkup.ts"
 import { countVariants, mergeFieldNames, parse, type Template } from "./Spintax.ts"
 import { findTriggerPhrases, findTriggerPhrasesIn, type Severity, type TriggerPhrase } from "./TriggerPhrases.ts"
 import { hasSubject, type MetricName, plural, quoted, scoreMetrics, type SpamAnalysis, type WeighedMetric } from "./SpamScore.ts"
@@ -189,6 +189,14 @@ const deceptiveHost = (host: string): string | undefined =>
   domainInside.test(host) ? "another domain inside its name" : lureWords.test(host) ? "sign-in or billing words in its name" : undefined
 
 const isIpAddress = (host: string) => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.startsWith("[")
+
+/** Links that the rewrite drops: scripts, URL shorteners, raw IP addresses, deceptive hosts and text naming another site. */
+export const isRiskyLink = (link: Link): boolean => {
+  if (/^(?:javascript|data|vbscript):/i.test(link.href)) return true
+  const host = hostOf(link.href)
+  return host !== undefined &&
+    (shorteners.has(host) || isIpAddress(host) || deceptiveHost(host) !== undefined || mismatchedHosts(link) !== undefined)
+}
 
 const linksMetric = (markup: EmailMarkup, words: number): WeighedMetric => {
   const metric = scorer("Links")
