@@ -149,6 +149,10 @@ const SmtpUrl = Schema.String.check(
   Schema.isPattern(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
 )
 
+const SpamdUrl = Schema.String.check(
+  Schema.isPattern(/^spamd:\/\/[^\s/:]+(:\d{1,5})?\/?$/, { message: "must be a spamd://host[:port] URL" })
+)
+
 const BaseUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: "must be an http:// or https:// URL" })
 )
@@ -216,7 +220,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
       summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
     }),
     contentWorkers: positiveInt("CONTENT_WORKERS", 2),
-    spamAssassinUrl: Config.option(Config.NonEmptyString("SPAMASSASSIN_URL")),
+    spamAssassinUrl: Config.option(Config.schema(SpamdUrl, "SPAMASSASSIN_URL")),
     spamAssassinCommand: Config.option(Config.NonEmptyString("SPAMASSASSIN_COMMAND")),
     importMaxBytes: Config.Int("IMPORT_MAX_BYTES").pipe(Config.withDefault(20 * 1024 * 1024)),
     smtpUrl: Config.option(Config.schema(SmtpUrl, "SMTP_URL").pipe(Config.map(Redacted.make))),

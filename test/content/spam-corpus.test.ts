@@ -5,6 +5,7 @@ import { SpamAssassin } from "../../src/content/SpamAssassin.ts"
 import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
 import { extremes, readCorpus, rocAuc, type ScoredMail, scoreCorpus } from "./SpamCorpus.ts"
 import { type Spamd, startSpamd } from "./Spamd.ts"
+import { client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 /**
  * The spam check on the labelled corpus of test/fixtures/spam-corpus: the
@@ -78,6 +79,21 @@ describe("spam check beside SpamAssassin (spamd, local rules only)", () => {
       expect(lottery.combined!.overallScore).toBeLessThanOrEqual(lottery.rules.overallScore)
       expectCalibrated(overall(scored, (mail) => mail.combined!.overallScore))
     })), 120_000)
+
+  it.effect("through the API: SpamAssassin's report is a metric, and its rules are the issues", () =>
+    Effect.suspend(() =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const mail = calibration.find((candidate) => candidate.name === "spam/31-nigerian.eml")!
+        const analysis = yield* api.content.spamCheck({ payload: { content: mail.content, subject: mail.subject! } })
+        const assassin = analysis.metrics.find((metric) => metric.name === "SpamAssassin")!
+        expect(assassin.score).toBeLessThan(50)
+        expect(assassin.issues.length).toBeGreaterThan(0)
+        expect(analysis.overallScore).toBeLessThan(threshold)
+        expect(analysis.improvedContent).toBeDefined()
+      }).pipe(Effect.provide(testServer(pgliteStorage, { spamAssassinUrl: Option.some(spamd.url) })))
+    ), 60_000)
 
   it.effect("the spamassassin program answers like spamd", () =>
     Effect.gen(function*() {
