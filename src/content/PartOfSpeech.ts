@@ -9,14 +9,23 @@ import type Tagger from "wink-pos-tagger"
  * load, so it loads on the first conversion (on a content worker thread).
  */
 
+const require = createRequire(import.meta.url)
 let tagger: Tagger | undefined
+let lexicon: Readonly<Record<string, ReadonlyArray<string> | undefined>> | undefined
 
 const load = (): Tagger => {
-  if (tagger === undefined) {
-    const create = createRequire(import.meta.url)("wink-pos-tagger") as () => Tagger
-    tagger = create()
-  }
+  if (tagger === undefined) tagger = (require("wink-pos-tagger") as () => Tagger)()
   return tagger
+}
+
+/**
+ * Every tag the tagger's lexicon (the one it tags with) allows for a word, or
+ * `undefined` for a word it does not list: a word whose every tag fits needs no
+ * tagging in context, which spares most of the tagging work.
+ */
+export const lexiconTags = (word: string): ReadonlyArray<string> | undefined => {
+  lexicon ??= require("wink-lexicon/src/lexicon.js") as Record<string, ReadonlyArray<string> | undefined>
+  return Object.hasOwn(lexicon, word.toLowerCase()) ? lexicon[word.toLowerCase()] : undefined
 }
 
 /** One tag per word, in order; a word without letters or digits is tagged as punctuation. */

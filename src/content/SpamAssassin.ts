@@ -121,7 +121,7 @@ export class SpamAssassin extends Context.Service<SpamAssassin, {
         Option.match(ask, {
           onNone: () => Effect.succeed(Option.none<SpamAssassinReport>()),
           onSome: (run) =>
-            Effect.promise(() => messageOf(parts)).pipe(
+            Effect.tryPromise(() => messageOf(parts)).pipe(
               Effect.flatMap(run),
               Effect.timeout(checkTimeout),
               Effect.map((answer) => Option.fromUndefinedOr(parseReport(answer))),

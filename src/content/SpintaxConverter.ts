@@ -3,7 +3,7 @@ import emailPhrases from "./data/email-phrases.json" with { type: "json" }
 import synonymTable from "./data/synonyms.json" with { type: "json" }
 import { readEmail } from "./EmailMarkup.ts"
 import { countVariants, parse } from "./Spintax.ts"
-import { partOfSpeechTags } from "./PartOfSpeech.ts"
+import { lexiconTags, partOfSpeechTags } from "./PartOfSpeech.ts"
 import { applyEdits, type Chunk, chunksOf, join, type PhraseMatch, phraseMatcher, withCaseOf } from "./Words.ts"
 
 /**
@@ -133,11 +133,18 @@ const convertText = (text: string, options: ConvertOptions, applied: Array<Varia
     ? curatedMatcher
     : phraseMatcher([...options.proposed, ...curated], (entry) => entry.phrase)
   const tags = sentenceTagger(chunks)
+  /** Is chunk i this part of speech in a base form: always, by the lexicon, or here, by tagging its sentence? */
+  const readAs = (partOfSpeech: PartOfSpeech, i: number) => {
+    const allowed = baseFormTags[partOfSpeech]
+    const possible = lexiconTags(chunks[i]!.core)
+    const always = possible !== undefined && possible.length > 0 && possible.every((tag) => allowed.includes(tag))
+    return always || allowed.includes(tags(i))
+  }
   /** The match with only the alternatives that fit where it stands; `undefined` when none does. */
   const fitted = (match: PhraseMatch<Variation>): PhraseMatch<Variation> | undefined => {
     const entry = match.entry
     if (!fitsPosition(entry.kind, chunks, match)) return undefined
-    if (entry.partOfSpeech !== undefined && !baseFormTags[entry.partOfSpeech].includes(tags(match.start))) return undefined
+    if (entry.partOfSpeech !== undefined && !readAs(entry.partOfSpeech, match.start)) return undefined
     const article = match.start === 0 ? undefined : chunks[match.start - 1]!.core.toLowerCase()
     const alternatives = entry.alternatives.filter((alternative) => agreesWithArticle(article, entry.phrase, alternative))
     return alternatives.length === 0 ? undefined : { ...match, entry: { ...entry, alternatives } }
