@@ -50,10 +50,15 @@ export const startSpamd = async (children = 2): Promise<Spamd> => {
     "--local", "--nouser-config", `--listen=127.0.0.1:${port}`, `--max-children=${children}`, "--syslog=stderr",
     "--cf=use_bayes 0", "--cf=bayes_auto_learn 0", ...(asRoot ? ["--username=nobody"] : [])
   ], { stdio: "ignore" })
+  let failed: Error | undefined
+  child.on("error", (error) => {
+    failed = new Error(`spamd could not start (Debian's spamassassin package provides it; .ci/run installs it): ${error.message}`)
+  })
   const stop = () => {
     child.kill()
   }
   for (let waited = 0; waited < 60_000; waited += 250) {
+    if (failed !== undefined) throw failed
     if (child.exitCode !== null) throw new Error(`spamd exited with code ${child.exitCode}`)
     if (await accepts(port)) return { url: `spamd://127.0.0.1:${port}`, stop }
     await new Promise((resolve) => setTimeout(resolve, 250))
