@@ -1,16 +1,13 @@
 import { Effect } from "effect"
 import { parse as parseCsv } from "csv-parse/sync"
-import { zipSync } from "fflate"
+import { docxWithMammoth } from "./Docx.ts"
 import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
 import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
+import { loadParser } from "./Parsers.ts"
 import { unzipBounded, type ZipLimits } from "./SafeZip.ts"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
+import { xlsxToMarkdown } from "./Xlsx.ts"
 
-/**
- * Parsers load on first use: a fresh worker thread starts fast, and pays
- * only for the formats it meets.
- */
-const load = <A>(module: () => Promise<A>) => Effect.promise(module)
 
 /** What one conversion may use, beyond the worker's own memory and time limits. */
 export interface ConversionLimits extends ZipLimits {
@@ -64,7 +61,7 @@ const pdfFailure = (cause: unknown) =>
 /** A PDF's text, page by page; a file past `maxPdfPages` is refused before any page is read. */
 const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
   Effect.acquireUseRelease(
-    Effect.flatMap(load(() => import("unpdf")), ({ getDocumentProxy }) => Effect.tryPromise({
+    Effect.flatMap(loadParser(() => import("unpdf")), ({ getDocumentProxy }) => Effect.tryPromise({
       // No fonts, no network: text extraction needs neither (the bytes are given, no URL).
       try: () =>
         getDocumentProxy(new Uint8Array(bytes), {
@@ -96,52 +93,6 @@ const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
     (pdf) => Effect.promise(() => pdf.loadingTask.destroy().catch(() => undefined))
   )
 
-/** The unpacked, size-checked entries again as a zip, so that parsers read only what was checked. */
-const checkedZip = (entries: ReadonlyMap<string, Buffer>) =>
-  Buffer.from(zipSync(Object.fromEntries(entries), { level: 0 }))
-
-const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, limits: ConversionLimits) =>
-  Effect.flatMap(
-    Effect.flatMap(load(() => import("mammoth")), ({ default: mammoth }) => Effect.tryPromise({
-      // Linked (external) files are never opened; images are dropped (turndown keeps their alt text).
-      try: () =>
-        mammoth.convertToHtml({ buffer: checkedZip(entries) }, {
-          externalFileAccess: false,
-          convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: "" }))
-        }),
-      catch: unconvertible("a Word document")
-    })),
-    (result) => htmlToMarkdown(result.value, limits.maxHtmlDepth)
-  )
-
-/** exceljs types its input as an `ArrayBuffer` (and reads Node buffers too): hand it exactly the zip's bytes. */
-const asArrayBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-
-const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
-  Effect.map(
-    Effect.flatMap(load(() => import("exceljs")), ({ default: ExcelJS }) => Effect.tryPromise({
-      try: () => new ExcelJS.Workbook().xlsx.load(asArrayBuffer(checkedZip(entries))),
-      catch: unconvertible("an Excel workbook")
-    })),
-    (workbook) =>
-      workbook.worksheets.map((sheet) => {
-        // Only the cells that hold something, and only the columns where some row does: one cell in
-        // column XFD would otherwise make 16,384 cells of its row (exceljs builds each empty one).
-        const rows: Array<Map<number, string>> = []
-        const used = new Set<number>()
-        sheet.eachRow({ includeEmpty: false }, (row) => {
-          const cells = new Map<number, string>()
-          row.eachCell({ includeEmpty: false }, (cell, column) => {
-            cells.set(column, cell.text ?? "")
-            used.add(column)
-          })
-          rows.push(cells)
-        })
-        const columns = [...used].sort((a, b) => a - b)
-        const table = markdownTable(rows.map((cells) => columns.map((column) => cells.get(column) ?? "")))
-        return `## ${sheet.name}\n\n${table}`.trim()
-      }).join("\n\n")
-  )
 
 type XmlNode = Record<string, unknown>
 
@@ -184,7 +135,7 @@ const slideParagraphs = (tree: ReadonlyArray<XmlNode>): Array<string> => {
 const slideNumber = (name: string) => Number(/slide(\d+)\.xml$/.exec(name)?.[1] ?? 0)
 
 const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
-  Effect.flatMap(load(() => import("fast-xml-parser")), ({ XMLParser }) => {
+  Effect.flatMap(loadParser(() => import("fast-xml-parser")), ({ XMLParser }) => {
     const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
     return Effect.try({
       try: () =>
@@ -206,7 +157,7 @@ const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>
     const format = officeFormatOf(entries)
     switch (format) {
       case "docx":
-        return { type: format, content: yield* docxToMarkdown(entries, limits) }
+        return { type: format, content: yield* docxWithMammoth(entries, limits.maxHtmlDepth) }
       case "xlsx":
         return { type: format, content: yield* xlsxToMarkdown(entries) }
       case "pptx":
