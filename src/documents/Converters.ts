@@ -4,10 +4,10 @@ import { docxWithMammoth } from "./Docx.ts"
 import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
 import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
 import { loadParser } from "./Parsers.ts"
+import { pptxToMarkdown } from "./Pptx.ts"
 import { unzipBounded, type ZipLimits } from "./SafeZip.ts"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
 import { xlsxToMarkdown } from "./Xlsx.ts"
-
 
 /** What one conversion may use, beyond the worker's own memory and time limits. */
 export interface ConversionLimits extends ZipLimits {
@@ -93,63 +93,6 @@ const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
     (pdf) => Effect.promise(() => pdf.loadingTask.destroy().catch(() => undefined))
   )
 
-
-type XmlNode = Record<string, unknown>
-
-/** Pushes `nodes` so that they pop in document order (no spread: slides can hold very many nodes). */
-const pushInOrder = (stack: Array<XmlNode>, nodes: ReadonlyArray<XmlNode>) => {
-  for (let index = nodes.length - 1; index >= 0; index--) stack.push(nodes[index])
-}
-
-/** The text of each `<a:p>` paragraph of a slide, in order, walked without recursion. */
-const slideParagraphs = (tree: ReadonlyArray<XmlNode>): Array<string> => {
-  const paragraphs: Array<string> = []
-  const textOf = (nodes: ReadonlyArray<XmlNode>): string => {
-    let text = ""
-    const stack: Array<XmlNode> = []
-    pushInOrder(stack, nodes)
-    while (stack.length > 0) {
-      for (const [key, value] of Object.entries(stack.pop()!)) {
-        if (key === "#text") text += String(value)
-        else if (Array.isArray(value)) pushInOrder(stack, value)
-      }
-    }
-    return text
-  }
-  const stack: Array<XmlNode> = []
-  pushInOrder(stack, tree)
-  while (stack.length > 0) {
-    for (const [key, value] of Object.entries(stack.pop()!)) {
-      if (!Array.isArray(value)) continue
-      if (key === "a:p") {
-        const text = textOf(value).trim()
-        if (text.length > 0) paragraphs.push(text)
-      } else {
-        pushInOrder(stack, value)
-      }
-    }
-  }
-  return paragraphs
-}
-
-const slideNumber = (name: string) => Number(/slide(\d+)\.xml$/.exec(name)?.[1] ?? 0)
-
-const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
-  Effect.flatMap(loadParser(() => import("fast-xml-parser")), ({ XMLParser }) => {
-    const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
-    return Effect.try({
-      try: () =>
-        [...entries.keys()]
-          .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
-          .sort((a, b) => slideNumber(a) - slideNumber(b))
-          .map((name, index) => {
-            const paragraphs = slideParagraphs(xml.parse(entries.get(name)!.toString("utf8")))
-            return [`## Slide ${index + 1}`, ...paragraphs].join("\n\n")
-          })
-          .join("\n\n"),
-      catch: unconvertible("a PowerPoint presentation")
-    })
-  })
 
 const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>
   Effect.gen(function*() {
