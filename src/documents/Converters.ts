@@ -3,7 +3,7 @@ import { parse as parseCsv } from "csv-parse/sync"
 import { docxWithMammoth } from "./Docx.ts"
 import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
 import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
-import { loadParser } from "./Parsers.ts"
+import { pdfToMarkdown } from "./Pdf.ts"
 import { pptxToMarkdown } from "./Pptx.ts"
 import { unzipBounded, type ZipLimits } from "./SafeZip.ts"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
@@ -51,48 +51,6 @@ const textToMarkdown = (format: TextFormat, text: string, limits: ConversionLimi
       return htmlToMarkdown(text, limits.maxHtmlDepth)
   }
 }
-
-/** Failures pdf.js reports by name; anything else is a corrupt file. */
-const pdfFailure = (cause: unknown) =>
-  cause instanceof Error && cause.name === "PasswordException"
-    ? new Unconvertible({ reason: "is an encrypted PDF (password protected)" })
-    : unconvertible("a PDF")(cause)
-
-/** A PDF's text, page by page; a file past `maxPdfPages` is refused before any page is read. */
-const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
-  Effect.acquireUseRelease(
-    Effect.flatMap(loadParser(() => import("unpdf")), ({ getDocumentProxy }) => Effect.tryPromise({
-      // No fonts, no network: text extraction needs neither (the bytes are given, no URL).
-      try: () =>
-        getDocumentProxy(new Uint8Array(bytes), {
-          disableFontFace: true,
-          useSystemFonts: false,
-          verbosity: 0
-        }),
-      catch: pdfFailure
-    })),
-    (pdf) =>
-      Effect.gen(function*() {
-        if (pdf.numPages > limits.maxPdfPages) {
-          return yield* new Unconvertible({ reason: `has ${pdf.numPages} pages; at most ${limits.maxPdfPages} are accepted` })
-        }
-        const pages: Array<string> = []
-        for (let number = 1; number <= pdf.numPages; number++) {
-          const content = yield* Effect.tryPromise({
-            try: () => pdf.getPage(number).then((page) => page.getTextContent()),
-            catch: pdfFailure
-          })
-          let text = ""
-          for (const item of content.items) {
-            if ("str" in item) text += item.str + (item.hasEOL ? "\n" : "")
-          }
-          pages.push(text.trim())
-        }
-        return pages.filter((page) => page.length > 0).join("\n\n")
-      }),
-    (pdf) => Effect.promise(() => pdf.loadingTask.destroy().catch(() => undefined))
-  )
-
 
 const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>
   Effect.gen(function*() {
