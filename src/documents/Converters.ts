@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { parse as parseCsv } from "csv-parse/sync"
-import { docxWithMammoth } from "./Docx.ts"
+import { docxToMarkdown } from "./Docx.ts"
 import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
 import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
 import { pdfToMarkdown } from "./Pdf.ts"
@@ -58,7 +58,7 @@ const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>
     const format = officeFormatOf(entries)
     switch (format) {
       case "docx":
-        return { type: format, content: yield* docxWithMammoth(entries, limits.maxHtmlDepth) }
+        return { type: format, content: yield* docxToMarkdown(entries, limits.maxHtmlDepth) }
       case "xlsx":
         return { type: format, content: yield* xlsxToMarkdown(entries) }
       case "pptx":

@@ -1,33 +1,16 @@
 import { Effect } from "effect"
-import { htmlToMarkdown } from "./Markdown.ts"
+import { docxStyleMap, isMonospaceFont, readDocxStyles } from "./DocxStyles.ts"
+import { simpleDocxToMarkdown } from "./DocxText.ts"
+import { htmlToMarkdown, markdownEscaper } from "./Markdown.ts"
 import { checkedZip, loadParser } from "./Parsers.ts"
 import { unconvertible } from "./Unconvertible.ts"
-
-/** Word documents as Markdown: mammoth's HTML through the shared HTML converter. */
+import { descendants, parseXml } from "./Xml.ts"
 
 /**
- * Beyond mammoth's defaults (headings, lists, tables): the document's title
- * and subtitle are headings, and code (code styles of Word, LibreOffice and
- * pandoc, or runs in a monospace font) stays code.
+ * Word documents as Markdown: plain text documents by the streaming path
+ * (`DocxText`), anything else by mammoth's HTML through the shared HTML
+ * converter; both read styles the same way (`DocxStyles`).
  */
-export const docxStyleMap = [
-  "p[style-name='Title'] => h1:fresh",
-  "p[style-name='Subtitle'] => h2:fresh",
-  "p[style-name='Source Code'] => pre:separator('\\n')",
-  "p[style-name='HTML Preformatted'] => pre:separator('\\n')",
-  "p[style-name='Preformatted Text'] => pre:separator('\\n')",
-  "p[style-name='Code'] => pre:separator('\\n')",
-  "r[style-name='Verbatim Char'] => code",
-  "r[style-name='HTML Code'] => code",
-  "r[style-name='Source Text'] => code",
-  "r[style-name='Monospace'] => code"
-]
-
-/** Fonts that mark a run as code when no style says so. */
-export const isMonospaceFont = (font: string | undefined) =>
-  font !== undefined &&
-  /^(courier|consolas|menlo|monaco|lucida (console|sans typewriter)|andale mono|(dejavu|liberation|noto|ubuntu|roboto|sf|pt|droid|nimbus) (sans )?mono|source code|fira (code|mono)|jetbrains mono|inconsolata|cascadia)/i
-    .test(font.trim())
 
 /** The parts of mammoth's document model read here (its elements, runs with their font and style). */
 interface MammothElement {
@@ -65,3 +48,26 @@ export const docxWithMammoth = (entries: ReadonlyMap<string, Buffer>, maxHtmlDep
     })),
     (result) => htmlToMarkdown(result.value, maxHtmlDepth)
   )
+
+/** The targets of the document's relationships (hyperlinks among them), by id. */
+const relationshipTargets = (rels: Buffer | undefined) =>
+  new Map(
+    rels === undefined ? [] : descendants(parseXml(rels.toString("utf8")), "Relationship")
+      .map((relationship) => [relationship.attribs.Id ?? "", relationship.attribs.Target ?? ""] as const)
+  )
+
+/** The streaming path's Markdown, or `undefined` when the document holds more than it reads. */
+export const docxWithoutMammoth = (entries: ReadonlyMap<string, Buffer>) =>
+  Effect.flatMap(markdownEscaper, (escape) =>
+    Effect.try({
+      try: () => {
+        const styles = readDocxStyles(entries.get("word/styles.xml")?.toString("utf8"), entries.get("word/numbering.xml")?.toString("utf8"))
+        if (styles.linkedNumbering) return undefined
+        const links = relationshipTargets(entries.get("word/_rels/document.xml.rels"))
+        return simpleDocxToMarkdown(entries.get("word/document.xml")!.toString("utf8"), styles, links, escape)
+      },
+      catch: unconvertible("a Word document")
+    }))
+
+export const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, maxHtmlDepth: number) =>
+  Effect.flatMap(docxWithoutMammoth(entries), (markdown) => markdown === undefined ? docxWithMammoth(entries, maxHtmlDepth) : Effect.succeed(markdown))

@@ -52,6 +52,13 @@ const loadTools = () =>
       })
   )
 
+/** Whether turndown's escaping would change the text: one pass instead of its thirteen. */
+const needsEscape = /[\\*`[\]_]|^[-+=#~>]|^\d+\. /
+
+/** turndown's escaping of text that would otherwise read as Markdown. */
+export const markdownEscaper = Effect.map(loadTools(), ({ turndown }) => (text: string) =>
+  needsEscape.test(text) ? turndown.escape(text) : text)
+
 /**
  * Whether elements nest deeper than `maxDepth`, read by htmlparser2's
  * streaming tokenizer (no tree), which stops at the limit. Checked before
