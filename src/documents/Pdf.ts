@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { loadParser } from "./Parsers.ts"
-import { layoutToMarkdown, type TextRun } from "./PdfLayout.ts"
+import { layoutToMarkdown, type PdfPage, type TextRun } from "./PdfLayout.ts"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
 
 /** Failures pdf.js reports by name; anything else is a corrupt file. */
@@ -27,10 +27,10 @@ export const pdfToMarkdown = (bytes: Uint8Array, limits: { readonly maxPdfPages:
         if (pdf.numPages > limits.maxPdfPages) {
           return yield* new Unconvertible({ reason: `has ${pdf.numPages} pages; at most ${limits.maxPdfPages} are accepted` })
         }
-        const pages: Array<Array<TextRun>> = []
+        const pages: Array<PdfPage> = []
         for (let number = 1; number <= pdf.numPages; number++) {
-          const content = yield* Effect.tryPromise({
-            try: () => pdf.getPage(number).then((page) => page.getTextContent()),
+          const [width, content] = yield* Effect.tryPromise({
+            try: () => pdf.getPage(number).then((page) => Promise.all([page.view[2] - page.view[0], page.getTextContent()])),
             catch: pdfFailure
           })
           const runs: Array<TextRun> = []
@@ -40,7 +40,7 @@ export const pdfToMarkdown = (bytes: Uint8Array, limits: { readonly maxPdfPages:
             const monospace = content.styles[item.fontName]?.fontFamily === "monospace"
             runs.push({ text: item.str, x, y, width: item.width, size: Math.hypot(c, d), monospace })
           }
-          pages.push(runs)
+          pages.push({ width, runs })
         }
         return layoutToMarkdown(pages)
       }),

@@ -20,6 +20,12 @@ export interface TextRun {
   readonly monospace: boolean
 }
 
+/** A page's width (points) and its text runs. */
+export interface PdfPage {
+  readonly width: number
+  readonly runs: ReadonlyArray<TextRun>
+}
+
 interface Line {
   readonly page: number
   readonly y: number
@@ -152,12 +158,17 @@ const contentsEntry = /^(.+?)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlcdm]{1,7})$/i
 const bullet = /^[•◦▪▫‣●○■□∙·–*]\s*/
 const numbered = /^(\d{1,3}|[a-z])[.)]\s+/
 
+type Heading = { readonly kind: "heading"; readonly level: number; text: string }
+
 type Block =
-  | { readonly kind: "heading"; readonly level: number; text: string }
+  | Heading
+  | { readonly kind: "line"; readonly text: string }
   | { readonly kind: "paragraph"; text: string; last: Line }
   | { readonly kind: "item"; readonly marker: string; readonly indent: number; text: string; last: Line }
   | { readonly kind: "table"; readonly rows: Array<Line> }
   | { readonly kind: "code"; readonly lines: Array<Line> }
+
+const isHeadingOf = (block: Block | undefined, level: number) => block?.kind === "heading" && block.level === level
 
 /** The lines of a paragraph as one: a word hyphenated at a line's end is made whole again. */
 const joined = (text: string, next: string) => {
@@ -198,8 +209,8 @@ const codeBlockOf = (lines: ReadonlyArray<Line>, lineSpacing: number) => {
 }
 
 /** Markdown from the lines of every page, in reading order. */
-export const layoutToMarkdown = (pagesOfRuns: ReadonlyArray<ReadonlyArray<TextRun>>): string => {
-  const pages = withoutRunningLines(pagesOfRuns.map((runs, page) => linesOf(page, runs)))
+export const layoutToMarkdown = (pdfPages: ReadonlyArray<PdfPage>): string => {
+  const pages = withoutRunningLines(pdfPages.map(({ runs }, page) => linesOf(page, runs)))
   const lines = pages.flat()
   const bodySize = mode(lines.map((line) => [rounded(line.size), line.text.length])) ?? 10
   const spacings = pages.flatMap((page) =>
@@ -207,7 +218,10 @@ export const layoutToMarkdown = (pagesOfRuns: ReadonlyArray<ReadonlyArray<TextRu
       .filter(([gap]) => gap > 0.9 * bodySize && gap < 2 * bodySize)
   )
   const lineSpacing = mode(spacings) ?? bodySize * 1.2
-  const rightEdge = Math.max(...lines.map((line) => line.right))
+  // Where lines end when they are full: margins are most often the same on both sides of a page.
+  const leftEdge = Math.min(...lines.map((line) => line.x))
+  const rightEdge = (page: number) => (pdfPages[page]?.width ?? 612) - leftEdge
+  const endsShort = (line: Line) => line.right < rightEdge(line.page) - 0.35 * (rightEdge(line.page) - leftEdge)
   const isHeading = (line: Line) => line.size >= bodySize * 1.15 && line.text.length < 200
   const headingSizes = [...new Set(lines.filter(isHeading).map((line) => rounded(line.size)))].sort((a, b) => b - a)
   const contentsIndents = [...new Set(lines.filter((line) => contentsEntry.test(line.text)).map((line) => Math.round(line.x)))]
@@ -252,7 +266,7 @@ export const layoutToMarkdown = (pagesOfRuns: ReadonlyArray<ReadonlyArray<TextRu
       (gap === 0 ? !/[.!?:]$/.test(last.text) : follows) &&
       !(last.kind === "item" && line.x <= last.last.x - 2 && gap !== 0) &&
       !(line.x > last.last.x + 0.8 * bodySize && last.kind === "paragraph") &&
-      !(/[.!?:]$/.test(last.text) && last.last.right < rightEdge - 4 * bodySize)
+      !endsShort(last.last)
     ) {
       last.text = joined(last.text, line.text)
       last.last = line
@@ -262,12 +276,26 @@ export const layoutToMarkdown = (pagesOfRuns: ReadonlyArray<ReadonlyArray<TextRu
     previous = line
   }
 
+  // Three or more headings of one size in a row, with nothing under them, are large type (a title page's
+  // authors, say), not sections.
+  for (let start = 0; start < blocks.length; start++) {
+    const first = blocks[start]
+    if (first.kind !== "heading") continue
+    let end = start + 1
+    while (isHeadingOf(blocks[end], first.level)) end++
+    if (end - start >= 3) {
+      for (let index = start; index < end; index++) blocks[index] = { kind: "line", text: (blocks[index] as Heading).text }
+    }
+    start = end - 1
+  }
+
   return blocks
     .map((block) => {
       switch (block.kind) {
         case "heading":
           return `${"#".repeat(block.level)} ${block.text}`
         case "paragraph":
+        case "line":
           return escapedStart(block.text)
         case "item":
           return `${"  ".repeat(block.indent)}${block.marker} ${block.text}`

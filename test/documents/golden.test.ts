@@ -1,0 +1,96 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { convert } from "../../src/documents/Converters.ts"
+import { docxWithMammoth, docxWithoutMammoth } from "../../src/documents/Docx.ts"
+import { unzipBounded } from "../../src/documents/SafeZip.ts"
+import { documentDefaults } from "../../src/platform/AppConfig.ts"
+import { docxFile } from "../support/DocumentFixtures.ts"
+
+/**
+ * Golden files: real documents made by independent tools (pandoc,
+ * LibreOffice, python-docx, openpyxl; a TeX manual from Debian), see
+ * `test/fixtures/documents/make.sh`, each next to the Markdown a careful
+ * reader accepted (`<file>.md`). `UPDATE_GOLDEN=1` rewrites them after a
+ * deliberate change, to be read again before committing.
+ */
+
+const fixtures = join(import.meta.dirname, "../fixtures/documents")
+const documents = readdirSync(fixtures).filter((name) => /\.(pdf|docx|xlsx|pptx)$/.test(name)).sort()
+
+const limits = {
+  maxEntries: documentDefaults.maxZipEntries,
+  maxUnzippedBytes: documentDefaults.maxUnzippedBytes,
+  maxPdfPages: documentDefaults.maxPdfPages,
+  maxHtmlDepth: 256
+}
+
+const converted = (name: string) =>
+  Effect.map(convert(readFileSync(join(fixtures, name)), { name, declaredType: "" }, limits), (result) => result.content)
+
+const entriesOf = (bytes: Buffer) => unzipBounded(bytes, { maxEntries: 2000, maxUnzippedBytes: 100_000_000 })
+
+describe("document conversion golden files", () => {
+  it("covers every format with real-world files", () => {
+    expect(new Set(documents.map((name) => name.split(".").at(-1)))).toEqual(new Set(["pdf", "docx", "xlsx", "pptx"]))
+  })
+
+  for (const name of documents) {
+    it.effect(`${name} converts to its golden Markdown`, () =>
+      Effect.gen(function*() {
+        const content = yield* converted(name)
+        const golden = join(fixtures, `${name}.md`)
+        if (process.env.UPDATE_GOLDEN === "1") writeFileSync(golden, `${content}\n`)
+        expect(content).toBe(readFileSync(golden, "utf8").replace(/\n$/, ""))
+      }))
+  }
+})
+
+describe("the streaming path for plain Word documents", () => {
+  it.effect("writes what mammoth writes: headings, title, lists, bold, italic, links, code, escapes, line breaks", () =>
+    Effect.gen(function*() {
+      const generated = yield* Effect.promise(() =>
+        docxFile({
+          title: "Plain *text* #1",
+          paragraphs: ["1. Not a list", "Under_scores and [brackets]", "  spaced   out  "],
+          bullets: ["first", "second"]
+        })
+      )
+      for (const bytes of [readFileSync(join(fixtures, "memo.docx")), readFileSync(join(fixtures, "notes.docx")), generated]) {
+        const entries = yield* entriesOf(bytes)
+        const streamed = yield* docxWithoutMammoth(entries)
+        expect(streamed).toBeDefined()
+        expect(streamed).toBe(yield* docxWithMammoth(entries, 256))
+      }
+    }))
+
+  it.effect("leaves documents with tables (and other complex content) to mammoth", () =>
+    Effect.gen(function*() {
+      const entries = yield* entriesOf(readFileSync(join(fixtures, "guide.docx")))
+      expect(yield* docxWithoutMammoth(entries)).toBeUndefined()
+      expect(yield* converted("guide.docx")).toContain("| Part | Code | Stock |")
+    }))
+})
+
+describe("hostile office XML", () => {
+  const lols = `<!DOCTYPE lolz [<!ENTITY lol "lol">${
+    Array.from({ length: 9 }, (_, level) => `<!ENTITY lol${level + 1} "${`&lol${level === 0 ? "" : level};`.repeat(10)}">`).join("")
+  }]>`
+
+  it.effect("entities declared in a DOCTYPE are never expanded (billion laughs): the file converts small, or answers why not", () =>
+    Effect.gen(function*() {
+      const original = yield* entriesOf(readFileSync(join(fixtures, "memo.docx")))
+      const { zipFile } = yield* Effect.promise(() => import("../support/DocumentFixtures.ts"))
+      const entries = Object.fromEntries([...original].map(([name, bytes]) => [name, new Uint8Array(bytes)]))
+      entries["word/document.xml"] = new TextEncoder().encode(
+        original.get("word/document.xml")!.toString("utf8").replace(/^<\?xml[^>]*\?>/, `<?xml version="1.0"?>${lols}`)
+          .replace("Release Notes 4.2", "&lol9;")
+      )
+      const started = Date.now()
+      const exit = yield* Effect.exit(convert(zipFile(entries), { name: "lol.docx", declaredType: "" }, limits))
+      expect(Date.now() - started).toBeLessThan(5_000)
+      if (Exit.isSuccess(exit)) expect(exit.value.content.length).toBeLessThan(10_000)
+      else expect(exit.cause.toString()).toContain("Unconvertible")
+    }))
+})
