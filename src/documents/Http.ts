@@ -1,13 +1,16 @@
 import { ByteSize, Effect, Layer } from "effect"
 import { HttpIncomingMessage, Multipart } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { BadRequest } from "../platform/Errors.ts"
-import { UploadLimits } from "./Api.ts"
+import { DocumentsApi, UploadLimits } from "./Api.ts"
 import { ConversionPool } from "./ConversionPool.ts"
 import * as Documents from "./Documents.ts"
+import { answer } from "../http/Refusals.ts"
+
+const api = areaApi(DocumentsApi)
 
 /** Form fields beside the files (`companyId`, `generateSummary`) and some slack for the parser's count. */
 const fieldParts = 4
@@ -43,12 +46,12 @@ export const UploadLimitsLive = Layer.effect(UploadLimits, AppConfig.useSync(({ 
     )
 }))
 
-export const DocumentsLive = HttpApiBuilder.group(Api, "documents", (handlers) =>
+export const DocumentsLive = HttpApiBuilder.group(api, "documents", (handlers) =>
   Effect.map(ConversionPool, (pool) =>
     handlers.handle("convert", ({ payload }) =>
-      authorize("documents:convert")(Documents.convert({
+      answer(authorize("documents:convert")(Documents.convert({
         files: payload.files,
         companyId: payload.companyId,
         generateSummary: payload.generateSummary === "true"
-      })).pipe(Effect.provideService(ConversionPool, pool))))
+      }))).pipe(Effect.provideService(ConversionPool, pool))))
 ).pipe(Layer.provide([UploadLimitsLive, ConversionPool.layer]))

@@ -90,7 +90,7 @@ export const draft = (step: SequenceStep | undefined, execution: ExecutionRecord
     )
     if (Result.isFailure(answered)) {
       const failure = answered.failure
-      return { _tag: "Failed", error: `The model failed: ${failure._tag === "LlmError" ? failure.message : failure.error}` } as const
+      return { _tag: "Failed", error: `The model failed: ${failure.message}` } as const
     }
     if (Option.isNone(answered.success)) {
       return { _tag: "Failed", error: "The model's answer had no subject and body" } as const

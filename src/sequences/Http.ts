@@ -1,11 +1,14 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { SequencesApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Executions from "./Executions.ts"
 import * as Sequences from "./Sequences.ts"
 
-export const SequencesLive = HttpApiBuilder.group(Api, "sequences", (handlers) =>
+const api = areaApi(SequencesApi)
+
+export const SequencesLive = HttpApiBuilder.group(api, "sequences", (handlers) =>
   handlers
     .handle("create", ({ payload }) => authorize("sequences:write")(Sequences.create(payload)))
     .handle("list", ({ query }) => authorize("sequences:read")(Sequences.list(query, pageRequest(query))))
