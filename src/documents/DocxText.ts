@@ -24,20 +24,29 @@ interface Segment {
   readonly lineBreak?: true
 }
 
-/** Elements read for what they say; everything inside the others it knows is skipped. */
-const containers = new Set(["w:document", "w:body", "w:p", "w:r", "w:hyperlink", "w:t"])
-const ignored = new Set([
+/**
+ * The elements of `word/document.xml` this path knows: any other one sends
+ * the document to mammoth. Inside paragraph and run properties only the
+ * style, numbering, bold, italic, strikethrough and font are read.
+ */
+const known = new Set([
+  "w:document",
+  "w:body",
+  "w:p",
+  "w:pPr",
+  "w:r",
+  "w:rPr",
+  "w:t",
+  "w:tab",
+  "w:br",
+  "w:hyperlink",
+  "w:bookmarkStart",
   "w:bookmarkEnd",
   "w:proofErr",
   "w:lastRenderedPageBreak",
   "w:permStart",
   "w:permEnd",
-  "w:sectPr",
-  "w:pPr",
-  "w:rPr",
-  "w:tab",
-  "w:br",
-  "w:bookmarkStart"
+  "w:sectPr"
 ])
 const falseValues = new Set(["false", "0"])
 
@@ -168,6 +177,7 @@ export const simpleDocxToMarkdown = (
   let inRunProperties = false
   let inParagraphProperties = false
   let skipDepth = 0
+  let documentClosed = false
 
   const flushList = () => {
     if (listBlock.length > 0) blocks.push(listBlock.join("\n"))
@@ -244,7 +254,7 @@ export const simpleDocxToMarkdown = (
         else if (name === "w:rFonts") run!.font = attributes["w:ascii"]
         return
       }
-      if (!containers.has(name) && !ignored.has(name)) return giveUp()
+      if (!known.has(name)) return giveUp()
       switch (name) {
         case "w:p":
           if (paragraph !== undefined) return giveUp()
@@ -294,6 +304,7 @@ export const simpleDocxToMarkdown = (
     },
     onclosetag(name) {
       if (complex) return
+      if (name === "w:document") documentClosed = true
       if (skipDepth > 0) return void skipDepth--
       if (name === "w:pPr") inParagraphProperties = false
       else if (name === "w:rPr") {
@@ -328,6 +339,8 @@ export const simpleDocxToMarkdown = (
   }
 
   parser.write(xml)
+  // A document cut short (its root never closed) is malformed XML, which mammoth refuses.
+  if (!complex && !documentClosed) return undefined
   if (!complex) parser.end()
   if (complex) return undefined
   flushCode()

@@ -43,6 +43,14 @@ interface Line {
 const normalizedText = (text: string) =>
   text.replace(/[\uFB00-\uFB06]/g, (ligature) => ligature.normalize("NFKC")).replace(/[\uF0B7\uF0A7\uF076\uF0D8\uF0FC\uF06E\uF0A8]/g, "•")
 
+/** The largest (or smallest) of many values: spreading them into `Math.max` overflows the stack past ~100,000. */
+const largest = (values: Iterable<number>) => {
+  let result = -Infinity
+  for (const value of values) if (value > result) result = value
+  return result
+}
+const smallest = (values: Iterable<number>) => -largest(Array.from(values, (value) => -value))
+
 /** A gap this many type sizes wide separates cells, not words. */
 const cellGap = 2
 
@@ -59,9 +67,13 @@ const linesOf = (page: number, runs: ReadonlyArray<TextRun>): Array<Line> => {
 }
 
 /** A glyph printed over another (TeX draws © as a "c" inside a circle): only the wider one is text. */
-const overprinted = (run: TextRun, others: ReadonlyArray<TextRun>) =>
-  run.text.trim().length === 1 &&
-  others.some((other) => other !== run && other.text.trim() !== "" && other.x <= run.x && run.x + run.width <= other.x + other.width + 0.5)
+const overprinted = (runs: ReadonlyArray<TextRun>, index: number) => {
+  const run = runs[index]
+  const covers = (other: TextRun | undefined) =>
+    other !== undefined && other.text.trim() !== "" && other.x <= run.x && run.x + run.width <= other.x + other.width + 0.5
+  // Runs are in order of x: a glyph that covers this one is next to it.
+  return run.text.trim().length === 1 && (covers(runs[index - 1]) || covers(runs[index + 1]))
+}
 
 /**
  * A run in a monospace font that holds more than dots and bullets: pdf.js
@@ -70,19 +82,19 @@ const overprinted = (run: TextRun, others: ReadonlyArray<TextRun>) =>
 const isCode = (run: TextRun) => run.monospace && !/^[\s.•·\u2026\uF000-\uF0FF]*$/.test(run.text)
 
 const lineOf = (page: number, runs: ReadonlyArray<TextRun>): Line => {
-  const size = Math.max(...runs.map((run) => run.size))
+  const size = largest(runs.map((run) => run.size))
   const code = runs.some(isCode) && runs.every((run) => isCode(run) || run.text.trim() === "")
   const cells: Array<{ x: number; text: string }> = []
   let right = -Infinity
   let pendingSpace = false
   let previousCode = false
-  for (const run of runs) {
+  for (const [index, run] of runs.entries()) {
     if (run.text.trim() === "") {
       if (run.width > cellGap * size) right = -Infinity
       pendingSpace = true
       continue
     }
-    if (overprinted(run, runs)) continue
+    if (overprinted(runs, index)) continue
     const cell = cells.at(-1)
     const gap = run.x - right
     const inlineCode = isCode(run) && !code
@@ -106,7 +118,7 @@ const lineOf = (page: number, runs: ReadonlyArray<TextRun>): Line => {
     page,
     y: runs[0].y,
     x: trimmed[0]?.x ?? 0,
-    right: Math.max(...runs.map((run) => run.x + run.width)),
+    right: largest(runs.map((run) => run.x + run.width)),
     size,
     cells: trimmed,
     text: trimmed.map((cell) => cell.text).join(" "),
@@ -198,13 +210,13 @@ const tableOf = (rows: ReadonlyArray<Line>) => {
  * font's character widths, about 0.6 of its size), blank lines from gaps.
  */
 const codeBlockOf = (lines: ReadonlyArray<Line>, lineSpacing: number) => {
-  const left = Math.min(...lines.map((line) => line.x))
+  const left = smallest(lines.map((line) => line.x))
   const text = lines.map((line, index) => {
     const blank = index > 0 && lines[index - 1].y - line.y > lineSpacing * 1.5 ? "\n" : ""
     const indent = " ".repeat(Math.min(Math.round((line.x - left) / (0.6 * line.size)), 40))
     return `${blank}${indent}${line.cells.map((cell) => cell.text).join("  ")}`
   }).join("\n")
-  const fence = "`".repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((match) => match[0].length + 1)))
+  const fence = "`".repeat(Math.max(3, largest(Array.from(text.matchAll(/`+/g), (match) => match[0].length + 1))))
   return `${fence}\n${text}\n${fence}`
 }
 
@@ -219,7 +231,7 @@ export const layoutToMarkdown = (pdfPages: ReadonlyArray<PdfPage>): string => {
   )
   const lineSpacing = mode(spacings) ?? bodySize * 1.2
   // Where lines end when they are full: margins are most often the same on both sides of a page.
-  const leftEdge = Math.min(...lines.map((line) => line.x))
+  const leftEdge = smallest(lines.map((line) => line.x))
   const rightEdge = (page: number) => (pdfPages[page]?.width ?? 612) - leftEdge
   const endsShort = (line: Line) => line.right < rightEdge(line.page) - 0.35 * (rightEdge(line.page) - leftEdge)
   const isHeading = (line: Line) => line.size >= bodySize * 1.15 && line.text.length < 200

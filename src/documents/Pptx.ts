@@ -17,7 +17,10 @@ const relationshipsOf = (entries: ReadonlyMap<string, Buffer>, part: string): Ar
   return descendants(parseXml(rels.toString("utf8")), "Relationship").map((relationship) => ({
     type: relationship.attribs.Type ?? "",
     id: relationship.attribs.Id ?? "",
-    target: posix.join(posix.dirname(part), relationship.attribs.Target ?? "")
+    // Targets are relative to the part's folder, or absolute within the package ("/ppt/slides/slide1.xml").
+    target: (relationship.attribs.Target ?? "").startsWith("/")
+      ? relationship.attribs.Target!.slice(1)
+      : posix.join(posix.dirname(part), relationship.attribs.Target ?? "")
   }))
 }
 

@@ -70,7 +70,7 @@ const sheetsToMarkdown = (numfmt: Formatter, workbook: Workbook) =>
     })
     // Leading rows of one cell above a wider table are its titles (often merged across it), not data.
     const titles: Array<string> = []
-    while (rows.length > 1 && rows[0].size === 1 && rows.some((cells) => cells.size > 1)) titles.push(...rows.shift()!.values())
+    while (rows.length > 1 && rows[0].size === 1 && rows.some((cells) => cells.size > 1)) titles.push(rows.shift()!.values().next().value!)
     const columns = [...new Set(rows.flatMap((cells) => [...cells.keys()]))].sort((a, b) => a - b)
     const table = markdownTable(rows.map((cells) => columns.map((column) => cells.get(column) ?? "")))
     return [`## ${sheet.name}`, ...titles, table].join("\n\n").trim()

@@ -65,6 +65,16 @@ describe("the streaming path for plain Word documents", () => {
       }
     }))
 
+  it.effect("malformed XML is not guessed at: the file answers why it cannot be converted", () =>
+    Effect.gen(function*() {
+      const original = yield* entriesOf(readFileSync(join(fixtures, "memo.docx")))
+      const entries = Object.fromEntries([...original].map(([name, bytes]) => [name, new Uint8Array(bytes)]))
+      const xml = original.get("word/document.xml")!
+      entries["word/document.xml"] = new Uint8Array(xml.subarray(0, Math.floor(xml.length / 2)))
+      const failure = yield* Effect.flip(convert(zipFile(entries), { name: "cut.docx", declaredType: "" }, limits))
+      expect(failure.reason).toBe("could not be read as a Word document (corrupt or unsupported)")
+    }))
+
   it.effect("leaves documents with tables (and other complex content) to mammoth", () =>
     Effect.gen(function*() {
       const entries = yield* entriesOf(readFileSync(join(fixtures, "guide.docx")))
