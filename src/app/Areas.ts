@@ -11,6 +11,7 @@ import { MemoriesArea } from "../memories/Area.ts"
 import { AgentsArea } from "../agents/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
+import { OutreachArea } from "../outreach/Area.ts"
 import { ListsArea } from "../lists/Area.ts"
 import { TemplatesArea } from "../templates/Area.ts"
 import { FilesArea } from "../files/Area.ts"
@@ -43,6 +44,7 @@ export const areas = [
   AgentsArea,
   TasksArea,
   CampaignsArea,
+  OutreachArea,
   ListsArea,
   TemplatesArea,
   FilesArea,

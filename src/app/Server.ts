@@ -16,6 +16,9 @@ import { IdleCompactionLive } from "../platform/IdleCompaction.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
+import { campaignsSender } from "../campaigns/CampaignsOutreach.ts"
+import { OutreachSenders } from "../outreach/Outreach.ts"
+import { sequencesSender } from "../sequences/SequencesOutreach.ts"
 import { Api } from "./Api.ts"
 import { areaLayers } from "./Areas.ts"
 import { ApiDocument } from "../http/Area.ts"
@@ -103,6 +106,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
+    Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer),
     Layer.provide(TracingOff)

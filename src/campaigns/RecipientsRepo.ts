@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { Count, fromColumns } from "../outreach/Rows.ts"
+import type { DeliveryOutcome } from "../outreach/Delivery.ts"
 import { newId } from "../platform/Ids.ts"
 import { containing } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
@@ -63,12 +64,6 @@ export interface RecipientClaim {
   readonly token: string
   readonly recipients: ReadonlyArray<RecipientRecord>
 }
-
-/** What a delivery attempt came to. */
-export type DeliveryOutcome =
-  | { readonly _tag: "Sent"; readonly messageId: string }
-  | { readonly _tag: "Retry"; readonly at: Date; readonly error: string }
-  | { readonly _tag: "Failed"; readonly error: string }
 
 /**
  * Recipients of campaigns: made in bulk when sending starts, delivered by
@@ -134,7 +129,10 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
     maxAttempts: number,
     now: Date
   ) => Effect.Effect<boolean>
-  /** `sending` campaigns with no pending recipient become `sent` with `completedAt`; answers their ids. */
+  /**
+   * `sending` campaigns with no pending recipient become `sent` with `completedAt`, or `failed` with an
+   * `errorMessage` when every recipient tried failed (none sent); answers their ids.
+   */
   readonly completeFinished: (now: Date) => Effect.Effect<ReadonlyArray<string>>
   /** A recipient by id (for tracking links). */
   readonly get: (id: string) => Effect.Effect<Option.Option<RecipientRecord>>
@@ -191,13 +189,13 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
           sql`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
             LIMIT ${window.limit} OFFSET ${window.offset}`,
           sql`
-            SELECT count(*) AS total,
-              count(*) FILTER (WHERE status = 'sent') AS sent,
-              count(*) FILTER (WHERE status = 'failed') AS failed,
-              count(*) FILTER (WHERE status = 'skipped') AS skipped,
-              count(*) FILTER (WHERE opened) AS opened,
-              count(*) FILTER (WHERE clicked) AS clicked,
-              count(*) FILTER (WHERE ${matches}) AS matching
+            SELECT count(*)::int AS total,
+              count(*) FILTER (WHERE status = 'sent')::int AS sent,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status = 'skipped')::int AS skipped,
+              count(*) FILTER (WHERE opened)::int AS opened,
+              count(*) FILTER (WHERE clicked)::int AS clicked,
+              count(*) FILTER (WHERE ${matches})::int AS matching
             FROM campaign_recipients WHERE campaign_id = ${campaignId}`
         ], { concurrency: 2 })
         const { matching, ...counts } = yield* decodeMetrics(aggregate[0])
@@ -262,13 +260,29 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
         return rows.length > 0
       }, Effect.orDie),
       completeFinished: Effect.fn("RecipientsRepo.completeFinished")(function*(now) {
+        // Sent, unless every recipient it tried failed: then failed, with the most common reason.
         const rows = yield* sql<{ readonly id: string }>`
-          UPDATE campaigns SET status = 'sent', completed_at = ${now},
-            updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
-          WHERE status = 'sending' AND NOT EXISTS (
-            SELECT 1 FROM campaign_recipients r WHERE r.campaign_id = campaigns.id AND r.status = 'pending'
+          WITH finished AS (
+            SELECT c.id,
+              count(r.id) FILTER (WHERE r.status = 'sent') AS sent,
+              count(r.id) FILTER (WHERE r.status = 'failed') AS failed,
+              mode() WITHIN GROUP (ORDER BY r.error_message) FILTER (WHERE r.status = 'failed') AS reason
+            FROM campaigns c LEFT JOIN campaign_recipients r ON r.campaign_id = c.id
+            WHERE c.status = 'sending' AND NOT EXISTS (
+              SELECT 1 FROM campaign_recipients p WHERE p.campaign_id = c.id AND p.status = 'pending'
+            )
+            GROUP BY c.id
           )
-          RETURNING id`
+          UPDATE campaigns SET
+            status = CASE WHEN f.sent = 0 AND f.failed > 0 THEN 'failed' ELSE 'sent' END,
+            error_message = CASE WHEN f.sent = 0 AND f.failed > 0
+              THEN 'Every recipient failed (' || f.failed || '); the most common reason: ' || coalesce(f.reason, 'unknown')
+              END,
+            completed_at = ${now},
+            updated_at = greatest(${now}::timestamptz, campaigns.updated_at + interval '1 millisecond')
+          FROM finished f
+          WHERE campaigns.id = f.id AND campaigns.status = 'sending'
+          RETURNING campaigns.id`
         return rows.map((row) => row.id)
       }, Effect.orDie),
       get: Effect.fn("RecipientsRepo.get")(function*(id) {

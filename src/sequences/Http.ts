@@ -14,6 +14,8 @@ export const SequencesLive = HttpApiBuilder.group(api, "sequences", (handlers) =
     .handle("list", ({ query }) => authorize("sequences:read")(Sequences.list(query, pageRequest(query))))
     .handle("get", ({ params, query }) => authorize("sequences:read")(Sequences.get(params.sequenceId, query)))
     .handle("update", ({ params, payload }) => authorize("sequences:write")(Sequences.update(params.sequenceId, payload)))
+    .handle("remove", ({ params, query }) => authorize("sequences:write")(Sequences.remove(params.sequenceId, query)))
+    .handle("unenroll", ({ params, payload }) => authorize("sequences:write")(Sequences.unenroll(params.sequenceId, payload)))
     .handle("enroll", ({ params, payload }) => authorize("sequences:write")(Sequences.enroll(params.sequenceId, payload)))
     .handle("executions", ({ params, query }) => authorize("sequences:read")(Executions.list(params.sequenceId, query)))
     .handle("approve", ({ params, payload }) => authorize("sequences:write")(Executions.approve(params.sequenceId, payload)))

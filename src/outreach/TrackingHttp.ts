@@ -4,7 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { areaApi } from "../http/Area.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { CampaignsConfig } from "./CampaignsConfig.ts"
+import { OutreachConfig } from "./OutreachConfig.ts"
 import * as Tracking from "./Tracking.ts"
 import { TrackingSecret } from "./TrackingSecret.ts"
 
@@ -30,4 +30,4 @@ export const TrackingLive = HttpApiBuilder.group(api, "tracking", (handlers) =>
           HttpServerResponse.redirect(target, { status: 302, headers: noStore })))
       .handle("unsubscribePage", ({ params }) => Effect.map(signed(Tracking.unsubscribePage(params.token)), html))
       .handle("unsubscribe", ({ params }) => Effect.map(signed(Tracking.unsubscribe(params.token)), html))
-  })).pipe(Layer.provide(TrackingSecret.layer), Layer.provide(CampaignsConfig.layer))
+  })).pipe(Layer.provide(TrackingSecret.layer), Layer.provide(OutreachConfig.layer))
