@@ -3,8 +3,9 @@ import { type DocxStyles, isMonospaceFont, paragraphKind } from "./DocxStyles.ts
 
 /**
  * The fast path for Word documents of plain text: `word/document.xml` read
- * by htmlparser2's streaming tokenizer (no tree) straight to Markdown, at
- * tens of MB/s where mammoth's HTML and turndown manage a fraction of one.
+ * by htmlparser2's streaming tokenizer (no tree) straight to Markdown,
+ * several times faster than mammoth's HTML and turndown (which build and
+ * walk two trees), in memory that grows with the Markdown only.
  * It writes what mammoth and turndown write for the same document —
  * headings, lists, bold, italic, code, links and line breaks — and gives up
  * (`undefined`) at the first element it does not know (tables, images,
