@@ -248,7 +248,8 @@ export const layoutToMarkdown = (pdfPages: ReadonlyArray<PdfPage>): string => {
     const follows = previous !== undefined && gap <= lineSpacing * 1.12 && line.size <= bodySize * 1.05
     const contents = contentsEntry.exec(line.text)
     if (line.code && !isHeading(line)) {
-      if (last?.kind === "code" && previous !== undefined && gap !== 0 && gap <= lineSpacing * 3) last.lines.push(line)
+      // A code block goes on over a page break (gap 0) and blank lines.
+      if (last?.kind === "code" && previous !== undefined && gap <= lineSpacing * 3) last.lines.push(line)
       else blocks.push({ kind: "code", lines: [line] })
     } else if (contents !== null) {
       const indent = contentsIndents.filter((x) => x < Math.round(line.x) - 2).length
