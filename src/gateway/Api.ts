@@ -42,6 +42,14 @@ export class ChatApi extends HttpApiGroup.make("chat")
   }).annotateMerge(OpenApi.annotations({
     summary: "Create a chat completion",
     description: "OpenAI-compatible chat completion on a model of the catalog (tier names such as `balanced` and client model names are routed too); `stream: true` answers server-sent events. The organization's credits are checked before and billed after. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429; 502/504 when the provider fails."
+  })),
+  HttpApiEndpoint.post("createEmbedding", "/embeddings", {
+    payload: OpenAiWire.EmbeddingRequest,
+    success: OpenAiWire.EmbeddingList,
+    error: errors
+  }).annotateMerge(OpenApi.annotations({
+    summary: "Create embeddings",
+    description: "OpenAI-compatible embeddings of one text or a list of up to 2048 texts, with a model of kind `embedding` from the catalog (offline: `local-embedding`, a hashed bag of words). `encoding_format` `float` (numbers) or `base64` (little-endian float32, what the official SDK asks for). Billed under `chat` by input tokens: held before, settled to the provider's count. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field, an unknown model or one that is not an embedding model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429; 500 when the provider fails."
   }))
 ).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
