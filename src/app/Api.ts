@@ -11,7 +11,7 @@ import { ContentApi } from "../content/Api.ts"
 import { AnthropicApi, ChatApi, ModelsApi } from "../gateway/Api.ts"
 import { FilesApi } from "../files/Api.ts"
 import { DesignChatApi } from "../design/Api.ts"
-import { DocumentsApi } from "../documents/Api.ts"
+import { DocumentsApi, KnowledgeApi } from "../documents/Api.ts"
 import { HealthApi } from "../health/Api.ts"
 import { ListsApi } from "../lists/Api.ts"
 import { ApiKeysApi, KeysApi } from "../keys/Api.ts"
@@ -64,6 +64,7 @@ export class Api extends HttpApi.make("platform")
   .add(WebApi)
   .add(CanvasesApi)
   .add(DocumentsApi)
+  .add(KnowledgeApi)
   .add(ContentApi)
   .add(SequencesApi)
   .add(McpApi)

@@ -13,7 +13,8 @@ import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
 import { CanvasesLive } from "../canvases/Http.ts"
 import { CompaniesLive, CompanyUsersCache, CompanyUsersLive } from "../companies/Http.ts"
 import { DesignChatLive } from "../design/Http.ts"
-import { DocumentsLive } from "../documents/Http.ts"
+import { DocumentsLive, KnowledgeLive, KnowledgeSettingsLive } from "../documents/Http.ts"
+import { IndexerLive } from "../documents/Indexer.ts"
 import { GatewayLive } from "../gateway/Http.ts"
 import { Blob } from "../files/Blob.ts"
 import { FilesLive } from "../files/Http.ts"
@@ -74,6 +75,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
     WebLive,
     CanvasesLive,
     DocumentsLive,
+    KnowledgeLive,
     ContentLive,
     SequencesLive,
     McpLive
@@ -162,7 +164,14 @@ export const makeServer = <HA, HE, SA, SE, SR>(
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, SequenceWorkerLive, Credits.worker, IdleCompactionLive)),
+    Layer.provideMerge(Layer.mergeAll(
+      SchedulerLive,
+      CampaignWorkerLive,
+      SequenceWorkerLive,
+      IndexerLive.pipe(Layer.provide(KnowledgeSettingsLive)),
+      Credits.worker,
+      IdleCompactionLive
+    )),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

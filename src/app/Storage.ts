@@ -8,6 +8,7 @@ import { RecipientsRepo } from "../campaigns/RecipientsRepo.ts"
 import { InstallationSecrets } from "../campaigns/TrackingSecret.ts"
 import { CanvasesRepo } from "../canvases/CanvasesRepo.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { DocumentsRepo } from "../documents/DocumentsRepo.ts"
 import { BlobsRepo } from "../files/Blob.ts"
 import { FilesRepo } from "../files/FilesRepo.ts"
 import { KeysRepo } from "../keys/KeysRepo.ts"
@@ -48,7 +49,8 @@ const repositoriesSql = Layer.mergeAll(
   tasksRepoSql,
   CanvasesRepo.sql,
   SequencesRepo.sql,
-  CreditsRepo.sql
+  CreditsRepo.sql,
+  DocumentsRepo.layer
 )
 
 /**
