@@ -22,7 +22,9 @@ import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
 import { CampaignWorker } from "../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../src/campaigns/RecipientsRepo.ts"
 import { startSending } from "../src/campaigns/Sending.ts"
-import { TrackingSecret } from "../src/campaigns/TrackingSecret.ts"
+import { Delivery } from "../src/outreach/Delivery.ts"
+import { OutreachConfig } from "../src/outreach/OutreachConfig.ts"
+import { TrackingSecret } from "../src/outreach/TrackingSecret.ts"
 import { Mailer } from "../src/mail/Mailer.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
 import { newId } from "../src/platform/Ids.ts"
@@ -137,11 +139,13 @@ const appSettings = { logLevel: "Error" as const, publicBaseUrl: "https://mail.b
 
 const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
   CampaignWorker.layer.pipe(
+    Layer.provideMerge(Delivery.layer),
     Layer.provideMerge(TrackingSecret.layer),
     Layer.provideMerge(
       Mailer.smtp({ url: Redacted.make(smtpUrl), from, ratePerSecond: 0, dkim: Option.none(), poolSize })
     ),
-    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, concurrency, batchSize, leaseMs: 3_000 })),
+    Layer.provideMerge(OutreachConfig.layerWith({ concurrency })),
+    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, batchSize, leaseMs: 3_000 })),
     Layer.provideMerge(storage),
     Layer.provideMerge(AppConfig.layerWith(appSettings))
   )

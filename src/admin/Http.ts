@@ -2,13 +2,15 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import type { OrganizationRecord } from "../organizations/OrganizationsRepo.ts"
 import { toCompanyUser } from "../companies/Api.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { NotFound, Unauthorized } from "../platform/Errors.ts"
 import * as Admin from "./Admin.ts"
-import { AdminAuth } from "./Api.ts"
+import { AdminApi, AdminAuth } from "./Api.ts"
+
+const api = areaApi(AdminApi)
 
 const digest = (value: string) => createHash("sha256").update(value).digest()
 
@@ -46,7 +48,7 @@ export const adminOrganization = (organization: OrganizationRecord) => ({
   createdDate: organization.createdAt
 })
 
-export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
+export const AdminLive = HttpApiBuilder.group(api, "admin", (handlers) =>
   handlers
     .handle("createOrganization", ({ payload }) => Effect.map(Admin.createOrganization(payload), adminOrganization))
     .handle("createUser", ({ payload }) =>

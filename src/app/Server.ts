@@ -1,39 +1,13 @@
 import { Console, Effect, Layer, Logger, Option, References, Tracer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { firstRun } from "../admin/FirstRun.ts"
-import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
-import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
-import { CampaignsLive } from "../campaigns/Http.ts"
-import { TrackingLive } from "../campaigns/TrackingHttp.ts"
-import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
-import { SequencesLive } from "../sequences/Http.ts"
-import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
-import { CanvasesLive } from "../canvases/Http.ts"
-import { CompaniesLive, CompanyUsersCache, CompanyUsersLive } from "../companies/Http.ts"
-import { DesignChatLive } from "../design/Http.ts"
-import { DocumentsLive, KnowledgeLive, KnowledgeSettingsLive } from "../documents/Http.ts"
-import { IndexerLive } from "../documents/Indexer.ts"
-import { GatewayLive } from "../gateway/Http.ts"
+import { CompanyUsersCache } from "../companies/Http.ts"
 import { Blob } from "../files/Blob.ts"
-import { FilesLive } from "../files/Http.ts"
-import { HealthLive } from "../health/Http.ts"
-import { ListsLive } from "../lists/Http.ts"
-import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
-import { WebLive } from "../jobs/Http.ts"
-import { McpLive } from "../mcp/Http.ts"
-import { MeLive } from "../me/Http.ts"
-import { MemoriesLive } from "../memories/Http.ts"
-import { OrganizationsLive } from "../organizations/Http.ts"
 import { Balances } from "../organizations/Balances.ts"
 import { MembershipsCache } from "../organizations/Organizations.ts"
-import { ProjectsLive } from "../projects/Http.ts"
-import { ContentLive } from "../content/Http.ts"
-import { ScheduledTasksLive } from "../tasks/Http.ts"
-import { SchedulerLive } from "../tasks/Scheduler.ts"
-import { TemplatesLive } from "../templates/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
@@ -42,44 +16,23 @@ import { IdleCompactionLive } from "../platform/IdleCompaction.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
+import { campaignsSender } from "../campaigns/CampaignsOutreach.ts"
+import { OutreachSenders } from "../outreach/Outreach.ts"
+import { sequencesSender } from "../sequences/SequencesOutreach.ts"
 import { Api } from "./Api.ts"
+import { areaLayers } from "./Areas.ts"
+import { ApiDocument } from "../http/Area.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 import { BatchedHandlingLive } from "../http/Batching.ts"
 import { nodeServer } from "../http/NodeServer.ts"
 import { StrictQueryLive } from "../http/StrictInput.ts"
 
+
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([
-    HealthLive,
-    AdminLive.pipe(Layer.provide(AdminAuthLive)),
-    MeLive,
-    ApiKeysLive,
-    KeysLive,
-    CompanyUsersLive,
-    CompaniesLive,
-    OrganizationsLive,
-    GatewayLive,
-    ProjectsLive,
-    MemoriesLive,
-    AgentsLive,
-    EmployeesLive,
-    ScheduledTasksLive,
-    CampaignsLive,
-    TrackingLive,
-    ListsLive,
-    TemplatesLive,
-    FilesLive,
-    DesignChatLive,
-    WebLive,
-    CanvasesLive,
-    DocumentsLive,
-    KnowledgeLive,
-    ContentLive,
-    SequencesLive,
-    McpLive
-  ]),
+  Layer.provide(areaLayers("handlers")),
+  Layer.provide(Layer.sync(ApiDocument, () => OpenApi.fromApi(Api))),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
   Layer.provide(ErrorResponsesLive),
@@ -128,8 +81,9 @@ const TracingOff = Layer.mergeAll(
 
 /**
  * The service over a given HTTP server and storage: storage is built and
- * migrated first, then the first-run bootstrap, then the listener opens, so
- * no request can arrive before the service is ready.
+ * migrated first, then the listener opens (requests arriving now wait for the
+ * handler, `hardenedServer`), then the first-run bootstrap, so that a start
+ * that cannot bind its port fails before it shows first-start keys.
  */
 export const makeServer = <HA, HE, SA, SE, SR>(
   http: Layer.Layer<HA | HttpServer.HttpServer, HE>,
@@ -142,9 +96,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     // Long ids must reach their handler (and its 404 or 400), not fail routing as "no route".
     routerConfig: { maxParamLength: 1000 }
   }).pipe(
+    Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(http),
     Layer.provideMerge(MaxBodySizeLive),
-    Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(Layer.mergeAll(MembershipsCache.layer, Balances.layer, CompanyUsersCache.layer)),
     Layer.provideMerge(AuthServices),
@@ -152,6 +106,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
+    Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer),
     Layer.provide(TracingOff)
@@ -164,14 +119,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      SchedulerLive,
-      CampaignWorkerLive,
-      SequenceWorkerLive,
-      IndexerLive.pipe(Layer.provide(KnowledgeSettingsLive)),
-      Credits.worker,
-      IdleCompactionLive
-    )),
+    Layer.provideMerge(Layer.mergeAll(areaLayers("workers"), IdleCompactionLive)),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

@@ -1,6 +1,7 @@
-import { Context, Schema } from "effect"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
+import { described } from "../outreach/ApiDocs.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageNumber, PageQuery, PageSize } from "../platform/Pagination.ts"
 import { Email, FutureDate, IsoDate, JsonObject, NonEmpty, Text } from "../platform/Schemas.ts"
@@ -163,11 +164,6 @@ const versionParams = { campaignId: Schema.String, version: Schema.FiniteFromStr
 const created = HttpApiSchema.status(201)
 const accepted = HttpApiSchema.status(202)
 const changeErrors = [BadRequest, Forbidden, NotFound]
-
-/** An endpoint's OpenAPI summary and description (what it does, who may call it, notable errors). */
-export const described = (summary: string, description: string) =>
-<E extends { annotateMerge<I>(annotations: Context.Context<I>): E }>(endpoint: E): E =>
-  endpoint.annotateMerge(Context.make(OpenApi.Summary, summary).pipe(Context.add(OpenApi.Description, description)))
 
 const reader = "Any company user with the campaigns feature (campaigns:read)."
 const writer = "Company owners, admins and members with the campaigns feature (campaigns:write)."

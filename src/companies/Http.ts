@@ -5,11 +5,13 @@ import { requireCompany } from "../auth/Authentication.ts"
 import { authorize, authorizeInOrganization } from "../auth/Policy.ts"
 import { type RevisionCache, revisionCacheLayer } from "../auth/RevisionCache.ts"
 import { jsonResponse } from "../http/JsonResponses.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
-import { CompanyUserList, toCompanyUser } from "./Api.ts"
+import { CompaniesApi, CompanyUserList, CompanyUsersApi, toCompanyUser } from "./Api.ts"
 import * as Companies from "./Companies.ts"
 import type { Company } from "./CompaniesRepo.ts"
+
+const api = areaApi(CompanyUsersApi, CompaniesApi)
 
 /**
  * Pages of a company's users (without a search), answered whole, per
@@ -42,7 +44,7 @@ const companyResource = (company: Company) => ({
   createdDate: company.createdAt
 })
 
-export const CompanyUsersLive = HttpApiBuilder.group(Api, "companyUsers", (handlers) =>
+export const CompanyUsersLive = HttpApiBuilder.group(api, "companyUsers", (handlers) =>
   handlers
     .handle("list", ({ params, query }) =>
       Effect.andThen(
@@ -65,7 +67,7 @@ export const CompanyUsersLive = HttpApiBuilder.group(Api, "companyUsers", (handl
         authorize("companyUsers:manage")(Effect.map(Companies.removeCompanyUser(params.userId), toCompanyUser))
       )))
 
-export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
+export const CompaniesLive = HttpApiBuilder.group(api, "companies", (handlers) =>
   handlers
     .handle("list", ({ query }) =>
       Effect.map(Companies.listCallerCompanies(), (companies) => {

@@ -1,17 +1,20 @@
 import { ByteSize, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, Multipart } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import { pageRequest } from "../platform/Pagination.ts"
-import { KnowledgeUploadLimits, UploadLimits } from "./Api.ts"
+import { DocumentsApi, KnowledgeApi, KnowledgeUploadLimits, UploadLimits } from "./Api.ts"
 import { ConversionPool } from "./ConversionPool.ts"
 import * as Documents from "./Documents.ts"
 import { EmbeddingsModel } from "./EmbeddingsModel.ts"
 import * as Knowledge from "./Knowledge.ts"
 import { KnowledgeConfig } from "./KnowledgeConfig.ts"
+import { answer } from "../http/Refusals.ts"
+
+const api = areaApi(DocumentsApi, KnowledgeApi)
 
 /** Form fields beside the files (`companyId`, `generateSummary`) and some slack for the parser's count. */
 const fieldParts = 4
@@ -47,14 +50,14 @@ export const UploadLimitsLive = Layer.effect(UploadLimits, AppConfig.useSync(({ 
     )
 }))
 
-export const DocumentsLive = HttpApiBuilder.group(Api, "documents", (handlers) =>
+export const DocumentsLive = HttpApiBuilder.group(api, "documents", (handlers) =>
   Effect.map(ConversionPool, (pool) =>
     handlers.handle("convert", ({ payload }) =>
-      authorize("documents:convert")(Documents.convert({
+      answer(authorize("documents:convert")(Documents.convert({
         files: payload.files,
         companyId: payload.companyId,
         generateSummary: payload.generateSummary === "true"
-      })).pipe(Effect.provideService(ConversionPool, pool))))
+      }))).pipe(Effect.provideService(ConversionPool, pool))))
 ).pipe(Layer.provide([UploadLimitsLive, ConversionPool.layer]))
 
 /** The upload limits of `/documents/convert` for multipart requests; other bodies keep the service's limit. */
@@ -68,7 +71,7 @@ const KnowledgeUploadLimitsLive = Layer.effect(KnowledgeUploadLimits, Effect.gen
 /** The knowledge model and settings the endpoints and the indexer share, from the environment. */
 export const KnowledgeSettingsLive = EmbeddingsModel.layer.pipe(Layer.provideMerge(KnowledgeConfig.layer))
 
-export const KnowledgeLive = HttpApiBuilder.group(Api, "knowledge", (handlers) =>
+export const KnowledgeLive = HttpApiBuilder.group(api, "knowledge", (handlers) =>
   Effect.gen(function*() {
     const pool = yield* ConversionPool
     const model = yield* EmbeddingsModel
@@ -78,7 +81,7 @@ export const KnowledgeLive = HttpApiBuilder.group(Api, "knowledge", (handlers) =
       .handle("create", ({ payload }) =>
         withServices(
           "files" in payload
-            ? authorize("documents:write")(authorize("documents:convert")(Knowledge.upload(payload)))
+            ? answer(authorize("documents:write")(authorize("documents:convert")(Knowledge.upload(payload))))
             : authorize("documents:write")(Knowledge.create(payload))
         ))
       .handle("list", ({ query }) =>
@@ -86,6 +89,6 @@ export const KnowledgeLive = HttpApiBuilder.group(Api, "knowledge", (handlers) =
       .handle("get", ({ params }) => authorize("documents:read")(Knowledge.get(params.documentId)))
       .handle("getContent", ({ params }) => authorize("documents:read")(Knowledge.content(params.documentId)))
       .handle("delete", ({ params }) => authorize("documents:write")(Knowledge.remove(params.documentId)))
-      .handle("search", ({ payload }) => withServices(authorize("documents:read")(Knowledge.search(payload))))
+      .handle("search", ({ payload }) => withServices(answer(authorize("documents:read")(Knowledge.search(payload)))))
   })
 ).pipe(Layer.provide([KnowledgeUploadLimitsLive, ConversionPool.layer, KnowledgeSettingsLive]))

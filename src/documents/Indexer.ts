@@ -58,7 +58,7 @@ export class Indexer extends Context.Service<Indexer, {
           }).pipe(Effect.result)
           if (embedded._tag === "Failure") {
             const failure = embedded.failure
-            return failure._tag === "LlmError" ? `The embeddings model failed: ${failure.message}` : failure.error
+            return failure._tag === "LlmError" ? `The embeddings model failed: ${failure.message}` : failure.message
           }
           const vectors = embedded.success.embeddings
           yield* ensureIndex(vectors[0]!.length)

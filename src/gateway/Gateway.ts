@@ -55,5 +55,5 @@ export const openStream = Effect.fnUntraced(function*(request: LlmRequest) {
   const events = yield* Effect.mapError(started(billed), apiErrorOf)
   // Credits are held before the first event, so later failures are the model's, reported in-band.
   return Stream.mapError(events, (error) =>
-    error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.error }))
+    error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.message }))
 })

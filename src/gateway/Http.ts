@@ -1,7 +1,9 @@
 import { Effect, Layer, Result } from "effect"
+import { AnthropicApi, ChatApi, ModelsApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { answer } from "../http/Refusals.ts"
+import { areaApi } from "../http/Area.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
 import { type LlmRequest, ModelCatalog, requireKnownModel } from "../llm/Llm.ts"
 import type * as AnthropicWire from "../llm/anthropic/Wire.ts"
@@ -13,7 +15,9 @@ import { BadRequest } from "../platform/Errors.ts"
 import * as Gateway from "./Gateway.ts"
 import { chatCompletionEvents, messageEvents, sseResponse } from "./Sse.ts"
 
-const chat = authorize("chat:use")
+const api = areaApi(ModelsApi, ChatApi, AnthropicApi)
+
+const chat = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("chat:use")(effect))
 
 /** A translated request, or 400 naming what it cannot mean. */
 const canonical = (translated: Result.Result<LlmRequest, string>) =>
@@ -24,7 +28,7 @@ const canonical = (translated: Result.Result<LlmRequest, string>) =>
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-export const ModelsLive = HttpApiBuilder.group(Api, "models", (handlers) =>
+export const ModelsLive = HttpApiBuilder.group(api, "models", (handlers) =>
   Effect.gen(function*() {
     const { models } = yield* ModelCatalog
     const created = nowSeconds()
@@ -76,7 +80,7 @@ const createEmbedding = Effect.fnUntraced(function*(payload: OpenAiWire.Embeddin
   }
 })
 
-export const ChatLive = HttpApiBuilder.group(Api, "chat", (handlers) =>
+export const ChatLive = HttpApiBuilder.group(api, "chat", (handlers) =>
   handlers
     .handle("createCompletion", ({ payload }) => chat(createCompletion(payload)))
     .handle("createEmbedding", ({ payload }) => chat(createEmbedding(payload))))
@@ -94,7 +98,7 @@ const countTokens = Effect.fnUntraced(function*(payload: typeof AnthropicWire.Co
   return { input_tokens: yield* counter.request(request) }
 })
 
-export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =>
+export const AnthropicLive = HttpApiBuilder.group(api, "anthropic", (handlers) =>
   Effect.gen(function*() {
     const { models } = yield* ModelCatalog
     const createdAt = new Date().toISOString()

@@ -40,7 +40,8 @@ export class WebApi extends HttpApiGroup.make("web").add(
         "provider's payload as is. Each successful call costs exactly 1 data credit of the organization; a " +
         "failed call costs nothing. Pass `nextPageToken` from `serpapi_pagination.next_page_token` for the next " +
         "page. 403 when the organization has no data credits left, when the caller's role or plan lacks the " +
-        "jobs feature, or when no provider is configured; 429 when the provider keeps rate limiting."
+        "jobs feature, or when the server has no provider (`SERPAPI_API_KEY` unset); 429 when the provider keeps " +
+        "rate limiting."
     )
 ).middleware(Authentication).prefix("/api/v0")
   .annotate(OpenApi.Description, "Web: job listing search, billed in data credits.")

@@ -40,7 +40,9 @@ const toApiError = (error: OutboundError) => {
   }
 }
 
-export const notConfigured = () => new Forbidden({ error: "Job search is not configured" })
+/** What a server without a job search provider answers; it names the setting that turns it on. */
+export const notConfigured = () =>
+  new Forbidden({ error: "Job search is not configured on this server: set SERPAPI_API_KEY to enable it" })
 
 /** What one successful search costs: 1 data credit, held before the provider is asked. */
 const searchCost = { feature: "jobs", credits: 1, pool: "data" } as const

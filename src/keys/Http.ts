@@ -1,10 +1,13 @@
 import { Effect } from "effect"
+import { ApiKeysApi, KeysApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { requireCompany } from "../auth/Authentication.ts"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import * as Keys from "./Keys.ts"
 import type { CompanyApiKey, PersonalAccessKey } from "./KeysRepo.ts"
+
+const api = areaApi(ApiKeysApi, KeysApi)
 
 const personalKeySummary = (key: PersonalAccessKey) => ({
   id: key.id,
@@ -29,7 +32,7 @@ const manage = authorize("apiKeys:manage")
 const inCompany = <A, E, R>(companyId: string | undefined, effect: Effect.Effect<A, E, R>) =>
   Effect.andThen(requireCompany(companyId), manage(effect))
 
-export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
+export const ApiKeysLive = HttpApiBuilder.group(api, "apiKeys", (handlers) =>
   handlers
     .handle("get", ({ query }) =>
       inCompany(query.companyId, Effect.map(Keys.defaultCompanyKey(), (key) => ({ apiKey: key.masked }))))
@@ -42,7 +45,7 @@ export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
     .handle("delete", ({ payload }) =>
       inCompany(payload.companyId, Effect.map(Keys.deleteCompanyKey(payload.name), (key) => ({ apiKey: key.masked })))))
 
-export const KeysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
+export const KeysLive = HttpApiBuilder.group(api, "keys", (handlers) =>
   handlers
     .handle("list", () =>
       Effect.map(Keys.listCallerKeys(), (listing) => ({

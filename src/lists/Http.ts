@@ -1,10 +1,13 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { ListsApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Lists from "./Lists.ts"
 
-export const ListsLive = HttpApiBuilder.group(Api, "lists", (handlers) =>
+const api = areaApi(ListsApi)
+
+export const ListsLive = HttpApiBuilder.group(api, "lists", (handlers) =>
   handlers
     .handle("create", ({ payload }) => authorize("campaigns:write")(Lists.create(payload)))
     .handle("list", ({ query }) => authorize("campaigns:read")(Lists.list(pageRequest(query))))

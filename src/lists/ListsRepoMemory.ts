@@ -1,8 +1,8 @@
 import { type Context, Layer, Option } from "effect"
 import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { movedForward, newestFirstPage } from "../storage/Windows.ts"
-import { emailKey, searchTextOf, uniqueByEmail } from "./Contacts.ts"
-import type { ContactListRecord, ContactRowRecord, ListsRepository } from "./ListsRepo.ts"
+import { uniqueByEmail } from "./Contacts.ts"
+import { type ContactListRecord, type ContactRowRecord, emailKey, type ListsRepository, searchTextOf } from "./ListsRepo.ts"
 
 /** The memory backend's lists (see `MemoryStore`). */
 export const contactListsTable = memoryTable("contactLists", (): Map<string, ContactListRecord> => new Map())

@@ -1,6 +1,5 @@
 import { Context, Data, Effect, Stream } from "effect"
-import { BadRequest } from "../platform/Errors.ts"
-import { unknownModelMessage } from "./Catalog.ts"
+import { UnknownModel } from "./Errors.ts"
 
 /**
  * The canonical model call every feature uses (gateway, content tools,
@@ -154,7 +153,7 @@ export class Llm extends Context.Service<Llm, {
 export const requireKnownModel = (model: string | null | undefined) =>
   ModelCatalog.use((catalog) =>
     model !== null && model !== undefined && catalog.resolve(model) === undefined
-      ? Effect.fail(new BadRequest({ error: unknownModelMessage(model) }))
+      ? Effect.fail(new UnknownModel({ model }))
       : Effect.void
   )
 

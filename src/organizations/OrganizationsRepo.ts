@@ -1,26 +1,34 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
+import { OrganizationRole } from "../platform/Schemas.ts"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { toNumber } from "../storage/Rows.ts"
 
+export const OrganizationRecord = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  ownerUserId: Schema.NullOr(Schema.String),
+  ownerIds: Schema.Array(Schema.String),
+  subscriptionType: Schema.String,
+  status: Schema.String,
+  creditLimit: NumberColumn,
+  creditUsage: NumberColumn,
+  dataCreditLimit: NumberColumn,
+  dataCreditUsage: NumberColumn,
+  seats: NumberColumn,
+  companyLimit: NumberColumn,
+  createdAt: Timestamp
+})
+export type OrganizationRecord = typeof OrganizationRecord.Type
 
-export interface OrganizationRecord {
-  readonly id: string
-  readonly name: string
-  readonly ownerUserId: string | null
-  readonly ownerIds: ReadonlyArray<string>
-  readonly subscriptionType: string
-  readonly status: string
-  readonly creditLimit: number
-  readonly creditUsage: number
-  readonly dataCreditLimit: number
-  readonly dataCreditUsage: number
-  readonly seats: number
-  readonly companyLimit: number
-  readonly createdAt: Date
-}
+const OrganizationRow = fromColumns(OrganizationRecord)
+/** An organization with the user's membership role, if any. */
+const ReachedRow = fromColumns(Schema.Struct({
+  ...OrganizationRecord.fields,
+  membershipRole: Schema.NullOr(OrganizationRole)
+}))
 
 export interface NewOrganization {
   readonly name: string
@@ -68,31 +76,19 @@ export const resolveRole = (
     ? "admin"
     : undefined)
 
-/** A membership of the memory backend. */
-interface MembershipRecord {
-  readonly organizationId: string
-  readonly userId: string
-  readonly role: OrgRole
-  readonly createdAt: Date
-}
-
-/** The memory backend's organizations (see `MemoryStore`). */
-export const organizationsTable = memoryTable("organizations", (): Map<string, OrganizationRecord> => new Map())
-
-/** The memory backend's members (see `MemoryStore`). */
-export const membersTable = memoryTable("members", (): Map<string, MembershipRecord> => new Map())
-
 export class OrganizationsRepo extends Context.Service<OrganizationsRepo, OrganizationsRepository>()(
   "organizations/OrganizationsRepo"
 ) {
-  static readonly sql = Layer.effect(OrganizationsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(OrganizationsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const organizations = readerOf(OrganizationRow)
+    const reached = readerOf(ReachedRow)
     const select = sql`
       SELECT o.*, coalesce((SELECT array_agg(w.user_id ORDER BY w.user_id) FROM organization_owners w
         WHERE w.organization_id = o.id), '{}') AS owner_ids
       FROM organizations o`
     const get = (id: string) =>
-      Effect.map(sql<OrganizationRow>`${select} WHERE o.id = ${id}`, (rows) => Option.map(Option.fromNullishOr(rows[0]), fromRow))
+      organizations.first(sql`${select} WHERE o.id = ${id}`)
     const ifExists = <A>(organizationId: string, change: Effect.Effect<A, unknown>) =>
       Effect.flatMap(get(organizationId), Option.match({
         onNone: () => Effect.succeedNone,
@@ -144,7 +140,7 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
       ),
       listForUser: Effect.fn("OrganizationsRepo.listForUser")(function*(userId) {
         // Only the user's own records are read (each by an index), never every organization.
-        const rows = yield* sql<OrganizationRow & { readonly membership_role: OrgRole | null }>`
+        const rows = yield* reached.all(sql`
           WITH reached AS (
             SELECT organization_id AS id FROM organization_members WHERE user_id = ${userId}
             UNION SELECT organization_id FROM organization_owners WHERE user_id = ${userId}
@@ -152,11 +148,11 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
           )
           SELECT o.*, m.role AS membership_role FROM (${select} WHERE o.id IN (SELECT id FROM reached)) o
           LEFT JOIN organization_members m ON m.organization_id = o.id AND m.user_id = ${userId}
-          ORDER BY o.id`
-        return rows.map((row) => {
-          const organization = fromRow(row)
-          return { organization, role: resolveRole(row.membership_role ?? undefined, organization, userId)! }
-        })
+          ORDER BY o.id`)
+        return rows.map(({ membershipRole, ...organization }) => ({
+          organization,
+          role: resolveRole(membershipRole ?? undefined, organization, userId)!
+        }))
       }, Effect.orDie),
       creditUsage: Effect.fn("OrganizationsRepo.creditUsage")(function*(ids) {
         if (ids.length === 0) return new Map()
@@ -173,111 +169,4 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
       }, Effect.orDie)
     }
   }))
-
-  static readonly memory = Layer.effect(OrganizationsRepo, MemoryStore.useSync((store): OrganizationsRepository => {
-    const change = (organizationId: string, f: (organization: OrganizationRecord, tables: Tables) => OrganizationRecord) =>
-      store.write((tables) => {
-        const organization = tables(organizationsTable).get(organizationId)
-        if (organization === undefined) return Option.none()
-        const changed = f(organization, tables)
-        tables(organizationsTable).set(organizationId, changed)
-        return Option.some(changed)
-      })
-    const membershipRole = (tables: Tables, organizationId: string, userId: string) =>
-      tables(membersTable).get(`${organizationId}:${userId}`)?.role
-    return {
-      create: (input) =>
-        store.write((tables) => {
-          const organization: OrganizationRecord = {
-            id: newId("org"),
-            name: input.name,
-            ownerUserId: null,
-            ownerIds: [],
-            subscriptionType: input.subscriptionType ?? "free",
-            status: "active",
-            creditLimit: input.creditLimit ?? 0,
-            creditUsage: 0,
-            dataCreditLimit: input.dataCreditLimit ?? 0,
-            dataCreditUsage: 0,
-            seats: input.seats ?? 1,
-            companyLimit: input.companyLimit ?? 1,
-            createdAt: new Date()
-          }
-          tables(organizationsTable).set(organization.id, organization)
-          return organization
-        }),
-      get: (id) => store.read((tables) => Option.fromNullishOr(tables(organizationsTable).get(id))),
-      setOwner: (organizationId, userId) => change(organizationId, (organization) => ({ ...organization, ownerUserId: userId })),
-      addOwner: (organizationId, userId) =>
-        change(organizationId, (organization) => ({
-          ...organization,
-          ownerIds: organization.ownerIds.includes(userId)
-            ? organization.ownerIds
-            : [...organization.ownerIds, userId].sort()
-        })),
-      addMember: (organizationId, userId, role) =>
-        Effect.map(
-          change(organizationId, (organization, tables) => {
-            const key = `${organizationId}:${userId}`
-            const existing = tables(membersTable).get(key)
-            tables(membersTable).set(key, { organizationId, userId, role, createdAt: existing?.createdAt ?? new Date() })
-            return organization
-          }),
-          Option.asVoid
-        ),
-      listForUser: (userId) =>
-        store.read((tables) =>
-          [...tables(organizationsTable).values()].flatMap((organization) => {
-            const role = resolveRole(membershipRole(tables, organization.id, userId), organization, userId)
-            return role === undefined ? [] : [{ organization, role }]
-          })
-        ),
-      creditUsage: (ids) =>
-        store.read((tables) =>
-          new Map(ids.flatMap((id) => {
-            const organization = tables(organizationsTable).get(id)
-            return organization === undefined ? [] : [[id, organization.creditUsage] as const]
-          }))
-        ),
-      roleOf: (organizationId, userId) =>
-        store.read((tables) => {
-          const organization = tables(organizationsTable).get(organizationId)
-          return Option.fromNullishOr(
-            organization && resolveRole(membershipRole(tables, organizationId, userId), organization, userId)
-          )
-        })
-    }
-  }))
 }
-
-interface OrganizationRow {
-  readonly id: string
-  readonly name: string
-  readonly owner_user_id: string | null
-  readonly owner_ids: ReadonlyArray<string>
-  readonly subscription_type: string
-  readonly status: string
-  readonly credit_limit: unknown
-  readonly credit_usage: unknown
-  readonly data_credit_limit: unknown
-  readonly data_credit_usage: unknown
-  readonly seats: number
-  readonly company_limit: number
-  readonly created_at: Date
-}
-
-const fromRow = (row: OrganizationRow): OrganizationRecord => ({
-  id: row.id,
-  name: row.name,
-  ownerUserId: row.owner_user_id,
-  ownerIds: row.owner_ids,
-  subscriptionType: row.subscription_type,
-  status: row.status,
-  creditLimit: toNumber(row.credit_limit),
-  creditUsage: toNumber(row.credit_usage),
-  dataCreditLimit: toNumber(row.data_credit_limit),
-  dataCreditUsage: toNumber(row.data_credit_usage),
-  seats: row.seats,
-  companyLimit: row.company_limit,
-  createdAt: new Date(row.created_at)
-})

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
-import { described } from "../campaigns/Api.ts"
+import { described } from "../outreach/ApiDocs.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { Count, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
@@ -63,6 +63,18 @@ export const EnrollBody = Schema.Struct({
   listId: Schema.optional(NonEmpty),
   rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
 })
+
+/** Exactly one of `rowIds` (list rows) and `emails` (addresses, any case). */
+export const UnenrollBody = Schema.Struct({
+  ...companyId,
+  rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds))),
+  emails: Schema.optional(Schema.Array(Text(320)).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
+}).annotate({ examples: [{ emails: ["ada@example.com"] }] })
+
+export const Unenrollment = Schema.Struct({
+  /** Contacts whose unsent executions of this sequence were skipped. */
+  unenrolled: Count
+}).annotate({ identifier: "SequenceUnenrollment" })
 
 export const Enrollment = Schema.Struct({
   /** Contacts whose first execution was made now. */
@@ -138,6 +150,24 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       success: Sequence,
       error: errors
     }).pipe(described("Change a sequence", `Changes the supplied fields; new steps apply to executions made from then on. ${writer}`)),
+    HttpApiEndpoint.delete("remove", "/sequences/:sequenceId", {
+      params: sequenceId,
+      query: companyId,
+      success: Sequence,
+      error: [Forbidden, NotFound]
+    }).pipe(described(
+      "Delete a sequence",
+      `Deletes the sequence and stops all its executions: every draft and approved execution not yet handed to the mail server becomes skipped ("The sequence was deleted"); e-mails already sent keep working tracking and unsubscribe links. Answers the deleted sequence; another company's or unknown → 404. ${writer}`
+    )),
+    HttpApiEndpoint.post("unenroll", "/sequences/:sequenceId/unenroll", {
+      params: sequenceId,
+      payload: UnenrollBody,
+      success: Unenrollment,
+      error: errors
+    }).pipe(described(
+      "Unenroll contacts",
+      `Takes contacts out of this sequence, by list row (\`rowIds\`) or by address (\`emails\`, any case): their draft and approved executions not yet being sent become skipped ("The contact was unenrolled"); answers how many contacts left. Exactly one of rowIds and emails (1–${maxRowIds}) → else 400; ids or addresses not in the sequence are ignored. ${writer}`
+    )),
     HttpApiEndpoint.post("enroll", "/sequences/:sequenceId/enroll", {
       params: sequenceId,
       payload: EnrollBody,

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
 import { offsetOf, type PageRequest } from "../platform/Pagination.ts"
 import { toNumber } from "./Rows.ts"
@@ -38,3 +38,14 @@ export const selectPage = <Row extends object>(
     ]),
     ([rows, count]) => ({ rows, total: toNumber(count[0].count) })
   )
+
+/** `selectPage` with the rows decoded by the table's row schema. */
+export const selectRecords = <S extends Schema.Decoder<unknown>>(
+  Row: S,
+  sql: SqlClient.SqlClient,
+  table: string,
+  where: Statement.Fragment,
+  window: Window
+) =>
+  Effect.flatMap(selectPage<object>(sql, table, where, window), ({ rows, total }) =>
+    Effect.map(Schema.decodeUnknownEffect(Schema.Array(Row))(rows), (records) => ({ rows: records, total })))

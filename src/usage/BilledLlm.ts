@@ -21,7 +21,7 @@ import { Credits, type Estimate, type Payer, type Spent } from "./Credits.ts"
  *
  *   const response = yield* BilledLlm.generate(payer, "content", request)
  *
- * Fails with `Forbidden` ("Insufficient credits", no model call) or the
+ * Fails with `InsufficientCredits` ("Insufficient credits", no model call) or the
  * call's `LlmError` (an unknown model: `invalid_request`, before any hold).
  */
 

@@ -1,13 +1,13 @@
 import { Cause, Context, Duration, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Principal } from "../auth/Principal.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { oneAtATime } from "../platform/OneAtATime.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import { creditsOf, CreditsRepo, type LeaseKey, type Spending } from "./CreditsRepo.ts"
 import type { CreditPool, NewUsageEvent } from "./UsageRepo.ts"
+import { InsufficientCredits } from "./Errors.ts"
 
 /** Who pays for a billable call: the organization, and the company and user it was made for. */
 export interface Payer {
@@ -56,8 +56,7 @@ export interface Hold {
 }
 
 /** The refusal of a hold the pool cannot cover: "Insufficient credits", or "Insufficient data credits". */
-export const insufficientCredits = (pool: CreditPool = "credits") =>
-  new Forbidden({ error: pool === "data" ? "Insufficient data credits" : "Insufficient credits" })
+export const insufficientCredits = (pool: CreditPool = "credits") => new InsufficientCredits({ pool })
 
 /**
  * A reported count as the database stores it: whole (rounded up), never
@@ -116,7 +115,7 @@ interface OpenHold {
  */
 export class Credits extends Context.Service<Credits, {
   /** Holds `estimate.credits`; 403 "Insufficient credits", and nothing held, when the balance cannot cover it. */
-  readonly hold: (payer: Payer, estimate: Estimate) => Effect.Effect<Hold, Forbidden>
+  readonly hold: (payer: Payer, estimate: Estimate) => Effect.Effect<Hold, InsufficientCredits>
   /**
    * Ends the hold, charging what the call cost — the held amount and, beyond
    * it, what this process's lease has free — and recording one usage event
@@ -135,7 +134,7 @@ export class Credits extends Context.Service<Credits, {
     payer: Payer,
     estimate: Estimate,
     use: (hold: Hold) => Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | Forbidden, R>
+  ) => Effect.Effect<A, E | InsufficientCredits, R>
   /**
    * The stream form of `withHold`: holds when the stream starts (so a refusal
    * is the stream's first failure) and settles to the last report when it
@@ -145,7 +144,7 @@ export class Credits extends Context.Service<Credits, {
     payer: Payer,
     estimate: Estimate,
     use: (hold: Hold) => Stream.Stream<A, E, R>
-  ) => Stream.Stream<A, E | Forbidden, R>
+  ) => Stream.Stream<A, E | InsufficientCredits, R>
   /** Commits every call this process settled so far: read usage or balances after it. */
   readonly flush: Effect.Effect<void>
   /** Returns to the pool the leases no call used for `CREDIT_LEASE_IDLE_MS`; answers how many. */
@@ -199,7 +198,7 @@ export class Credits extends Context.Service<Credits, {
     }
 
     /** Grows the balance's lease (or opens one) by what the hold needs and, room permitting, as much again. */
-    const reserve = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number): Effect.Effect<Hold, Forbidden> =>
+    const reserve = (key: string, payer: Payer, estimate: Estimate, pool: CreditPool, credits: number): Effect.Effect<Hold, InsufficientCredits> =>
       Effect.gen(function*() {
         const current = leases.get(key)
         const opening = current === undefined || current.lost

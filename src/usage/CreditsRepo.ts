@@ -1,10 +1,8 @@
 import { Context, Effect, Layer, Order } from "effect"
 import { SqlClient } from "effect/sql"
-import { organizationsTable } from "../organizations/OrganizationsRepo.ts"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
-import { type CreditPool, type NewUsageEvent, usageTable } from "./UsageRepo.ts"
+import type { CreditPool, NewUsageEvent } from "./UsageRepo.ts"
 
 /**
  * A lease: a block of one organization's pool that one process reserved,
@@ -99,23 +97,8 @@ const gone: Committed = { credits: 0, alive: false }
 const refused: Reservation = { _tag: "Refused" }
 const lost: Reservation = { _tag: "Lost" }
 
-/** What a reservation adds, given what the pool has free; undefined when `needed` does not fit. */
-const reservedOf = (request: ReserveRequest, free: number) =>
-  free < request.needed ? undefined : Math.max(request.needed, Math.min(request.wanted, Math.floor(free / 2)))
-
-interface LeaseRecord extends LeaseKey {
-  readonly amount: number
-  readonly expiresAt: Date
-}
-
-/** The memory backend's leases and each organization's held totals (see `MemoryStore`). */
-export const leasesTable = memoryTable("credit_leases", (): Map<string, LeaseRecord> => new Map())
-const heldTable = memoryTable("credit_held", (): Map<string, number> => new Map())
-
-const heldKey = (organizationId: string, pool: CreditPool) => `${pool}:${organizationId}`
-
 export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>()("usage/CreditsRepo") {
-  static readonly sql = Layer.effect(CreditsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(CreditsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // One parameter for any number of events (a JSON array), so that the statement stays one prepared statement.
     const insertEvents = (events: ReadonlyArray<NewUsageEvent>) =>
@@ -223,87 +206,6 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
           ORDER BY expires_at LIMIT ${limit}`
         return rows.map((row) => ({ id: row.id, organizationId: row.organization_id, pool: row.pool }))
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(CreditsRepo, MemoryStore.useSync((store): CreditsRepository => {
-    /** The lease's pool in the memory tables: its limit, usage and free credits, and a way to change what is held. */
-    const poolOf = (tables: Tables, lease: LeaseKey) => {
-      const organization = tables(organizationsTable).get(lease.organizationId)
-      if (organization === undefined) return undefined
-      const held = tables(heldTable)
-      const key = heldKey(lease.organizationId, lease.pool)
-      const [limit, usage] = lease.pool === "credits"
-        ? [organization.creditLimit, organization.creditUsage]
-        : [organization.dataCreditLimit, organization.dataCreditUsage]
-      const heldNow = held.get(key) ?? 0
-      return { organization, usage, free: limit - usage - heldNow, addHeld: (amount: number) => held.set(key, heldNow + amount) }
-    }
-    return {
-      reserve: (lease, request) =>
-        store.write((tables): Reservation => {
-          const leases = tables(leasesTable)
-          const existing = leases.get(lease.id)
-          if (!request.opening && existing === undefined) return lost
-          const pool = poolOf(tables, lease)
-          const amount = pool === undefined ? undefined : reservedOf(request, pool.free)
-          if (pool === undefined || amount === undefined) return refused
-          pool.addHeld(amount)
-          leases.set(lease.id, { ...lease, amount: (existing?.amount ?? 0) + amount, expiresAt: request.expiresAt })
-          return { _tag: "Reserved", amount }
-        }),
-      commit: (spendings) =>
-        store.write((tables) =>
-          spendings.map(({ lease, events }): Committed => {
-            const spent = creditsOf(events)
-            const leases = tables(leasesTable)
-            const record = leases.get(lease.id)
-            const pool = poolOf(tables, lease)
-            if (pool === undefined) return gone
-            const { organization, usage } = pool
-            const credits = record === undefined ? Math.min(spent, Math.max(pool.free, 0)) : spent
-            if (record !== undefined) {
-              leases.set(lease.id, { ...record, amount: record.amount - spent })
-              pool.addHeld(-spent)
-            }
-            tables(organizationsTable).set(
-              organization.id,
-              lease.pool === "credits"
-                ? { ...organization, creditUsage: usage + credits }
-                : { ...organization, dataCreditUsage: usage + credits }
-            )
-            for (const event of chargedEvents(events, credits)) {
-              tables(usageTable).push({ ...event, id: newId("use"), createdAt: new Date() })
-            }
-            return { credits, alive: record !== undefined }
-          })
-        ),
-      end: (lease) =>
-        store.write((tables) => {
-          const record = tables(leasesTable).get(lease.id)
-          if (record === undefined) return
-          tables(leasesTable).delete(lease.id)
-          const held = tables(heldTable)
-          const key = heldKey(lease.organizationId, lease.pool)
-          held.set(key, (held.get(key) ?? 0) - record.amount)
-        }),
-      renew: (ids, expiresAt) =>
-        store.write((tables) => {
-          const leases = tables(leasesTable)
-          return ids.filter((id) => {
-            const record = leases.get(id)
-            if (record !== undefined) leases.set(id, { ...record, expiresAt })
-            return record !== undefined
-          })
-        }),
-      expired: (now, limit) =>
-        store.read((tables) =>
-          [...tables(leasesTable).values()]
-            .filter((lease) => lease.expiresAt.getTime() <= now.getTime())
-            .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
-            .slice(0, limit)
-            .map(({ id, organizationId, pool }) => ({ id, organizationId, pool }))
-        )
     }
   }))
 }

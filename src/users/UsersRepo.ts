@@ -1,15 +1,16 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
+import { fromColumns, Timestamp } from "../storage/Columns.ts"
 
-export interface User {
-  readonly id: string
-  readonly email: string
-  readonly displayName: string
-  readonly photo: string
-  readonly createdAt: Date
-}
+export const User = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  displayName: Schema.String,
+  photo: Schema.String,
+  createdAt: Timestamp
+})
+export type User = typeof User.Type
 
 export interface NewUser {
   readonly email: string
@@ -24,63 +25,35 @@ export interface UsersRepository {
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
 }
 
-/** The memory backend's users (see `MemoryStore`). */
-export const usersTable = memoryTable("users", (): Map<string, User> => new Map())
+const UserRow = fromColumns(User)
 
 export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("users/UsersRepo") {
-  static readonly sql = Layer.effect(UsersRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(UsersRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const fromRow = (row: UserRow): User => ({
-      id: row.id,
-      email: row.email,
-      displayName: row.display_name,
-      photo: row.photo,
-      createdAt: new Date(row.created_at)
-    })
-    const one = (rows: ReadonlyArray<UserRow>) => Option.map(Option.fromNullishOr(rows[0]), fromRow)
-    return {
-      create: Effect.fn("UsersRepo.create")(function*(input) {
-        const rows = yield* sql<UserRow>`
-          INSERT INTO users (id, email, display_name) VALUES (${newId("usr")}, ${input.email}, ${input.displayName ?? ""})
+    const insert = SqlSchema.findOneOption({
+      Request: Schema.Struct({ email: Schema.String, displayName: Schema.String }),
+      Result: UserRow,
+      execute: ({ email, displayName }) =>
+        sql`INSERT INTO users (id, email, display_name) VALUES (${newId("usr")}, ${email}, ${displayName})
           ON CONFLICT DO NOTHING RETURNING *`
-        return one(rows)
-      }, Effect.orDie),
-      get: Effect.fn("UsersRepo.get")(function*(id) {
-        return one(yield* sql<UserRow>`SELECT * FROM users WHERE id = ${id}`)
-      }, Effect.orDie),
-      findByEmail: Effect.fn("UsersRepo.findByEmail")(function*(email) {
-        return one(yield* sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`)
-      }, Effect.orDie)
+    })
+    const byId = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (id) => sql`SELECT * FROM users WHERE id = ${id}`
+    })
+    const byEmail = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (email) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`
+    })
+    return {
+      create: Effect.fn("UsersRepo.create")(
+        (input: NewUser) => insert({ email: input.email, displayName: input.displayName ?? "" }),
+        Effect.orDie
+      ),
+      get: Effect.fn("UsersRepo.get")((id: string) => byId(id), Effect.orDie),
+      findByEmail: Effect.fn("UsersRepo.findByEmail")((email: string) => byEmail(email), Effect.orDie)
     }
   }))
-
-  static readonly memory = Layer.effect(UsersRepo, MemoryStore.useSync((store): UsersRepository => ({
-    create: (input) =>
-      store.write((tables) => {
-        const taken = [...tables(usersTable).values()].some((user) => user.email.toLowerCase() === input.email.toLowerCase())
-        if (taken) return Option.none()
-        const user: User = {
-          id: newId("usr"),
-          email: input.email,
-          displayName: input.displayName ?? "",
-          photo: "",
-          createdAt: new Date()
-        }
-        tables(usersTable).set(user.id, user)
-        return Option.some(user)
-      }),
-    get: (id) => store.read((tables) => Option.fromNullishOr(tables(usersTable).get(id))),
-    findByEmail: (email) =>
-      store.read((tables) =>
-        Option.fromNullishOr([...tables(usersTable).values()].find((user) => user.email.toLowerCase() === email.toLowerCase()))
-      )
-  })))
-}
-
-interface UserRow {
-  readonly id: string
-  readonly email: string
-  readonly display_name: string
-  readonly photo: string
-  readonly created_at: Date | string
 }

@@ -170,7 +170,23 @@ for (const backend of backends) {
         yield* TestClock.adjust(2 * testRetryBaseMs)
         expect(yield* drainSender(worker)).toBe(1)
         expect((yield* statuses())["always-tempfail"]).toEqual(["failed", expect.stringContaining("451")])
-        expect((yield* api.campaigns.get({ params })).status).toBe("sent")
+        // A partial failure ends sent, without an error; the counts show it.
+        const finished = yield* api.campaigns.get({ params })
+        expect(finished).toMatchObject({ status: "sent", errorMessage: null })
+        const { metrics } = yield* api.campaigns.listRecipients({ params, query: {} })
+        expect(metrics).toMatchObject({ total: 3, sent: 1, failed: 2 })
+      }))
+
+    it.effect("a campaign whose every recipient failed ends failed, its errorMessage naming the server's answer", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, params } = yield* campaignFor([{ email: "bounce-1@example.com" }, { email: "bounce-2@example.com" }])
+        yield* api.campaigns.send({ params, payload: null })
+        expect(yield* drainSender(yield* CampaignWorker)).toBe(2)
+        const campaign = yield* api.campaigns.get({ params })
+        expect(campaign.status).toBe("failed")
+        expect(campaign.errorMessage).toMatch(/^Every recipient failed \(2\); the most common reason: 550 5\.1\.1 No such user/)
+        expect(campaign.completedAt).not.toBeNull()
       }))
 
     it.effect("pause stops claiming, resume continues, cancel skips the rest", () =>

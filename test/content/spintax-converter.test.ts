@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import { readEmail } from "../../src/content/EmailMarkup.ts"
-import { render } from "../../src/content/MergeFields.ts"
+import { render } from "../../src/outreach/MergeFields.ts"
 import { countGroups, expand, mergeFieldNames, parse, seededRandom, type Template } from "../../src/content/Spintax.ts"
 import { convert } from "../../src/content/SpintaxConverter.ts"
 import { typicalHtmlEmail } from "../support/Emails.ts"

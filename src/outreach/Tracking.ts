@@ -1,12 +1,10 @@
 import { Effect, Option, Result } from "effect"
 import { Suppressions } from "../lists/Suppressions.ts"
-import { escapeHtml } from "../content/MergeFields.ts"
 import { NotFound } from "../platform/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
-import { CampaignsRepo } from "./CampaignsRepo.ts"
+import { escapeHtml } from "./MergeFields.ts"
 import { clickTarget, parseTemplates, type TrackingUrls } from "./Message.ts"
-import { RecipientsRepo } from "./RecipientsRepo.ts"
-import { SequencesRepo } from "../sequences/SequencesRepo.ts"
+import { OutreachSenders, type TrackedMessage } from "./Outreach.ts"
 import { TrackingSecret } from "./TrackingSecret.ts"
 import { signToken, type TrackingLink, verifyToken } from "./TrackingTokens.ts"
 
@@ -29,39 +27,16 @@ export const trackingUrls = (baseUrl: string, key: Uint8Array, recipientId: stri
 
 const notFound = new NotFound({ error: "Link not found" })
 
-/**
- * What a tracking token names: a campaign's recipient or a sequence's
- * execution (docs/sequences.md), with the subject and body its e-mail was
- * rendered from (click targets are links of that body) and where its opens
- * and clicks are counted.
- */
-interface TrackedMessage {
-  readonly recipient: { readonly id: string; readonly companyId: string; readonly email: string; readonly fields: Readonly<Record<string, string>> }
-  readonly source: Effect.Effect<Option.Option<{ readonly subject: string; readonly html: string }>, never, CampaignsRepo>
-  readonly track: (event: "open" | "click", now: Date) => Effect.Effect<void, never, RecipientsRepo | SequencesRepo>
-}
-
+/** The message with tracking id `id`, from whichever sender made it. */
 const messageOf = (id: string) =>
-  Effect.gen(function*() {
-    const recipient = yield* RecipientsRepo.use((repo) => repo.get(id))
-    if (Option.isSome(recipient)) {
-      const { companyId, campaignId } = recipient.value
-      return Option.some<TrackedMessage>({
-        recipient: recipient.value,
-        source: Effect.map(
-          CampaignsRepo.use((repo) => repo.get(companyId, campaignId)),
-          Option.map((campaign) => ({ subject: campaign.subject, html: campaign.bodyDocument.html }))
-        ),
-        track: (event, now) => RecipientsRepo.use((repo) => repo.track(id, event, now))
-      })
-    }
-    const execution = yield* SequencesRepo.use((repo) => repo.execution(id))
-    return Option.map(execution, (sent): TrackedMessage => ({
-      recipient: sent,
-      source: Effect.succeed(Option.some({ subject: sent.subject ?? "", html: sent.body ?? "" })),
-      track: (event, now) => SequencesRepo.use((repo) => repo.track(id, event, now))
+  OutreachSenders.use((senders) =>
+    Effect.gen(function*() {
+      for (const sender of senders) {
+        const found = yield* sender.message(id)
+        if (Option.isSome(found)) return found
+      }
+      return Option.none<TrackedMessage>()
     }))
-  })
 
 /** The message a token of `kind` names; 404 for a forged, tampered or stale token. */
 const recipientOf = <K extends TrackingLink["kind"]>(token: string, kind: K) =>
@@ -71,7 +46,7 @@ const recipientOf = <K extends TrackingLink["kind"]>(token: string, kind: K) =>
     if (link === undefined || link.kind !== kind) return yield* notFound
     const message = yield* messageOf(link.recipientId)
     if (Option.isNone(message)) return yield* notFound
-    return { link, message: message.value, recipient: message.value.recipient }
+    return { link, message: message.value }
   })
 
 export const open = Effect.fn("Tracking.open")(function*(token: string) {
@@ -82,7 +57,7 @@ export const open = Effect.fn("Tracking.open")(function*(token: string) {
 
 /** The address click `token` leads to, after counting the click: a link of that recipient's rendering of the body. */
 export const click = Effect.fn("Tracking.click")(function*(token: string, baseUrl: string) {
-  const { link, message, recipient } = yield* recipientOf(token, "click")
+  const { link, message } = yield* recipientOf(token, "click")
   if (link.kind !== "click") return yield* notFound
   const source = yield* message.source
   if (Option.isNone(source)) return yield* notFound
@@ -91,8 +66,8 @@ export const click = Effect.fn("Tracking.click")(function*(token: string, baseUr
   const { key } = yield* TrackingSecret
   const target = clickTarget(
     templates.success,
-    recipient,
-    trackingUrls(baseUrl, key, recipient.id).unsubscribe,
+    message,
+    trackingUrls(baseUrl, key, message.id).unsubscribe,
     link.link
   )
   if (target === undefined) return yield* notFound
@@ -107,7 +82,7 @@ const page = (title: string, body: string) =>
 
 /** GET: asks to confirm; changes nothing (mail scanners fetch every link). */
 export const unsubscribePage = Effect.fn("Tracking.unsubscribePage")(function*(token: string) {
-  const { recipient } = yield* recipientOf(token, "unsubscribe")
+  const { message: recipient } = yield* recipientOf(token, "unsubscribe")
   return page(
     "Unsubscribe",
     `<h1>Unsubscribe</h1><p>Stop e-mails to <strong>${escapeHtml(recipient.email)}</strong>?</p>` +
@@ -118,11 +93,11 @@ export const unsubscribePage = Effect.fn("Tracking.unsubscribePage")(function*(t
 
 /** POST (RFC 8058 one-click, or the page's button): the address joins the company's suppression list. */
 export const unsubscribe = Effect.fn("Tracking.unsubscribe")(function*(token: string) {
-  const { recipient } = yield* recipientOf(token, "unsubscribe")
+  const { message: recipient } = yield* recipientOf(token, "unsubscribe")
   yield* Suppressions.use((repo) => repo.add(recipient.companyId, recipient.email, "unsubscribed"))
-  // A suppressed contact also leaves every sequence of the company at once.
   const now = yield* currentDate
-  yield* SequencesRepo.use((repo) => repo.leave(recipient.companyId, recipient.email, "The contact unsubscribed", now))
+  const senders = yield* OutreachSenders
+  yield* Effect.forEach(senders, (sender) => sender.unsubscribed(recipient.companyId, recipient.email, now), { discard: true })
   return page(
     "Unsubscribed",
     `<h1>Unsubscribed</h1><p><strong>${escapeHtml(recipient.email)}</strong> will receive no further e-mails from this sender.</p>`

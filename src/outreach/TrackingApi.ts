@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, NotFound } from "../platform/Errors.ts"
-import { described } from "./Api.ts"
+import { described } from "./ApiDocs.ts"
 
 /**
  * The public links of campaign e-mails: the only routes of the API that take
@@ -32,15 +32,13 @@ export class TrackingApi extends HttpApiGroup.make("tracking")
   )),
   HttpApiEndpoint.get("click", "/t/c/:token", { params: token, success: HttpApiSchema.Empty(302), error: [NotFound] })
     .pipe(described(
-      "Click redirect",
-      `Records a click and redirects (302) to the link the token names, which is always a link of that campaign's body as the recipient received it: never an open redirect. ${publicNote}`
-    )),
-  HttpApiEndpoint.get("unsubscribePage", "/t/u/:token", { params: token, success: Html, error: [NotFound] }).pipe(
-    described(
-      "Unsubscribe confirmation page",
-      `A small HTML page asking to confirm; it changes nothing itself (link scanners fetch links). ${publicNote}`
-    )
-  ),
+    "Click redirect",
+    `Records a click and redirects (302) to the link the token names, which is always a link of that campaign's body as the recipient received it: never an open redirect. ${publicNote}`
+  )),
+  HttpApiEndpoint.get("unsubscribePage", "/t/u/:token", { params: token, success: Html, error: [NotFound] }).pipe(described(
+    "Unsubscribe confirmation page",
+    `A small HTML page asking to confirm; it changes nothing itself (link scanners fetch links). ${publicNote}`
+  )),
   HttpApiEndpoint.post("unsubscribe", "/t/u/:token", {
     params: token,
     payload: OneClickBody,

@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { parse, type RandomSource, type SpintaxSyntaxError, type Template, walk } from "./Spintax.ts"
+import { parse, type RandomSource, type SpintaxSyntaxError, type Template, walk } from "../content/Spintax.ts"
 
 /**
  * Personalisation: the one renderer campaigns and sequences call. It expands
@@ -10,7 +10,8 @@ import { parse, type RandomSource, type SpintaxSyntaxError, type Template, walk 
  * - A field is looked up by its exact name, then ignoring case, spaces, `_` and `-`
  *   (`{{first_name}}` finds `firstName`).
  * - A missing field, `null`, `undefined` or empty string renders the fallback
- *   written in the template (`{{firstName | there}}`), else nothing.
+ *   written in the template (`{{firstName | there}}`), else nothing, and the
+ *   whitespace it leaves collapses (`Hi {{firstName}} there` → `Hi there`).
  * - Numbers and booleans render with `String(value)`.
  * - With `html: true` values are HTML-escaped (`& < > " '`), which is correct both
  *   in text and in quoted attribute values; the template's own text, fallbacks
@@ -47,16 +48,36 @@ const lookup = (values: MergeValues) => {
   }
 }
 
+/**
+ * The text after an empty field, with the whitespace the field leaves
+ * collapsed: a space on both sides becomes one, and a space before
+ * punctuation goes (`Hi {{name}}, …` → `Hi, …`).
+ */
+const closeGap = (before: Array<string>, text: string): string => {
+  let index = before.length - 1
+  while (index >= 0 && before[index] === "") index--
+  if (index < 0 || !/[ \t]$/.test(before[index])) return text
+  if (/^[ \t]/.test(text)) return text.replace(/^[ \t]+/, "")
+  if (/^[,.;:!?]/.test(text)) before[index] = before[index].replace(/[ \t]+$/, "")
+  return text
+}
+
 /** Renders a parsed template for one recipient. */
 export const renderTemplate = (template: Template, values: MergeValues, options: RenderOptions): string => {
   const valueOf = lookup(values)
   const escape = options.html ? escapeHtml : (text: string) => text
   const parts: Array<string> = []
+  // After a field that rendered nothing, the text that follows must not leave a double space (`Hi  there`).
+  let gap = false
   walk(template, options.random, (node) => {
-    if (node._tag === "Text") parts.push(node.text)
-    else {
+    if (node._tag === "Text") {
+      parts.push(gap ? closeGap(parts, node.text) : node.text)
+      gap = false
+    } else {
       const value = valueOf(node.name)
-      parts.push(value === undefined ? node.fallback ?? "" : escape(value))
+      const rendered = value === undefined ? node.fallback ?? "" : escape(value)
+      parts.push(rendered)
+      gap = gap || rendered === ""
     }
   })
   return parts.join("")

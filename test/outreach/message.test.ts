@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import { clickTarget, parseTemplates, renderMessage } from "../../src/campaigns/Message.ts"
-import { signToken, verifyToken } from "../../src/campaigns/TrackingTokens.ts"
+import { clickTarget, parseTemplates, renderMessage } from "../../src/outreach/Message.ts"
+import { signToken, verifyToken } from "../../src/outreach/TrackingTokens.ts"
 
 const key = Buffer.from("k".repeat(32))
 const urls = {
