@@ -1,13 +1,12 @@
-import { Cause, Context, Data, Duration, Effect, Layer, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option } from "effect"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
+import { LeaseLost, pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { currentDate } from "../platform/Time.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { DocumentsRepo, type IndexingClaim } from "./DocumentsRepo.ts"
 import { EmbeddingsModel } from "./EmbeddingsModel.ts"
 import { KnowledgeConfig } from "./KnowledgeConfig.ts"
-
-class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly documentId: string }> {}
 
 /**
  * The knowledge base's embedding worker, in the scheduler's pattern: each
@@ -31,14 +30,8 @@ export class Indexer extends Context.Service<Indexer, {
     const indexedLengths = new Set<number>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
-    const keepLease = (claim: IndexingClaim) =>
-      Effect.gen(function*() {
-        while (true) {
-          yield* Effect.sleep(Duration.millis(config.leaseMs / 3))
-          const held = yield* repo.renewLease(claim.document.id, claim.token, leaseUntil(yield* currentDate))
-          if (!held) return yield* new LeaseLost({ documentId: claim.document.id })
-        }
-      })
+    const renew = (claim: IndexingClaim) =>
+      Effect.flatMap(currentDate, (now) => repo.renewLease(claim.document.id, claim.token, leaseUntil(now)))
 
     const ensureIndex = (dimensions: number) =>
       indexedLengths.has(dimensions)
@@ -63,7 +56,7 @@ export class Indexer extends Context.Service<Indexer, {
           const vectors = embedded.success.embeddings
           yield* ensureIndex(vectors[0]!.length)
           const stored = yield* repo.storeEmbeddings(claim, model, pending.map((chunk, index) => ({ chunkId: chunk.id, vector: vectors[index]! })))
-          if (!stored) return yield* new LeaseLost({ documentId: claim.document.id })
+          if (!stored) return yield* new LeaseLost({ id: claim.document.id })
         }
       })
 
@@ -78,7 +71,7 @@ export class Indexer extends Context.Service<Indexer, {
 
     const handle = (claim: IndexingClaim) =>
       index(claim).pipe(
-        Effect.raceFirst(keepLease(claim)),
+        whileLeased(claim.document.id, config.leaseMs, renew(claim)),
         Effect.catchTag("LeaseLost", (lost) => Effect.logWarning("Knowledge indexing lease lost", lost)),
         // A failure of storage leaves the lease to expire: the document is retried, never lost.
         Effect.catchCause((cause) =>
@@ -108,17 +101,7 @@ export class Indexer extends Context.Service<Indexer, {
     const model = yield* EmbeddingsModel
     if (!config.indexerEnabled || Option.isNone(model)) return
     const indexer = yield* Indexer
-    const poll = indexer.runDue.pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(Effect.logError("Knowledge indexer poll failed", cause), 0)
-      )
-    )
-    yield* Effect.forkScoped(Effect.gen(function*() {
-      while (true) {
-        const claimed = yield* poll
-        if (claimed < config.concurrency) yield* Effect.sleep(Duration.millis(config.pollMs))
-      }
-    }))
+    yield* pollForever({ name: "Knowledge indexer", poll: indexer.runDue, batch: config.concurrency, pollMs: config.pollMs })
     yield* Effect.logInfo("Knowledge indexer started", { model: model.value.id, pollMs: config.pollMs })
   }))
 }
