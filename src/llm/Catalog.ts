@@ -140,7 +140,3 @@ export const priceOf = (model: CatalogModel): ModelPrice => {
     maxOutputTokens: model.maxOutputTokens ?? defaults.maxOutputTokens
   }
 }
-
-/** Why a model id cannot be served. */
-export const unknownModelMessage = (model: string) =>
-  `Unknown model "${model}": GET /api/v0/models lists the available models`

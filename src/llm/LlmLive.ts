@@ -3,7 +3,8 @@ import { Effect, Layer, Option, Result, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { outboundClient } from "../platform/Outbound.ts"
-import { catalogFrom, resolveModel, unknownModelMessage } from "./Catalog.ts"
+import { catalogFrom, resolveModel } from "./Catalog.ts"
+import { unknownModelMessage } from "./Errors.ts"
 import {
   type CatalogModel,
   invalidRequest,

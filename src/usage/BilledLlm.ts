@@ -1,5 +1,6 @@
 import { Effect, Stream } from "effect"
-import { type ModelPrice, priceOf, unknownModelMessage } from "../llm/Catalog.ts"
+import { type ModelPrice, priceOf } from "../llm/Catalog.ts"
+import { unknownModelMessage } from "../llm/Errors.ts"
 import {
   type EmbeddingRequest,
   invalidRequest,
