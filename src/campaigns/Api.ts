@@ -110,7 +110,7 @@ export const ScheduleBody = Schema.Struct({
   listId: Schema.optional(NonEmpty)
 })
 
-export const RecipientStatus = Schema.Literals(["pending", "sent", "failed", "skipped"])
+export const RecipientStatus = Schema.Literals(["pending", "sent", "failed", "skipped", "uncertain"])
 export type RecipientStatus = typeof RecipientStatus.Type
 
 /** The spec's Campaign recipient; dates are ISO 8601 strings, null until they happen. */
@@ -140,6 +140,8 @@ export const RecipientMetrics = Schema.Struct({
   sent: Schema.Number,
   failed: Schema.Number,
   skipped: Schema.Number,
+  /** Handed to the mail server by a process that died before the answer was recorded: maybe delivered, not sent again. */
+  uncertain: Schema.Number,
   opened: Schema.Number,
   clicked: Schema.Number,
   openRate: Schema.Number,

@@ -6,3 +6,10 @@ export class DocumentRefused extends refusal(
   "DocumentRefused",
   ({ name, reason }: { readonly name: string; readonly reason: string }) => `File "${name}" ${reason}`
 ) {}
+
+/** No document with this id in the caller's company. */
+export class DocumentNotFound extends refusal(
+  "NotFound",
+  "DocumentNotFound",
+  ({ id }: { readonly id: string }) => `Document ${id} not found`
+) {}

@@ -1,10 +1,10 @@
 import { plainRefusal, refusal } from "../platform/Refusal.ts"
 
-/** The server has no job search provider; the message names the setting that turns it on. */
+/** The job-search provider has no key configured. */
 export class JobSearchNotConfigured extends refusal(
   "Denied",
   "JobSearchNotConfigured",
-  (_: {}) => "Job search is not configured on this server: set SERPAPI_API_KEY to enable it"
+  (_: {}) => "Job search is not configured: set SERPAPI_API_KEY"
 ) {}
 
 /** The provider rate-limited the search. */

@@ -37,11 +37,13 @@ export class TrackingApi extends HttpApiGroup.make("tracking")
     does: `Records a click and redirects (302) to the link the token names, which is always a link of that campaign's body as the recipient received it: never an open redirect. ${publicNote}`,
     who: "public"
   })),
-  HttpApiEndpoint.get("unsubscribePage", "/t/u/:token", { params: token, success: Html, error: [NotFound] }).pipe(described({
+  HttpApiEndpoint.get("unsubscribePage", "/t/u/:token", { params: token, success: Html, error: [NotFound] }).pipe(
+    described({
     summary: "Unsubscribe confirmation page",
     does: `A small HTML page asking to confirm; it changes nothing itself (link scanners fetch links). ${publicNote}`,
     who: "public"
-  })),
+  })
+  ),
   HttpApiEndpoint.post("unsubscribe", "/t/u/:token", {
     params: token,
     payload: OneClickBody,

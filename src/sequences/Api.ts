@@ -6,7 +6,7 @@ import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { Count, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
 
-export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped"])
+export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
 
 /** The most steps of one sequence, executions named by one approve or regenerate call, and rows of one enrolment. */
 export const maxSteps = 20
@@ -117,6 +117,10 @@ export const ExecutionIdsBody = Schema.Struct({
   executionIds: Schema.Array(Text(500)).check(Schema.isMaxLength(maxExecutionIds))
 })
 
+/** Regenerate also takes `includeUncertain`: uncertain executions (maybe delivered) are skipped unless it is true. */
+export const RegenerateBody = Schema.Struct({ ...ExecutionIdsBody.fields, includeUncertain: Schema.optional(Schema.Boolean) })
+  .annotate({ examples: [{ executionIds: ["sqx_…"] }, { executionIds: ["sqx_…"], includeUncertain: true }] })
+
 export const Approval = Schema.Struct({ approved: Count, skipped: Count, msg: Schema.String })
   .annotate({ identifier: "SequenceApproval" })
 
@@ -167,20 +171,20 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       success: Sequence,
       error: [Forbidden, NotFound]
     }).pipe(described({
-    summary: "Delete a sequence",
-    does: `Deletes the sequence and stops all its executions: every draft and approved execution not yet handed to the mail server becomes skipped ("The sequence was deleted"); e-mails already sent keep working tracking and unsubscribe links. Answers the deleted sequence; another company's or unknown → 404.`,
-    who: "sequences:write"
-  })),
+      summary: "Delete a sequence",
+      does: `Deletes the sequence and stops all its executions: every draft and approved execution not yet handed to the mail server becomes skipped ("The sequence was deleted"); e-mails already sent keep working tracking and unsubscribe links. Answers the deleted sequence; another company's or unknown → 404.`,
+      who: "sequences:write"
+    })),
     HttpApiEndpoint.post("unenroll", "/sequences/:sequenceId/unenroll", {
       params: sequenceId,
       payload: UnenrollBody,
       success: Unenrollment,
       error: errors
     }).pipe(described({
-    summary: "Unenroll contacts",
-    does: `Takes contacts out of this sequence, by list row (\`rowIds\`) or by address (\`emails\`, any case): their draft and approved executions not yet being sent become skipped ("The contact was unenrolled"); answers how many contacts left. Exactly one of rowIds and emails (1–${maxRowIds}) → else 400; ids or addresses not in the sequence are ignored.`,
-    who: "sequences:write"
-  })),
+      summary: "Unenroll contacts",
+      does: `Takes contacts out of this sequence, by list row (\`rowIds\`) or by address (\`emails\`, any case): their draft and approved executions not yet being sent become skipped ("The contact was unenrolled"); answers how many contacts left. Exactly one of rowIds and emails (1–${maxRowIds}) → else 400; ids or addresses not in the sequence are ignored.`,
+      who: "sequences:write"
+    })),
     HttpApiEndpoint.post("enroll", "/sequences/:sequenceId/enroll", {
       params: sequenceId,
       payload: EnrollBody,
@@ -213,12 +217,12 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
   })),
     HttpApiEndpoint.post("regenerate", "/sequences/:sequenceId/executions/regenerate", {
       params: sequenceId,
-      payload: ExecutionIdsBody,
+      payload: RegenerateBody,
       success: Regeneration,
       error: errors
     }).pipe(described({
     summary: "Regenerate failed executions",
-    does: `Each listed execution that is failed in this sequence becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404.`,
+    does: `Each listed execution that is failed in this sequence (or uncertain — maybe delivered by a process that stopped mid-send — with includeUncertain: true) becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404.`,
     who: "sequences:write"
   }))
   ).middleware(Authentication).prefix("/api/v0") {}
