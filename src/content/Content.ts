@@ -1,7 +1,7 @@
 import { Effect, Option, Schema } from "effect"
+import { ContentRefused } from "./Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { BadRequest } from "../platform/Errors.ts"
 import type { SpamAnalysis, SpamCheckRequest, SpintaxRequest } from "./Api.ts"
 import { askContentModel, decodeModelJson } from "./ContentModel.ts"
 import { ContentPool } from "./ContentPool.ts"
@@ -39,7 +39,7 @@ interface Email {
 const analyse = (email: Email) =>
   Effect.gen(function*() {
     const checked = yield* (yield* ContentPool).run("checkSpam", email)
-    if ("error" in checked) return yield* new BadRequest({ error: checked.error })
+    if ("error" in checked) return yield* new ContentRefused({ message: checked.error })
     const report = yield* (yield* SpamAssassin).check({ ...email, isHtml: checked.isHtml, text: checked.text })
     return Option.match(report, {
       onNone: () => checked.analysis,
@@ -105,7 +105,7 @@ export const spintax = Effect.fn("Content.spintax")(function*(input: typeof Spin
   const pool = yield* ContentPool
   const email = { content: input.content, subject: input.subject }
   const unfit = yield* pool.run("checkSpintax", email)
-  if (unfit !== undefined) return yield* new BadRequest({ error: unfit })
+  if (unfit !== undefined) return yield* new ContentRefused({ message: unfit })
   const answer = yield* askContentModel(proposeSystem, `Subject: ${input.subject ?? ""}\n\n${input.content}`, 2_000)
   const proposed = Option.match(Option.flatMap(answer, (text) => decodeModelJson(Proposals, text)), {
     onNone: () => [],

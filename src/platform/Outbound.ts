@@ -6,7 +6,7 @@ import { HttpClient, type HttpClientRequest, type HttpClientResponse } from "eff
  * Calls to outside services (model providers, the job-search provider):
  * retried on 429, 5xx, network failures and timeouts with exponential backoff
  * and jitter, a bounded number of times, never on another 4xx; each attempt
- * is bounded by a timeout (DESIGN.md §4 "Retry").
+ * is bounded by a timeout (the retry rule of docs/gateway.md, `LLM_MAX_RETRIES`).
  */
 
 export interface OutboundOptions {

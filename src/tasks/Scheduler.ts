@@ -5,7 +5,8 @@ import { currentDate } from "../platform/Time.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import { handleClaim } from "./TaskRunner.ts"
-import { type Claim, TasksRepo } from "./TasksRepo.ts"
+import type { Claim } from "./TaskRecords.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly taskId: string }> {}
 
