@@ -48,6 +48,8 @@ export const companyPermissions = {
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
   "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" },
+  "documents:read": { roles: everyone, feature: "documents", description: "read and search the knowledge base" },
+  "documents:write": { roles: contributors, feature: "documents", description: "add and delete knowledge base documents" },
   "campaigns:read": {
     roles: everyone,
     feature: "campaigns",

@@ -50,6 +50,20 @@ export class ChatApi extends HttpApiGroup.make("chat")
       403: "without the feature or credits",
       500: "when the model provider fails"
     }
+  })),
+  HttpApiEndpoint.post("createEmbedding", "/embeddings", {
+    payload: OpenAiWire.EmbeddingRequest,
+    success: OpenAiWire.EmbeddingList,
+    error: errors
+  }).pipe(described({
+    summary: "Create embeddings",
+    does: "OpenAI-compatible embeddings of one text or a list of up to 2048 texts, with a model of kind `embedding` from the catalog (offline: `local-embedding`, a hashed bag of words). `encoding_format` `float` (numbers) or `base64` (little-endian float32, what the official SDK asks for). Billed under `chat` by input tokens: held before, settled to the provider's count.",
+    who: "chat:use",
+    errors: {
+      400: "naming the invalid field, an unknown model or one that is not an embedding model",
+      403: "without the feature or credits",
+      500: "when the model provider fails"
+    }
   }))
 ).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 

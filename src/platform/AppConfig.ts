@@ -8,7 +8,11 @@ export const ModelEntry = Schema.Struct({
   tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"])),
   inputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
   outputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
-  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  /** `embedding` models serve `POST /embeddings` and the knowledge base; `chat` (the default) the rest. */
+  kind: Schema.optional(Schema.Literals(["chat", "embedding"])),
+  /** The length of an embedding model's vectors (asked of the upstream as `dimensions` when set). */
+  dimensions: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 16_000 })))
 })
 
 export type ModelEntry = typeof ModelEntry.Type
