@@ -78,13 +78,6 @@ export type CompanyPermission = keyof typeof companyPermissions
 export type OrganizationPermission = keyof typeof organizationPermissions
 export type Permission = CompanyPermission | OrganizationPermission
 
-/** For endpoint descriptions: who holds `permission`, from the table itself. */
-export const whoMay = (permission: CompanyPermission): string => {
-  const rule: CompanyRule = companyPermissions[permission]
-  const feature = rule.feature === undefined ? "" : ` with the ${rule.feature} feature`
-  return `Company roles ${rule.roles.join(", ")}${feature} may call it; others get 403.`
-}
-
 /** Proof that the current principal passed the check for `P`. */
 export interface Authorized<P extends Permission> {
   readonly permission: P

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
@@ -37,17 +38,16 @@ export class DocumentsApi extends HttpApiGroup.make("documents").add(
     success: Schema.Struct({ documents: Schema.Array(ConvertedDocument) }),
     error: [BadRequest, Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Convert documents to Markdown")
-    .annotate(
-      OpenApi.Description,
-      "Multipart form: one or more parts named `files`, optional fields `companyId` and `generateSummary` (`true`/`false`, default false). " +
+    .pipe(described({
+    summary: "Convert documents to Markdown",
+    does: "Multipart form: one or more parts named `files`, optional fields `companyId` and `generateSummary` (`true`/`false`, default false). " +
         "Answers each file as Markdown-flavoured text with its token count and its type as sniffed from the bytes " +
         "(txt, md, csv, json, html, pdf, docx, xlsx, pptx), in the order sent; nothing is stored. " +
         "With generateSummary, long documents also get a model-written summary, billed under the documents feature. " +
-        "Company owners, admins and members on a plan with the documents feature. " +
-        "400 names the file that is too large, unsupported, encrypted, corrupt, a zip bomb, too deeply nested or too slow to convert; " +
-        "403 without credits for a summary."
-    )
+                "400 names the file that is too large, unsupported, encrypted, corrupt, a zip bomb, too deeply nested or too slow to convert; " +
+        "403 without credits for a summary.",
+    who: "documents:convert"
+  }))
 ).annotateMerge(OpenApi.annotations({
   description: "Documents: conversion of uploaded files (PDF, Word, Excel, PowerPoint, HTML, CSV, JSON, text) to Markdown for a knowledge base, with optional model-written summaries.",
   override: { "x-displayName": "Documents" }

@@ -10,7 +10,7 @@ import { AddressRefused, checkedLookup, makeAddressPolicy, OutboundConfig } from
  * the job-search provider) go through `outboundClient` and `exchange`:
  * retried on 429, 5xx, network failures and timeouts with exponential backoff
  * and jitter, a bounded number of times, never on another 4xx; each attempt
- * is bounded by a timeout (DESIGN.md §4 "Retry").
+ * is bounded by a timeout (the retry rule of docs/gateway.md, `LLM_MAX_RETRIES`).
  */
 
 export interface OutboundOptions {
