@@ -2,6 +2,7 @@ import type { Array as Arr } from "effect"
 import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { apiId, strictApi } from "../http/Area.ts"
 import { areas } from "./Areas.ts"
+import { introduction, referenceDocument } from "./Reference.ts"
 
 /** `group.endpoint` → `group_endpoint`: the spec's `<area>_<operationName>` operation ids. */
 const areaOperationIds = (spec: Record<string, any>) => {
@@ -26,6 +27,6 @@ export class Api extends strictApi(
   HttpApi.make(apiId).add(...groups)
     .annotate(OpenApi.Title, "Platform API")
     .annotate(OpenApi.Version, "1.0.0")
-    .annotate(OpenApi.Description, "Multi-tenant business platform API. Every error answers {\"error\": \"…\"}.")
-    .annotate(OpenApi.Transform, areaOperationIds)
+    .annotate(OpenApi.Description, introduction)
+    .annotate(OpenApi.Transform, (spec) => referenceDocument(areaOperationIds(spec)))
 ) {}

@@ -22,6 +22,7 @@ import { sequencesSender } from "../sequences/SequencesOutreach.ts"
 import { Api } from "./Api.ts"
 import { areaLayers } from "./Areas.ts"
 import { ApiDocument } from "../http/Area.ts"
+import { scalarConfig } from "./Reference.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 import { BatchedHandlingLive } from "../http/Batching.ts"
@@ -34,7 +35,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
   Layer.provide(areaLayers("handlers")),
   Layer.provide(Layer.sync(ApiDocument, () => OpenApi.fromApi(Api))),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
-  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
+  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs", scalar: scalarConfig })),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(ShutdownReport.counting),
   Layer.provide(BatchedHandlingLive)
