@@ -1,4 +1,5 @@
 import { Effect, Layer, Option, Redacted } from "effect"
+import { answer } from "../http/Refusals.ts"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -50,18 +51,19 @@ export const adminOrganization = (organization: OrganizationRecord) => ({
 
 export const AdminLive = HttpApiBuilder.group(api, "admin", (handlers) =>
   handlers
-    .handle("createOrganization", ({ payload }) => Effect.map(Admin.createOrganization(payload), adminOrganization))
+    .handle("createOrganization", ({ payload }) => answer(Effect.map(Admin.createOrganization(payload), adminOrganization)))
     .handle("createUser", ({ payload }) =>
-      Effect.map(Admin.createUser(payload), (user) => ({ id: user.id, email: user.email, displayName: user.displayName })))
-    .handle("addMember", ({ params, payload }) => Admin.addMember(params.orgId, payload.userId, payload.role))
-    .handle("setOwner", ({ params, payload }) => Effect.map(Admin.setOwner(params.orgId, payload.userId), adminOrganization))
-    .handle("addOwner", ({ params, payload }) => Effect.map(Admin.addOwner(params.orgId, payload.userId), adminOrganization))
+      answer(Effect.map(Admin.createUser(payload), (user) => ({ id: user.id, email: user.email, displayName: user.displayName }))))
+    .handle("addMember", ({ params, payload }) => answer(Admin.addMember(params.orgId, payload.userId, payload.role)))
+    .handle("setOwner", ({ params, payload }) => answer(Effect.map(Admin.setOwner(params.orgId, payload.userId), adminOrganization)))
+    .handle("addOwner", ({ params, payload }) => answer(Effect.map(Admin.addOwner(params.orgId, payload.userId), adminOrganization)))
     .handle("createCompany", ({ payload }) =>
-      Effect.map(Admin.createCompany(payload.organizationId, payload.name), (company) => ({
+      answer(Effect.map(Admin.createCompany(payload.organizationId, payload.name), (company) => ({
         id: company.id,
         name: company.name,
         organizationId: company.organizationId
-      })))
-    .handle("addCompanyUser", ({ params, payload }) => Effect.map(Admin.addCompanyUser(params.companyId, payload), toCompanyUser))
-    .handle("createPersonalAccessKey", ({ params, payload }) => Admin.createPersonalKey(params.userId, payload))
-    .handle("bootstrap", ({ payload }) => Admin.bootstrap(payload)))
+      }))))
+    .handle("addCompanyUser", ({ params, payload }) =>
+      answer(Effect.map(Admin.addCompanyUser(params.companyId, payload), toCompanyUser)))
+    .handle("createPersonalAccessKey", ({ params, payload }) => answer(Admin.createPersonalKey(params.userId, payload)))
+    .handle("bootstrap", ({ payload }) => answer(Admin.bootstrap(payload))))

@@ -6,6 +6,7 @@ import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
+import { Storage } from "../storage/Database.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
 import { type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
 import { type RecipientClaim, type RecipientRecord, RecipientsRepo } from "./RecipientsRepo.ts"
@@ -34,6 +35,11 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
   readonly startDue: Effect.Effect<number>
   /** One sender poll: claims a batch, delivers it, completes finished campaigns; answers how many recipients it claimed. */
   readonly sendBatch: Effect.Effect<number>
+  /**
+   * At start on the embedded database, whose data-folder lock proves no other process can hold a lease:
+   * every lease still held is a dead process's and ends now (logged), instead of after `MAIL_LEASE_MS`.
+   */
+  readonly takeOver: Effect.Effect<void>
 }>()("campaigns/CampaignWorker") {
   static readonly layer = Layer.effect(CampaignWorker, Effect.gen(function*() {
     const config = yield* CampaignsConfig
@@ -42,6 +48,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const campaigns = yield* CampaignsRepo
     const recipients = yield* RecipientsRepo
     const delivery = yield* Delivery
+    const storage = yield* Storage
     const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
@@ -101,13 +108,16 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     ) =>
       Effect.gen(function*() {
         if (yield* Ref.get(stopped)) return
-        const { outcome } = yield* delivery.deliver({
+        yield* delivery.deliver({
           ...recipient,
           from: senderOf(campaign, app.mailFrom),
           replyTo: campaign.replyTo ?? undefined,
           templates
+        }, {
+          start: Effect.flatMap(currentDate, (now) => recipients.begin(recipient.id, claim.token, now)),
+          record: (outcome) => record(claim, recipient, outcome),
+          bounced: Effect.void
         })
-        yield* record(claim, recipient, outcome)
       })
 
     const sendClaim = (claim: RecipientClaim) =>
@@ -131,6 +141,11 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
       })
 
     return {
+      takeOver: Effect.gen(function*() {
+        if (storage.backend !== "pglite") return
+        const taken = yield* recipients.reclaim(yield* currentDate)
+        if (taken > 0) yield* Effect.logWarning("Took over the campaign leases of a stopped process", { leases: taken })
+      }),
       startDue: Effect.gen(function*() {
         const now = yield* currentDate
         const due = yield* campaigns.claimDue(now, leaseUntil(now), config.batchSize)
@@ -139,6 +154,13 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
       }),
       sendBatch: Effect.gen(function*() {
         const now = yield* currentDate
+        const abandoned = yield* recipients.abandon(now)
+        if (abandoned.length > 0) {
+          yield* Effect.logWarning("Took over recipients left in flight by a stopped worker: marked uncertain, not sent again", {
+            recipientIds: abandoned.map((recipient) => recipient.id),
+            leases: [...new Set(abandoned.map((recipient) => recipient.leaseToken))]
+          })
+        }
         const claim = yield* recipients.claim(now, leaseUntil(now), config.batchSize)
         if (claim.recipients.length > 0) yield* sendClaim(claim)
         const completed = yield* recipients.completeFinished(yield* currentDate)
@@ -156,6 +178,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const config = yield* CampaignsConfig
     if (!config.enabled) return
     const worker = yield* CampaignWorker
+    yield* worker.takeOver
     const loop = (poll: Effect.Effect<number>, name: string) =>
       Effect.forkScoped(Effect.gen(function*() {
         while (true) {

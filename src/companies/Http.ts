@@ -10,6 +10,7 @@ import { pageRequest, toPage } from "../platform/Pagination.ts"
 import { CompaniesApi, CompanyUserList, CompanyUsersApi, toCompanyUser } from "./Api.ts"
 import * as Companies from "./Companies.ts"
 import type { Company } from "./CompaniesRepo.ts"
+import { answer } from "../http/Refusals.ts"
 
 const api = areaApi(CompanyUsersApi, CompaniesApi)
 
@@ -49,22 +50,22 @@ export const CompanyUsersLive = HttpApiBuilder.group(api, "companyUsers", (handl
     .handle("list", ({ params, query }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:read")(listCompanyUsers(params.companyId, query))
+        answer(authorize("companyUsers:read")(listCompanyUsers(params.companyId, query)))
       ))
     .handle("add", ({ params, payload }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:manage")(Effect.map(Companies.addCompanyUser(payload), toCompanyUser))
+        answer(authorize("companyUsers:manage")(Effect.map(Companies.addCompanyUser(payload), toCompanyUser)))
       ))
     .handle("update", ({ params, payload }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:manage")(Effect.map(Companies.updateCompanyUser(params.userId, payload), toCompanyUser))
+        answer(authorize("companyUsers:manage")(Effect.map(Companies.updateCompanyUser(params.userId, payload), toCompanyUser)))
       ))
     .handle("remove", ({ params }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:manage")(Effect.map(Companies.removeCompanyUser(params.userId), toCompanyUser))
+        answer(authorize("companyUsers:manage")(Effect.map(Companies.removeCompanyUser(params.userId), toCompanyUser)))
       )))
 
 export const CompaniesLive = HttpApiBuilder.group(api, "companies", (handlers) =>
@@ -76,6 +77,6 @@ export const CompaniesLive = HttpApiBuilder.group(api, "companies", (handlers) =
         return toPage(companies.slice(start, start + request.pageSize).map(companyResource), companies.length, request)
       }))
     .handle("create", ({ payload }) =>
-      authorizeInOrganization("companies:create", payload.organizationId)(
+      answer(authorizeInOrganization("companies:create", payload.organizationId)(
         Effect.map(Companies.createCompany(payload.organizationId, payload.name), companyResource)
-      )))
+      ))))

@@ -6,12 +6,18 @@ import { authorize } from "../auth/Policy.ts"
 import * as Content from "./Content.ts"
 import { ContentPool } from "./ContentPool.ts"
 import { answer } from "../http/Refusals.ts"
+import { SpamAssassin } from "./SpamAssassin.ts"
 
 const api = areaApi(ContentApi)
 
 export const ContentLive = HttpApiBuilder.group(api, "content", (handlers) =>
-  Effect.map(ContentPool, (pool) =>
-    handlers
-      .handle("spamCheck", ({ payload }) => answer(authorize("content:use")(Content.spamCheck(payload))).pipe(Effect.provideService(ContentPool, pool)))
-      .handle("spintax", ({ payload }) => answer(authorize("content:use")(Content.spintax(payload))).pipe(Effect.provideService(ContentPool, pool))))
-).pipe(Layer.provide(ContentPool.layer))
+  Effect.gen(function*() {
+    const pool = yield* ContentPool
+    const spamAssassin = yield* SpamAssassin
+    const withTools = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.provideService(ContentPool, pool), Effect.provideService(SpamAssassin, spamAssassin))
+    return handlers
+      .handle("spamCheck", ({ payload }) => withTools(answer(authorize("content:use")(Content.spamCheck(payload)))))
+      .handle("spintax", ({ payload }) => withTools(answer(authorize("content:use")(Content.spintax(payload)))))
+  })
+).pipe(Layer.provide([ContentPool.layer, SpamAssassin.layer]))

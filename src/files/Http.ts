@@ -1,4 +1,5 @@
 import { HttpApiBuilder } from "effect/http-api"
+import { answer } from "../http/Refusals.ts"
 import { FilesApi } from "./Api.ts"
 import { areaApi } from "../http/Area.ts"
 import * as Files from "./Files.ts"
@@ -6,4 +7,4 @@ import * as Files from "./Files.ts"
 const api = areaApi(FilesApi)
 
 export const FilesLive = HttpApiBuilder.group(api, "files", (handlers) =>
-  handlers.handle("publicFile", ({ params }) => Files.serve(params.fileId, params.name)))
+  handlers.handle("publicFile", ({ params }) => answer(Files.serve(params.fileId, params.name))))

@@ -1,7 +1,7 @@
 import { Effect, Stream } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { LlmError, type LlmRequest } from "../llm/Llm.ts"
+import { type EmbeddingRequest, LlmError, type LlmRequest } from "../llm/Llm.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
 import { started } from "../platform/Streams.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
@@ -38,6 +38,10 @@ const apiErrorOf = <E>(error: LlmError | E) => (error instanceof LlmError ? toAp
 /** One non-streaming call, billed under feature `chat` (`BilledLlm.generate`). */
 export const complete = (request: LlmRequest) =>
   Effect.flatMap(payer, (paying) => Effect.mapError(BilledLlm.generate(paying, "chat", request), apiErrorOf))
+
+/** Texts embedded, billed under feature `chat` (`BilledLlm.embed`). */
+export const embed = (request: EmbeddingRequest) =>
+  Effect.flatMap(payer, (paying) => Effect.mapError(BilledLlm.embed(paying, "chat", request), apiErrorOf))
 
 /**
  * Opens a billed stream (`BilledLlm.stream`, feature `chat`). It answers

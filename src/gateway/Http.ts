@@ -56,8 +56,34 @@ const createCompletion = Effect.fnUntraced(function*(payload: OpenAiWire.ChatCom
   return toChatCompletion(yield* Gateway.complete(request), created)
 })
 
+/** A vector as OpenAI's `base64` encoding sends it: its float32 values, little-endian. */
+const base64Floats = (vector: ReadonlyArray<number>) => {
+  const bytes = Buffer.alloc(vector.length * 4)
+  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4))
+  return bytes.toString("base64")
+}
+
+const createEmbedding = Effect.fnUntraced(function*(payload: OpenAiWire.EmbeddingRequest) {
+  const input = typeof payload.input === "string" ? [payload.input] : payload.input
+  const response = yield* Gateway.embed({
+    model: payload.model,
+    input,
+    dimensions: payload.dimensions ?? undefined,
+    user: payload.user ?? undefined
+  })
+  const encode = payload.encoding_format === "base64" ? base64Floats : (vector: ReadonlyArray<number>) => vector
+  return {
+    object: "list" as const,
+    data: response.embeddings.map((vector, index) => ({ object: "embedding" as const, index, embedding: encode(vector) })),
+    model: response.model,
+    usage: { prompt_tokens: response.inputTokens, total_tokens: response.inputTokens }
+  }
+})
+
 export const ChatLive = HttpApiBuilder.group(api, "chat", (handlers) =>
-  handlers.handle("createCompletion", ({ payload }) => chat(createCompletion(payload))))
+  handlers
+    .handle("createCompletion", ({ payload }) => chat(createCompletion(payload)))
+    .handle("createEmbedding", ({ payload }) => chat(createEmbedding(payload))))
 
 const createMessage = Effect.fnUntraced(function*(payload: AnthropicWire.MessagesRequest) {
   const request = yield* canonical(fromMessagesRequest(payload))

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { answer } from "../http/Refusals.ts"
 import { ApiKeysApi, KeysApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { requireCompany } from "../auth/Authentication.ts"
@@ -30,7 +31,7 @@ const manage = authorize("apiKeys:manage")
 
 /** Runs `effect` for the company the client named, with the key-management permission. */
 const inCompany = <A, E, R>(companyId: string | undefined, effect: Effect.Effect<A, E, R>) =>
-  Effect.andThen(requireCompany(companyId), manage(effect))
+  answer(Effect.andThen(requireCompany(companyId), manage(effect)))
 
 export const ApiKeysLive = HttpApiBuilder.group(api, "apiKeys", (handlers) =>
   handlers
@@ -53,10 +54,10 @@ export const KeysLive = HttpApiBuilder.group(api, "keys", (handlers) =>
         companyKeys: listing.companyKeys.map(companyKeySummary)
       })))
     .handle("create", ({ payload }) =>
-      Effect.map(Keys.createOwnPersonalKey(payload.name, payload.expiresAt ?? null), ({ key, plaintext }) => ({
+      answer(Effect.map(Keys.createOwnPersonalKey(payload.name, payload.expiresAt ?? null), ({ key, plaintext }) => ({
         id: key.id,
         name: key.name,
         key: plaintext,
         expiresAt: key.expiresAt
-      })))
-    .handle("revoke", ({ params }) => Effect.map(Keys.revokeOwnPersonalKey(params.keyId), personalKeySummary)))
+      }))))
+    .handle("revoke", ({ params }) => answer(Effect.map(Keys.revokeOwnPersonalKey(params.keyId), personalKeySummary))))

@@ -38,17 +38,6 @@ export const toRowRecord = (listId: string, input: ContactInput, now: Date): Con
   }
 }
 
-/** The rows with each address once (ignoring case), the first occurrence kept, in their order. */
-export const uniqueByEmail = (rows: ReadonlyArray<ContactRowRecord>): ReadonlyArray<ContactRowRecord> => {
-  const seen = new Set<string>()
-  return rows.filter((row) => {
-    const key = emailKey(row.email)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
-}
-
 /** A row's merge values: its further fields plus `email`, `firstName`, `lastName` and `company` when set. */
 export const mergeValuesOf = (row: ContactRowRecord): Record<string, string> => {
   const values: Record<string, string> = { ...row.fields, email: row.email }

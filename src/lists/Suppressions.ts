@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { currentDate } from "../platform/Time.ts"
-import { memoryTable } from "../storage/MemoryStore.ts"
 import { fromColumns, readerOf, Timestamp } from "../storage/Columns.ts"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
@@ -39,12 +38,6 @@ export interface SuppressionsRepository {
   /** The removed entry; none when the address was not suppressed. */
   readonly remove: (companyId: string, email: string) => Effect.Effect<Option.Option<SuppressionRecord>>
 }
-
-/** The memory backend's suppressions, still read by `campaigns/RecipientsMemory.ts` until that twin is deleted. */
-export const suppressionsTable = memoryTable(
-  "suppressions",
-  (): Map<string, Map<string, SuppressionRecord>> => new Map()
-)
 
 /** Addresses per `suppressedAmong` statement. */
 const lookupChunk = 10_000

@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Ref } from "effect"
+import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
@@ -30,18 +30,32 @@ export interface Outgoing {
   readonly templates: MessageTemplates
 }
 
+/** What the sender does around the SMTP transaction. */
+export interface DeliverySteps {
+  /** Records the message as in flight, right before the transaction; false: do not send it. */
+  readonly start: Effect.Effect<boolean>
+  /** Records the outcome, right after the server's answer. */
+  readonly record: (outcome: DeliveryOutcome) => Effect.Effect<void>
+  /** After a hard bounce (the address is on the suppression list by then). */
+  readonly bounced: Effect.Effect<void>
+}
+
 /** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
 export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
   new Date(now.getTime() + Math.min(retryBaseMs * 2 ** attempts, 3_600_000))
 
 /**
  * The sending step campaigns and sequences share: render the message for its
- * recipient (tracked links, open pixel, unsubscribe link and headers), hand it
- * to the `Mailer`, and turn the server's answer into the outcome to record. A
- * hard bounce puts the address on the company's suppression list.
+ * recipient (tracked links, open pixel, unsubscribe link and headers), record
+ * it as in flight once the mailer's pacing lets it go, hand it to the
+ * `Mailer`, and record the outcome of the server's answer at once. A hard
+ * bounce then puts the address on the company's suppression list. A process
+ * that dies between `start` and `record` leaves the message in flight: the
+ * sender shows it as uncertain and does not send it again by itself.
  */
 export class Delivery extends Context.Service<Delivery, {
-  readonly deliver: (outgoing: Outgoing) => Effect.Effect<{ readonly outcome: DeliveryOutcome; readonly hardBounce: boolean }>
+  /** Delivers one message with the sender's steps; false when `start` refused it (nothing was sent). */
+  readonly deliver: (outgoing: Outgoing, steps: DeliverySteps) => Effect.Effect<boolean>
 }>()("outreach/Delivery") {
   static readonly layer = Layer.effect(Delivery, Effect.gen(function*() {
     const config = yield* OutreachConfig
@@ -62,11 +76,11 @@ export class Delivery extends Context.Service<Delivery, {
     }
 
     return {
-      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing) {
+      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps) {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
         const from = outgoing.from ?? app.mailFrom
-        const sent = yield* mailer.send({
+        const sent = yield* mailer.sendStarting({
           from,
           to: outgoing.email,
           replyTo: outgoing.replyTo,
@@ -76,10 +90,15 @@ export class Delivery extends Context.Service<Delivery, {
           headers: listUnsubscribeHeaders(urls.unsubscribe),
           // One Message-ID per recipient: unique, and the same if a crash ever sends it twice.
           messageId: `<${outgoing.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`
-        })
-        const hardBounce = sent._tag === "PermanentFailure" && sent.hardBounce
-        if (hardBounce) yield* suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce")
-        return { outcome: outcomeOf(sent, outgoing.attempts, yield* currentDate), hardBounce }
+        }, steps.start)
+        if (Option.isNone(sent)) return false
+        // The outcome is written the moment the server has answered, before anything else.
+        yield* steps.record(outcomeOf(sent.value, outgoing.attempts, yield* currentDate))
+        if (sent.value._tag === "PermanentFailure" && sent.value.hardBounce) {
+          yield* suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce")
+          yield* steps.bounced
+        }
+        return true
       })
     }
   }))

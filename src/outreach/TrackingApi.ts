@@ -1,7 +1,7 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, NotFound } from "../platform/Errors.ts"
-import { described } from "./ApiDocs.ts"
 
 /**
  * The public links of campaign e-mails: the only routes of the API that take
@@ -26,26 +26,32 @@ export class TrackingApi extends HttpApiGroup.make("tracking")
     description: "Tracking links: the open pixel, click redirects and unsubscribe pages that e-mails link to; public, authorised by signed tokens instead of an API key.",
     override: { "x-displayName": "Tracking links (public)" }
   })).add(
-  HttpApiEndpoint.get("open", "/t/o/:token", { params: token, success: Gif, error: [NotFound] }).pipe(described(
-    "Open pixel",
-    `Records an open of the recipient's e-mail and answers a 1×1 transparent GIF. ${publicNote}`
-  )),
+  HttpApiEndpoint.get("open", "/t/o/:token", { params: token, success: Gif, error: [NotFound] }).pipe(described({
+    summary: "Open pixel",
+    does: `Records an open of the recipient's e-mail and answers a 1×1 transparent GIF. ${publicNote}`,
+    who: "public"
+  })),
   HttpApiEndpoint.get("click", "/t/c/:token", { params: token, success: HttpApiSchema.Empty(302), error: [NotFound] })
-    .pipe(described(
-    "Click redirect",
-    `Records a click and redirects (302) to the link the token names, which is always a link of that campaign's body as the recipient received it: never an open redirect. ${publicNote}`
-  )),
-  HttpApiEndpoint.get("unsubscribePage", "/t/u/:token", { params: token, success: Html, error: [NotFound] }).pipe(described(
-    "Unsubscribe confirmation page",
-    `A small HTML page asking to confirm; it changes nothing itself (link scanners fetch links). ${publicNote}`
-  )),
+    .pipe(described({
+    summary: "Click redirect",
+    does: `Records a click and redirects (302) to the link the token names, which is always a link of that campaign's body as the recipient received it: never an open redirect. ${publicNote}`,
+    who: "public"
+  })),
+  HttpApiEndpoint.get("unsubscribePage", "/t/u/:token", { params: token, success: Html, error: [NotFound] }).pipe(
+    described({
+    summary: "Unsubscribe confirmation page",
+    does: `A small HTML page asking to confirm; it changes nothing itself (link scanners fetch links). ${publicNote}`,
+    who: "public"
+  })
+  ),
   HttpApiEndpoint.post("unsubscribe", "/t/u/:token", {
     params: token,
     payload: OneClickBody,
     success: Html,
     error: [BadRequest, NotFound]
-  }).pipe(described(
-    "Unsubscribe (RFC 8058 one-click)",
-    `Adds the recipient's address to its company's suppression list: no campaign of that company mails it again. ${publicNote}`
-  ))
+  }).pipe(described({
+    summary: "Unsubscribe (RFC 8058 one-click)",
+    does: `Adds the recipient's address to its company's suppression list: no campaign of that company mails it again. ${publicNote}`,
+    who: "public"
+  }))
 ).prefix("/api/v0") {}

@@ -5,6 +5,7 @@ import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery
 import { parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
 import { currentDate } from "../platform/Time.ts"
+import { Storage } from "../storage/Database.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { draft } from "./Drafting.ts"
 import { executionFor } from "./Sequences.ts"
@@ -18,15 +19,17 @@ import { type ExecutionClaim, type ExecutionRecord, type SendResult, SequencesRe
  * - the drafter claims unwritten drafts and has the model write each; a
  *   draft is stored only while the claim's lease is its own, so each
  *   execution gets exactly one draft whatever the number of workers;
- * - the sender claims approved executions that are due, marks each as
- *   started (under the lease) before handing it to the `Mailer`, and records
- *   the outcome with the contact's next execution. A send whose worker died
- *   after the mark is never repeated: it becomes `failed`. So an execution
- *   is sent at most once.
+ * - the sender claims approved executions that are due, marks each as in
+ *   flight (under the lease) right before the SMTP transaction, and records
+ *   the outcome with the contact's next execution right after the answer. A
+ *   send whose worker died in between is never repeated: it becomes
+ *   `uncertain`. So an execution is sent at most once.
  *
  * While a claim runs its lease is renewed every third of its length.
  */
 export class SequenceWorker extends Context.Service<SequenceWorker, {
+  /** At start on the embedded database (whose lock proves the holder dead): every lease still held ends now. */
+  readonly takeOver: Effect.Effect<void>
   /** One drafter poll; answers how many executions it claimed. */
   readonly draftBatch: Effect.Effect<number>
   /** One sender poll; answers how many executions it claimed. */
@@ -38,6 +41,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const repo = yield* SequencesRepo
     const suppressions = yield* Suppressions
     const delivery = yield* Delivery
+    const storage = yield* Storage
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
@@ -63,23 +67,27 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
           return
         }
         const found = yield* repo.get(execution.companyId, execution.sequenceId)
-        if (Option.isNone(found) || !(yield* repo.beginSend(execution.id, claim.token, now))) return
+        if (Option.isNone(found)) return
         const sequence = found.value
         const templates = parseTemplates(execution.subject ?? "", execution.body ?? "")
         if (Result.isFailure(templates)) {
           yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: templates.failure }, mail.maxAttempts, now)
           return
         }
-        const { hardBounce, outcome } = yield* delivery.deliver({ ...execution, templates: templates.success })
-        const sentAt = yield* currentDate
-        const nextStep = execution.stepIndex + 1
-        const next = () =>
-          nextStep < sequence.steps.length
-            ? executionFor(sequence, nextStep, execution, sentAt, sentAt)
-            : undefined
-        const recorded = yield* repo.recordSend(execution.id, claim.token, resultOf(outcome, next), mail.maxAttempts, sentAt)
-        if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
-        if (hardBounce) yield* repo.leave(execution.companyId, execution.email, "The address bounced", sentAt)
+        const record = (outcome: DeliveryOutcome) =>
+          Effect.gen(function*() {
+            const sentAt = yield* currentDate
+            const nextStep = execution.stepIndex + 1
+            const next = () =>
+              nextStep < sequence.steps.length ? executionFor(sequence, nextStep, execution, sentAt, sentAt) : undefined
+            const recorded = yield* repo.recordSend(execution.id, claim.token, resultOf(outcome, next), mail.maxAttempts, sentAt)
+            if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
+          })
+        yield* delivery.deliver({ ...execution, templates: templates.success }, {
+          start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
+          record,
+          bounced: Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
+        })
       })
 
     const poll = (
@@ -101,9 +109,25 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
         return claim.executions.length
       })
 
+    const abandonThenClaim = (now: Date, expiresAt: Date, limit: number) =>
+      Effect.gen(function*() {
+        const abandoned = yield* repo.abandonSends(now)
+        if (abandoned.length > 0) {
+          yield* Effect.logWarning("Took over sequence sends left in flight by a stopped worker: marked uncertain, not sent again", {
+            executionIds: abandoned
+          })
+        }
+        return yield* repo.claimSends(now, expiresAt, limit)
+      })
+
     return {
+      takeOver: Effect.gen(function*() {
+        if (storage.backend !== "pglite") return
+        const taken = yield* repo.reclaim(yield* currentDate)
+        if (taken > 0) yield* Effect.logWarning("Took over the sequence leases of a stopped process", { leases: taken })
+      }),
       draftBatch: poll(repo.claimDrafts, draftOne, config.draftConcurrency),
-      sendBatch: poll(repo.claimSends, sendOne, mail.concurrency)
+      sendBatch: poll(abandonThenClaim, sendOne, mail.concurrency)
     }
   }))
 
@@ -112,6 +136,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const config = yield* SequencesConfig
     if (!config.enabled) return
     const worker = yield* SequenceWorker
+    yield* worker.takeOver
     const loop = (poll: Effect.Effect<number>, name: string) =>
       Effect.forkScoped(Effect.gen(function*() {
         while (true) {

@@ -37,7 +37,7 @@ export interface SequenceChange {
   readonly listId?: string | undefined
 }
 
-export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped"])
+export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
 export type ExecutionStatus = typeof ExecutionStatus.Type
 
 export const ExecutionRecord = Schema.Struct({
@@ -122,16 +122,22 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   readonly execution: (id: string) => Effect.Effect<Option.Option<ExecutionRecord>>
   /** Written, unapproved drafts among `ids` become approved; answers their ids. */
   readonly approve: (sequenceId: string, ids: ReadonlyArray<string>, now: Date) => Effect.Effect<ReadonlyArray<string>>
-  /** Failed executions among `ids` become fresh unwritten drafts; answers their ids. */
-  readonly regenerate: (sequenceId: string, ids: ReadonlyArray<string>, now: Date) => Effect.Effect<ReadonlyArray<string>>
+  /** Failed executions among `ids` (and uncertain ones when asked) become fresh unwritten drafts; answers their ids. */
+  readonly regenerate: (
+    sequenceId: string,
+    ids: ReadonlyArray<string>,
+    includeUncertain: boolean,
+    now: Date
+  ) => Effect.Effect<ReadonlyArray<string>>
   /** Leases up to `limit` unwritten drafts. */
   readonly claimDrafts: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ExecutionClaim>
   /** Stores the model's draft (or its failure) if the lease is still `token`'s. */
   readonly recordDraft: (id: string, token: string, outcome: DraftOutcome, now: Date) => Effect.Effect<boolean>
-  /**
-   * Leases up to `limit` approved executions that are due. Sends abandoned by
-   * a dead worker (started, lease expired) become `failed` first.
-   */
+  /** Sends abandoned by a dead worker (in flight, lease expired) become `uncertain`; answers their ids. */
+  readonly abandonSends: (now: Date) => Effect.Effect<ReadonlyArray<string>>
+  /** Ends every unexpired lease at once (the process that held them is known dead); answers how many. */
+  readonly reclaim: (now: Date) => Effect.Effect<number>
+  /** Leases up to `limit` approved executions that are due and not in flight. */
   readonly claimSends: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ExecutionClaim>
   /** Marks the send as started if the lease is still `token`'s; false: do not send. */
   readonly beginSend: (id: string, token: string, now: Date) => Effect.Effect<boolean>
@@ -258,12 +264,13 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
           RETURNING id`
         return rows.map((row) => row.id)
       }, Effect.orDie),
-      regenerate: Effect.fn("SequencesRepo.regenerate")(function*(sequenceId, ids, now) {
+      regenerate: Effect.fn("SequencesRepo.regenerate")(function*(sequenceId, ids, includeUncertain, now) {
         if (ids.length === 0) return []
         const rows = yield* sql<{ readonly id: string }>`
           UPDATE sequence_executions SET status = 'draft', subject = NULL, body = NULL, error_message = NULL,
             drafted_at = NULL, approved_at = NULL, send_started_at = NULL, attempts = 0, ${unleased(now)}
-          WHERE sequence_id = ${sequenceId} AND ${sql.in("id", ids)} AND status = 'failed'
+          WHERE sequence_id = ${sequenceId} AND ${sql.in("id", ids)}
+            AND status IN ${sql.in(includeUncertain ? ["failed", "uncertain"] : ["failed"])}
           RETURNING id`
         return rows.map((row) => row.id)
       }, Effect.orDie),
@@ -280,9 +287,18 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
         return rows.length > 0
       }, Effect.orDie),
       claimSends: Effect.fn("SequencesRepo.claimSends")(function*(now, expiresAt, limit) {
-        yield* sql`UPDATE sequence_executions SET status = 'failed', error_message = ${abandonedSendError}, ${unleased(now)}
-          WHERE status = 'approved' AND send_started_at IS NOT NULL AND ${leaseFree(now)}`
         return yield* claim(now, expiresAt, limit, sql`status = 'approved' AND send_started_at IS NULL AND due_at <= ${now}`)
+      }, Effect.orDie),
+      abandonSends: Effect.fn("SequencesRepo.abandonSends")(function*(now) {
+        const rows = yield* sql<{ readonly id: string }>`UPDATE sequence_executions
+          SET status = 'uncertain', error_message = ${abandonedSendError}, ${unleased(now)}
+          WHERE status = 'approved' AND send_started_at IS NOT NULL AND ${leaseFree(now)} RETURNING id`
+        return rows.map((row) => row.id)
+      }, Effect.orDie),
+      reclaim: Effect.fn("SequencesRepo.reclaim")(function*(now) {
+        const rows = yield* sql`UPDATE sequence_executions SET lease_expires_at = ${now}
+          WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`
+        return rows.length
       }, Effect.orDie),
       beginSend: Effect.fn("SequencesRepo.beginSend")(function*(id, token, now) {
         const rows = yield* sql`UPDATE sequence_executions SET send_started_at = ${now}, updated_at = ${now}

@@ -39,9 +39,10 @@ export const fromColumns = <Fields extends Schema.Struct.Fields>(record: Schema.
   ))
 
 /**
- * A row schema's readers of statements built per call (an update whose SET
- * depends on the change): every row, the first if any, or the one row.
- * Fixed queries use `SqlSchema` directly.
+ * A row schema's readers of a statement's rows: every row, the first if any,
+ * or the one row. For statements built per call (an update whose SET depends
+ * on the change) or whose few parameters need no request schema; a query
+ * taking a record or a request schema goes through `SqlSchema`.
  */
 export const readerOf = <T, RD>(Row: Schema.Decoder<T, RD>) => {
   const decodeAll = Schema.decodeUnknownEffect(Schema.Array(Row))

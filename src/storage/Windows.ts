@@ -11,19 +11,6 @@ export interface Window {
 
 export const windowOf = (request: PageRequest): Window => ({ offset: offsetOf(request), limit: request.pageSize })
 
-/** The memory backend's paging: one window of the rows, newest (highest id) first, and the count of all of them. */
-export const newestFirstPage = <A extends { readonly id: string }>(rows: ReadonlyArray<A>, window: Window) => ({
-  rows: rows.toSorted((a, b) => b.id.localeCompare(a.id)).slice(window.offset, window.offset + window.limit),
-  total: rows.length
-})
-
-/**
- * An `updated` timestamp that always moves forward, even when two changes
- * fall in one millisecond (the SQL backends use `greatest(now, updated + 1 ms)`).
- */
-export const movedForward = (previous: Date, now: Date): Date =>
-  now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1)
-
 /** One window of a table's matching rows, newest (highest id) first, and the count of all matching rows. */
 export const selectPage = <Row extends object>(
   sql: SqlClient.SqlClient,

@@ -2,12 +2,12 @@ import { area } from "../http/Area.ts"
 import { ScheduledTasksApi } from "./Api.ts"
 import { ScheduledTasksLive } from "./Http.ts"
 import { SchedulerLive } from "./Scheduler.ts"
-import { tasksRepoSql } from "./TasksRepoSql.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 export const TasksArea = area({
   name: "tasks",
   groups: [ScheduledTasksApi],
   handlers: [ScheduledTasksLive],
-  repositories: [tasksRepoSql],
+  repositories: [TasksRepo.layer],
   workers: [SchedulerLive]
 })

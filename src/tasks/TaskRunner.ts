@@ -18,9 +18,9 @@ import {
   type NoteKind,
   type NoteRecord,
   type TaskRecord,
-  TasksRepo,
   type TaskStatus
-} from "./TasksRepo.ts"
+} from "./TaskRecords.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 /**
  * What a worker does with one claimed task: a heartbeat check-in, a stop for

@@ -19,14 +19,8 @@ import type {
 } from "./Api.ts"
 import { InvalidTask, TaskNotChangeable, TaskNotFound } from "./Errors.ts"
 import { firstRun, type ScheduleSpec } from "./Occurrences.ts"
-import {
-  type ExecutionView,
-  newExecution,
-  type NoteRecord,
-  type TaskChange,
-  type TaskRecord,
-  TasksRepo
-} from "./TasksRepo.ts"
+import { type ExecutionView, newExecution, type NoteRecord, type TaskChange, type TaskRecord } from "./TaskRecords.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 /**
  * Scheduled tasks as the API manages them. Everyone in the company reads

@@ -178,7 +178,7 @@ it.layer(testServer(backends[0].storage))("job search without a provider", (it) 
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
       const api = yield* client({ apiKey: tenant.apiKey })
-      yield* failsWith(api.web.searchJobs({ query: { q: "x" } }), "Forbidden", /^Job search is not configured on this server: set SERPAPI_API_KEY/)
+      yield* failsWith(api.web.searchJobs({ query: { q: "x" } }), "Forbidden", /^Job search is not configured: set SERPAPI_API_KEY$/)
       expect((yield* organizationOf(tenant)).dataCreditUsage).toBe(0)
     }))
 })

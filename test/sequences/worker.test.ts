@@ -203,7 +203,7 @@ for (const backend of backends) {
         const worker = yield* SequenceWorker
         // Earlier tests' executions drafted first: the claims below see this test's only.
         yield* drain(worker.draftBatch)
-        const { executions, draftAndApprove } = yield* enrolled(emails)
+        const { api, executions, draftAndApprove } = yield* enrolled(emails)
         const other = yield* anotherSequenceWorker
         const repo = yield* SequencesRepo
         const now = new Date(start)
@@ -232,12 +232,18 @@ for (const backend of backends) {
           expect(yield* mailsTo(email)).toHaveLength(email === cutOff.email ? 0 : 1)
         }
         const first = (yield* executions()).filter((e) => e.stepIndex === 0)
-        expect(first.find((e) => e.id === cutOff.id)).toMatchObject({ status: "failed", errorMessage: abandonedSendError })
+        expect(first.find((e) => e.id === cutOff.id)).toMatchObject({ status: "uncertain", errorMessage: abandonedSendError })
         expect(first.find((e) => e.id === untouched.id)).toMatchObject({ status: "sent" })
         expect(first.filter((e) => e.status === "sent")).toHaveLength(emails.length - 1)
         // The dead worker's late outcome is refused: its lease is gone.
         expect(yield* repo.recordSend(cutOff.id, claim.token, { _tag: "Sent", messageId: "<late@x>", next: undefined }, 3, now))
           .toBe(false)
+        // Maybe delivered: regenerate leaves it unless asked.
+        const params = { sequenceId: cutOff.sequenceId }
+        const skipped = yield* api.sequences.regenerate({ params, payload: { executionIds: [cutOff.id] } })
+        expect(skipped.msg).toBe("Regenerated 0 executions as unapproved drafts; skipped 1 (1 not failed).")
+        const asked = yield* api.sequences.regenerate({ params, payload: { executionIds: [cutOff.id], includeUncertain: true } })
+        expect(asked.msg).toBe("Regenerated 1 execution as unapproved drafts; skipped 0.")
       }))
   })
 }
