@@ -3,7 +3,7 @@ import { Sse } from "effect/encoding"
 import { HttpServerResponse } from "effect/http"
 import { eventEncoder, ping } from "../llm/anthropic/Translate.ts"
 import type { LlmError, LlmStreamEvent } from "../llm/Llm.ts"
-import { chunkEncoder } from "../llm/openai/Translate.ts"
+import { chunkEncoder } from "../llm/openai/Chunks.ts"
 import { mapChunks } from "../platform/Streams.ts"
 
 /**

@@ -4,6 +4,7 @@ import * as Anthropic from "../../src/llm/anthropic/Translate.ts"
 import * as AnthropicWire from "../../src/llm/anthropic/Wire.ts"
 import { catalogFrom, localModels, resolveModel } from "../../src/llm/Catalog.ts"
 import type { CatalogModel, LlmResponse, LlmStreamEvent } from "../../src/llm/Llm.ts"
+import * as OpenAiChunks from "../../src/llm/openai/Chunks.ts"
 import * as OpenAi from "../../src/llm/openai/Translate.ts"
 import * as OpenAiWire from "../../src/llm/openai/Wire.ts"
 
@@ -298,7 +299,7 @@ describe("streams", () => {
   })
 
   it("OpenAI chunks → canonical events → Anthropic's event sequence with block indices", () => {
-    const decoder = OpenAi.chunkDecoder()
+    const decoder = OpenAiChunks.chunkDecoder()
     const events: Array<LlmStreamEvent> = [
       { type: "start", model: "smart" },
       ...[
@@ -341,7 +342,7 @@ describe("streams", () => {
   })
 
   it("estimates usage when an upstream stream reports none", () => {
-    const decoder = OpenAi.chunkDecoder()
+    const decoder = OpenAiChunks.chunkDecoder()
     decoder.decode(chunk({ content: "abc" }, "stop"))
     expect(Effect.runSync(decoder.finish((generated) => Effect.succeed({ inputTokens: 1, outputTokens: generated.length, cachedTokens: 0 })))).toEqual({
       type: "finish",
@@ -373,7 +374,7 @@ describe("streams", () => {
       { type: "tool_call_start", index: 1, id: "toolu_2", name: "g" },
       { type: "finish", stopReason: "tool_use", usage: { inputTokens: 7, outputTokens: 12, cachedTokens: 2 } }
     ])
-    const encode = OpenAi.chunkEncoder({ id: "chatcmpl-1", created: 1, choices: 1, includeUsage: true })
+    const encode = OpenAiChunks.chunkEncoder({ id: "chatcmpl-1", created: 1, choices: 1, includeUsage: true })
     const chunks = events.flatMap(encode)
     expect(chunks.map((c) => c.choices[0]?.delta.tool_calls?.[0]?.index)).toEqual([undefined, 0, 0, 1, undefined, undefined])
     expect(chunks.at(-2)?.choices[0].finish_reason).toBe("tool_calls")

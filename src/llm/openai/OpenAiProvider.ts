@@ -5,7 +5,8 @@ import { type CatalogModel, type EmbeddingRequest, type LlmRequest, LlmError, ty
 import type { Provider } from "../Provider.ts"
 import { tokenCounter } from "../Tokenizer.ts"
 import { postJson, readJson, sseEvents, type UpstreamOptions } from "../Upstream.ts"
-import { chunkDecoder, fromChatCompletion, toChatRequest } from "./Translate.ts"
+import { chunkDecoder } from "./Chunks.ts"
+import { fromChatCompletion, toChatRequest } from "./Translate.ts"
 import * as Wire from "./Wire.ts"
 
 /**
