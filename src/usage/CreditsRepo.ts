@@ -1,10 +1,8 @@
 import { Context, Effect, Layer, Order } from "effect"
 import { SqlClient } from "effect/sql"
-import { organizationsTable } from "../organizations/OrganizationsRepo.ts"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
-import { type CreditPool, type NewUsageEvent, usageTable } from "./UsageRepo.ts"
+import type { CreditPool, NewUsageEvent } from "./UsageRepo.ts"
 
 /**
  * A lease: a block of one organization's pool that one process reserved,
@@ -41,9 +39,10 @@ export interface Spending {
   readonly events: ReadonlyArray<NewUsageEvent>
 }
 
-/** What a spending was charged, and whether its lease was still there. */
+/** What a spending was charged, how much of it its lease paid (the rest: an overrun), and whether the lease was still there. */
 export interface Committed {
   readonly credits: number
+  readonly fromLease: number
   readonly alive: boolean
 }
 
@@ -56,10 +55,12 @@ export interface CreditsRepository {
    */
   readonly reserve: (lease: LeaseKey, request: ReserveRequest) => Effect.Effect<Reservation>
   /**
-   * In one transaction, per spending: debits the events' credits from the
-   * lease to the pool's usage — when the lease's row is gone (expired), only
-   * what the pool still has free — and records the events, each with the
-   * credits it was actually charged. Answers, per spending, what it was charged.
+   * In one transaction, per spending: charges the events' credits to the
+   * pool's usage, paid from the lease as far as it holds them (the rest, an
+   * overrun, takes the balance below zero) — when the lease's row is gone
+   * (expired), only what the pool still has free — and records the events,
+   * each with the credits it was actually charged. Answers, per spending,
+   * what it was charged and what its lease paid.
    */
   readonly commit: (spendings: ReadonlyArray<Spending>) => Effect.Effect<ReadonlyArray<Committed>>
   /** Deletes the lease's row (when it still exists) and frees what it still held. */
@@ -95,24 +96,9 @@ const byLockOrder: Order.Order<Spending> = Order.combine(
 )
 
 /** The organization was deleted (its leases with it): nothing to charge. */
-const gone: Committed = { credits: 0, alive: false }
+const gone: Committed = { credits: 0, fromLease: 0, alive: false }
 const refused: Reservation = { _tag: "Refused" }
 const lost: Reservation = { _tag: "Lost" }
-
-/** What a reservation adds, given what the pool has free; undefined when `needed` does not fit. */
-const reservedOf = (request: ReserveRequest, free: number) =>
-  free < request.needed ? undefined : Math.max(request.needed, Math.min(request.wanted, Math.floor(free / 2)))
-
-interface LeaseRecord extends LeaseKey {
-  readonly amount: number
-  readonly expiresAt: Date
-}
-
-/** The memory backend's leases and each organization's held totals (see `MemoryStore`). */
-export const leasesTable = memoryTable("credit_leases", (): Map<string, LeaseRecord> => new Map())
-const heldTable = memoryTable("credit_held", (): Map<string, number> => new Map())
-
-const heldKey = (organizationId: string, pool: CreditPool) => `${pool}:${organizationId}`
 
 export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>()("usage/CreditsRepo") {
   static readonly sql = Layer.effect(CreditsRepo, Effect.gen(function*() {
@@ -139,27 +125,31 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       const { lease } = spending
       const { limit, usage, held } = columnsOf(lease.pool)
       const spent = creditsOf(spending.events)
-      // A live lease pays from what it holds; a lost one (swept after expiry) only from what nobody holds.
+      // A live lease pays what it holds and is charged any overrun beyond it; a lost one (swept after expiry)
+      // pays only from what nobody holds.
       return Effect.map(
-        sql<{ readonly credits: unknown; readonly alive: boolean }>`
+        sql<{ readonly credits: unknown; readonly freed: unknown; readonly alive: boolean }>`
           WITH before AS (
             SELECT ${sql(usage)} AS used, ${sql(held)} AS held, ${sql(limit)} AS lim
             FROM organizations WHERE id = ${lease.organizationId} FOR UPDATE
+          ), lease AS (
+            SELECT id, amount FROM credit_holds WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM before) FOR UPDATE
           ), spent AS (
-            UPDATE credit_holds SET amount = amount - ${spent}::bigint
-            WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM before) RETURNING id
+            UPDATE credit_holds SET amount = greatest(lease.amount - ${spent}::bigint, 0)
+            FROM lease WHERE credit_holds.id = lease.id RETURNING least(lease.amount, ${spent}::bigint) AS freed
           ), debit AS (
             SELECT
               CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint
                 ELSE least(${spent}::bigint, greatest(lim - used - held, 0)) END AS credits,
-              CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint ELSE 0 END AS freed,
+              coalesce((SELECT freed FROM spent), 0) AS freed,
               EXISTS (SELECT 1 FROM spent) AS alive
             FROM before
           )
           UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + debit.credits, ${sql(held)} = ${sql(held)} - debit.freed
           FROM debit WHERE organizations.id = ${lease.organizationId}
-          RETURNING debit.credits, debit.alive`,
-        (rows): Committed => (rows.length === 0 ? gone : { credits: toNumber(rows[0].credits), alive: rows[0].alive })
+          RETURNING debit.credits, debit.freed, debit.alive`,
+        (rows): Committed =>
+          rows.length === 0 ? gone : { credits: toNumber(rows[0].credits), fromLease: toNumber(rows[0].freed), alive: rows[0].alive }
       )
     }
     return {
@@ -223,87 +213,6 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
           ORDER BY expires_at LIMIT ${limit}`
         return rows.map((row) => ({ id: row.id, organizationId: row.organization_id, pool: row.pool }))
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(CreditsRepo, MemoryStore.useSync((store): CreditsRepository => {
-    /** The lease's pool in the memory tables: its limit, usage and free credits, and a way to change what is held. */
-    const poolOf = (tables: Tables, lease: LeaseKey) => {
-      const organization = tables(organizationsTable).get(lease.organizationId)
-      if (organization === undefined) return undefined
-      const held = tables(heldTable)
-      const key = heldKey(lease.organizationId, lease.pool)
-      const [limit, usage] = lease.pool === "credits"
-        ? [organization.creditLimit, organization.creditUsage]
-        : [organization.dataCreditLimit, organization.dataCreditUsage]
-      const heldNow = held.get(key) ?? 0
-      return { organization, usage, free: limit - usage - heldNow, addHeld: (amount: number) => held.set(key, heldNow + amount) }
-    }
-    return {
-      reserve: (lease, request) =>
-        store.write((tables): Reservation => {
-          const leases = tables(leasesTable)
-          const existing = leases.get(lease.id)
-          if (!request.opening && existing === undefined) return lost
-          const pool = poolOf(tables, lease)
-          const amount = pool === undefined ? undefined : reservedOf(request, pool.free)
-          if (pool === undefined || amount === undefined) return refused
-          pool.addHeld(amount)
-          leases.set(lease.id, { ...lease, amount: (existing?.amount ?? 0) + amount, expiresAt: request.expiresAt })
-          return { _tag: "Reserved", amount }
-        }),
-      commit: (spendings) =>
-        store.write((tables) =>
-          spendings.map(({ lease, events }): Committed => {
-            const spent = creditsOf(events)
-            const leases = tables(leasesTable)
-            const record = leases.get(lease.id)
-            const pool = poolOf(tables, lease)
-            if (pool === undefined) return gone
-            const { organization, usage } = pool
-            const credits = record === undefined ? Math.min(spent, Math.max(pool.free, 0)) : spent
-            if (record !== undefined) {
-              leases.set(lease.id, { ...record, amount: record.amount - spent })
-              pool.addHeld(-spent)
-            }
-            tables(organizationsTable).set(
-              organization.id,
-              lease.pool === "credits"
-                ? { ...organization, creditUsage: usage + credits }
-                : { ...organization, dataCreditUsage: usage + credits }
-            )
-            for (const event of chargedEvents(events, credits)) {
-              tables(usageTable).push({ ...event, id: newId("use"), createdAt: new Date() })
-            }
-            return { credits, alive: record !== undefined }
-          })
-        ),
-      end: (lease) =>
-        store.write((tables) => {
-          const record = tables(leasesTable).get(lease.id)
-          if (record === undefined) return
-          tables(leasesTable).delete(lease.id)
-          const held = tables(heldTable)
-          const key = heldKey(lease.organizationId, lease.pool)
-          held.set(key, (held.get(key) ?? 0) - record.amount)
-        }),
-      renew: (ids, expiresAt) =>
-        store.write((tables) => {
-          const leases = tables(leasesTable)
-          return ids.filter((id) => {
-            const record = leases.get(id)
-            if (record !== undefined) leases.set(id, { ...record, expiresAt })
-            return record !== undefined
-          })
-        }),
-      expired: (now, limit) =>
-        store.read((tables) =>
-          [...tables(leasesTable).values()]
-            .filter((lease) => lease.expiresAt.getTime() <= now.getTime())
-            .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
-            .slice(0, limit)
-            .map(({ id, organizationId, pool }) => ({ id, organizationId, pool }))
-        )
     }
   }))
 }
