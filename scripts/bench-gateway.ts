@@ -3,8 +3,8 @@
  * Portkey's open-source gateway, in one run against the same stub.
  *
  * Processes: a stub OpenAI-compatible upstream; one gateway at a time —
- * Portkey (`@portkey-ai/gateway`, no authentication or billing), ours on the
- * memory backend (from source), ours built (`dist/`) on embedded PGlite, and
+ * Portkey (`@portkey-ai/gateway`, no authentication or billing), ours on
+ * in-memory PGlite (from source), ours built (`dist/`) on embedded PGlite, and
  * ours on PostgreSQL when a URL is set (a throwaway database, as in
  * `npm run bench`); and the load generators (autocannon's CLI, a small
  * time-to-first-byte probe), each in its own process. For each gateway the
@@ -18,7 +18,7 @@
  * `npm run bench:gateway`; `scripts/with-postgres.sh npm run bench:gateway`
  * adds the PostgreSQL row. `BENCH_SECONDS` (default 10) sets each run's
  * length, `BENCH_RATE` (default 500) the offered load, `BENCH_GATEWAYS` a
- * comma-separated subset of `portkey`, `memory`, `pglite`, `postgres`;
+ * comma-separated subset of `portkey`, `in-memory`, `pglite`, `postgres`;
  * `BENCH_PROFILE=1` profiles the built servers (`--cpu-prof`) and prints their
  * top functions by self time during the maximum-rate run.
  */
@@ -27,16 +27,17 @@ import { join } from "node:path"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { type Child, freePort, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
 import type { Latency, Target } from "./bench/ttfb-probe.ts"
-import { builtServerBehindStub, startMemoryServer } from "./bench/memory-server.ts"
-import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
+import { builtServerBehindStub, startInMemoryServer } from "./bench/in-memory-server.ts"
+import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
-import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
+import { flagFromEnv, listFromEnv, numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, resultsDir, writeResults } from "./bench/report.ts"
 import { cpuSecondsOf, ensureBuilt, memoryOf, type OperatorApi, root, startPlatform, tenantHeaders } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
 const warmUpSeconds = Math.ceil(seconds / 2)
-const profiling = process.env.BENCH_PROFILE === "1"
+const profiling = flagFromEnv("BENCH_PROFILE")
 const node = process.execPath
 const resolve = createRequire(import.meta.url).resolve
 
@@ -94,6 +95,8 @@ const targetOf = (url: string, headers: Record<string, string>, model: string) =
   body: JSON.stringify({ model, messages, ...(stream ? { stream: true } : {}) })
 })
 
+type GatewayName = "portkey" | "in-memory" | "pglite" | "postgres"
+
 /** A gateway under test: its process and how to send it the benchmark request. */
 interface Gateway {
   readonly name: string
@@ -124,9 +127,7 @@ const startPortkey = async (stubUrl: string): Promise<Gateway> => {
   return { name: "Portkey open-source gateway", child, target: targetOf(`http://127.0.0.1:${port}/v1/chat/completions`, headers, "stub") }
 }
 
-const startMemory = async (stubUrl: string) => {
-  return ourGateway("ours, memory backend", await startMemoryServer(stubUrl))
-}
+const startInMemory = async (stubUrl: string) => ourGateway("ours, in-memory PGlite (from source)", await startInMemoryServer(stubUrl))
 
 const profileDir = join(resultsDir, "profiles")
 
@@ -148,15 +149,15 @@ const main = async () => {
   const stubUrl = stub.stdout().trim()
   const direct = targetOf(`${stubUrl}/chat/completions`, {}, "stub")
   const postgres = postgresFromEnv()
-  const all: Array<readonly [string, () => Promise<Gateway>]> = [
+  const all: Array<readonly [GatewayName, () => Promise<Gateway>]> = [
     ["portkey", () => startPortkey(stubUrl)],
-    ["memory", () => startMemory(stubUrl)],
+    ["in-memory", () => startInMemory(stubUrl)],
     ["pglite", () => startBuilt("ours, embedded PGlite (the default)", stubUrl)],
     ...(postgres === undefined ? [] : [
       ["postgres", async () => startBuilt("ours, PostgreSQL", stubUrl, (await throwawayDatabase(postgres.url)).url)] as const
     ])
   ]
-  const chosen = process.env.BENCH_GATEWAYS?.split(",").map((name) => name.trim())
+  const chosen = listFromEnv("BENCH_GATEWAYS", ["portkey", "in-memory", "pglite", "postgres"])
   const starts = all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start)
   const measured = []
   const profiles = []
@@ -218,7 +219,7 @@ const main = async () => {
   for (const [label, latency] of probeRuns) {
     if (latency.failures > 0) console.log(`${label}: failed ${JSON.stringify(latency.failedBy)}`)
   }
-  if (postgres === undefined) console.log("PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)")
+  if (postgres === undefined) console.log(postgresNotSet)
   console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured, profiles })}`)
 }
 

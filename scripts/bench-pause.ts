@@ -13,8 +13,9 @@
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { runScript } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
-import { builtServerBehindStub } from "./bench/memory-server.ts"
-import { formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { builtServerBehindStub } from "./bench/in-memory-server.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { formatTable, integer, writeResults } from "./bench/report.ts"
 import { ensureBuilt, serverNodeOptions, startPlatform, tenantHeaders } from "./bench/servers.ts"
 
 const rate = numberFromEnv("BENCH_RATE", 500)

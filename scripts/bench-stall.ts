@@ -19,8 +19,10 @@ import { performance } from "node:perf_hooks"
 import { cpus, loadavg } from "node:os"
 import { request, runScript } from "./bench/children.ts"
 import { typicalHtmlEmail } from "../test/support/Emails.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"
 import { ensureBuilt, memoryOf, type PlatformServer, seedTenant, startPlatform } from "./bench/servers.ts"
+import { latencySummary } from "./bench/stats.ts"
 
 const burst = numberFromEnv("BURST", 10_000)
 const connections = numberFromEnv("CONNECTIONS", 100)
@@ -50,14 +52,8 @@ const words = (length: number, seed: number) => {
   return text.slice(0, length)
 }
 
-interface Probe {
-  readonly count: number
-  readonly p50Ms: number
-  readonly maxMs: number
-}
-
 /** `/health` back to back until `until` settles (or for `forMs`): each answer's latency. */
-const probeHealth = async (server: PlatformServer, until: Promise<unknown>): Promise<Probe> => {
+const probeHealth = async (server: PlatformServer, until: Promise<unknown>) => {
   let done = false
   void until.finally(() => (done = true))
   const latencies: Array<number> = []
@@ -66,8 +62,7 @@ const probeHealth = async (server: PlatformServer, until: Promise<unknown>): Pro
     await request(`${server.baseUrl}/health`)
     latencies.push(performance.now() - started)
   }
-  latencies.sort((a, b) => a - b)
-  return { count: latencies.length, p50Ms: latencies[Math.floor(latencies.length / 2)] ?? 0, maxMs: latencies.at(-1) ?? 0 }
+  return latencySummary(latencies)
 }
 
 const countTokens = async (server: PlatformServer, apiKey: string, content: string) => {
