@@ -1,7 +1,8 @@
 /**
  * `npm run bench:gc`: the service's garbage collection under a steady load,
- * with its V8 settings (`src/platform/HeapTuning.ts`) and, in the same run,
- * with V8's defaults.
+ * with V8's defaults and, in the same run, with the V8 flags in
+ * `BENCH_NODE_FLAGS` if set (e.g. `--no-allocation-site-pretenuring`): the
+ * way to show what a flag buys before the start script passes it.
  *
  * For each setting, ours on in-memory PGlite (`--trace-gc-nvp`) behind a
  * stub upstream; for each request kind (`/health`, `GET /api/v0/me`, a chat
@@ -61,8 +62,10 @@ const main = async () => {
     { name: "chat completion, streamed", path: "/api/v0/chat/completions", body: { model: "bench", messages, stream: true } }
   ]
   const measured = []
-  for (const setting of [{ name: "V8 defaults", v8Defaults: true }, { name: "the service's", v8Defaults: false }]) {
-    const server = await startInMemoryServer(stub.url, { v8Defaults: setting.v8Defaults, nodeArgs: ["--trace-gc-nvp"] })
+  const flags = process.env.BENCH_NODE_FLAGS?.split(" ").filter((flag) => flag !== "") ?? []
+  const settings = [{ name: "V8 defaults", flags: [] as Array<string> }, ...(flags.length === 0 ? [] : [{ name: flags.join(" "), flags }])]
+  for (const setting of settings) {
+    const server = await startInMemoryServer(stub.url, { nodeArgs: [...setting.flags, "--trace-gc-nvp"] })
     const headers = await tenantHeaders(server, { name: "Bench", creditLimit: 1_000_000_000_000 })
     for (const kind of kinds) {
       const load = { url: `${server.baseUrl}${kind.path}`, headers, body: kind.body, connections, ratePerSecond: rate, serverPid: server.child.pid }

@@ -9,15 +9,6 @@ import { isTemplateCurrent, templateDirectory } from "../src/storage/PgliteTempl
 export const root = fileURLToPath(new URL("..", import.meta.url))
 export const builtMain = join(root, "dist", "main.js")
 
-/**
- * V8 options the server runs with, which only Node's command line can set
- * (`package.json`'s `start` repeats them; docs/operations.md, "Memory"):
- * V8's memory reducer off, so that idle compaction alone decides when the
- * heap shrinks after traffic stops (docs/benchmarks.md, "traffic after a
- * pause").
- */
-export const serverNodeOptions = ["--no-memory-reducer"]
-
 const newestChange = (path: string): number => {
   const stat = statSync(path)
   return stat.isDirectory()

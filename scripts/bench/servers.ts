@@ -3,10 +3,10 @@
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { builtMain, ensureBuilt, root, serverNodeOptions } from "../build.ts"
+import { builtMain, ensureBuilt, root } from "../build.ts"
 import { type Child, freePort, makeTempDir, request, spawnChild, waitUntilReady } from "./children.ts"
 
-export { ensureBuilt, root, serverNodeOptions }
+export { ensureBuilt, root }
 
 export interface Server {
   readonly child: Child
@@ -29,8 +29,6 @@ export interface PlatformOptions {
   readonly nodeArgs?: ReadonlyArray<string>
   /** Further settings, e.g. a provider's URL. */
   readonly env?: Readonly<Record<string, string>>
-  /** V8 options the server runs with: by default the service's (`serverNodeOptions`). */
-  readonly serverNodeOptions?: ReadonlyArray<string>
 }
 
 /** `node dist/main.js` on a free port, with the admin API on and rate limiting out of the way. */
@@ -50,7 +48,7 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
   }
   delete env.DATABASE_URL
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
-  const child = spawnChild(process.execPath, [...(options.serverNodeOptions ?? serverNodeOptions), ...(options.nodeArgs ?? []), builtMain], {
+  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), builtMain], {
     env,
     cwd: root,
     server: `the platform server on ${options.databaseUrl === undefined ? "PGlite" : "PostgreSQL"}`
