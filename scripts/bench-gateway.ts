@@ -21,6 +21,13 @@
  * comma-separated subset of `portkey`, `in-memory`, `pglite`, `postgres`;
  * `BENCH_PROFILE=1` profiles the built servers (`--cpu-prof`) and prints their
  * top functions by self time during the maximum-rate run.
+ *
+ * A/B against other revisions: `BENCH_REVISIONS` (comma-separated git
+ * revisions, e.g. `main`) adds the built server of each (installed and built
+ * by `scripts/bench/revisions.ts`, run with its own `npm start` options) on
+ * embedded PGlite; `BENCH_ROUNDS` (default 1) measures every gateway that
+ * many times, alternating, and prints the medians of each with their ratio
+ * to the working tree's.
  */
 import { createRequire } from "node:module"
 import { join } from "node:path"
@@ -32,12 +39,16 @@ import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/data
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
 import { flagFromEnv, listFromEnv, numberFromEnv } from "./bench/env.ts"
 import { fixed, formatTable, integer, resultsDir, writeResults } from "./bench/report.ts"
+import { type Checkout, checkoutOf, workingTree } from "./bench/revisions.ts"
 import { cpuSecondsOf, ensureBuilt, memoryOf, type OperatorApi, root, startPlatform, tenantHeaders } from "./bench/servers.ts"
+import { median } from "./bench/stats.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
 const warmUpSeconds = Math.ceil(seconds / 2)
 const profiling = flagFromEnv("BENCH_PROFILE")
+const rounds = numberFromEnv("BENCH_ROUNDS", 1)
+const revisions = listFromEnv("BENCH_REVISIONS") ?? []
 const node = process.execPath
 const resolve = createRequire(import.meta.url).resolve
 
@@ -131,14 +142,48 @@ const startInMemory = async (stubUrl: string) => ourGateway("ours, in-memory PGl
 
 const profileDir = join(resultsDir, "profiles")
 
-const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string) => {
+const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string, checkout: Checkout = workingTree) => {
   const profileName = `gateway-${databaseUrl === undefined ? "pglite" : "postgres"}-${Date.now()}.cpuprofile`
   const server = await startPlatform({
     databaseUrl,
-    nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [],
-    env: builtServerBehindStub(stubUrl)
+    nodeArgs: [...checkout.nodeOptions, ...(profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [])],
+    env: builtServerBehindStub(stubUrl),
+    checkout
   })
   return { ...(await ourGateway(name, server)), profile: join(profileDir, profileName) }
+}
+
+interface Measured {
+  readonly name: string
+  readonly atRate: { readonly gateway: Latency }
+  readonly saturated: { readonly rate: number }
+}
+
+/** Per gateway, the medians over the rounds of its maximum rate and of its own p99 at the offered load, and their ratios to the first gateway's. */
+const printMedians = (measured: ReadonlyArray<Measured>) => {
+  const names = [...new Set(measured.map((row) => row.name))]
+  const medians = names.map((name) => {
+    const runs = measured.filter((row) => row.name === name)
+    return {
+      name,
+      maxRate: median(runs.map((row) => row.saturated.rate)),
+      p99: median(runs.map((row) => row.atRate.gateway.p99)),
+      raw: runs.map((row) => `${integer(row.saturated.rate)}/s, ${fixed(row.atRate.gateway.p99, 2)} ms`).join("; ")
+    }
+  })
+  const [reference] = medians
+  console.log(`\nMedians over ${rounds} alternating rounds; ratios to ${reference.name}`)
+  console.log(formatTable(
+    ["gateway", "max req/s", "ratio", `p99 ms at ${rate}/s`, "ratio", "each round (max req/s, p99)"],
+    medians.map((row) => [
+      row.name,
+      integer(row.maxRate),
+      fixed(row.maxRate / reference.maxRate, 2),
+      fixed(row.p99, 2),
+      fixed(row.p99 / reference.p99, 2),
+      row.raw
+    ])
+  ))
 }
 
 const main = async () => {
@@ -149,6 +194,7 @@ const main = async () => {
   const stubUrl = stub.stdout().trim()
   const direct = targetOf(`${stubUrl}/chat/completions`, {}, "stub")
   const postgres = postgresFromEnv()
+  const checkouts = revisions.map(checkoutOf)
   const all: Array<readonly [GatewayName, () => Promise<Gateway>]> = [
     ["portkey", () => startPortkey(stubUrl)],
     ["in-memory", () => startInMemory(stubUrl)],
@@ -158,10 +204,13 @@ const main = async () => {
     ])
   ]
   const chosen = listFromEnv("BENCH_GATEWAYS", ["portkey", "in-memory", "pglite", "postgres"])
-  const starts = all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start)
+  const starts = [
+    ...all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start),
+    ...checkouts.map((checkout) => () => startBuilt(`ours at ${checkout.label}, embedded PGlite`, stubUrl, undefined, checkout))
+  ]
   const measured = []
   const profiles = []
-  for (const start of starts) {
+  for (let round = 1; round <= rounds; round++) for (const start of starts) {
     const gateway = await start()
     const idle = memoryOf(gateway.child.pid)
     // Warm both routes, plain and streamed (JIT, lazily compiled functions, connection pools, the first
@@ -186,7 +235,7 @@ const main = async () => {
     const cpuMicrosPerRequest = cpuBefore === undefined || cpuAfter === undefined || saturated.requests === 0
       ? undefined
       : (1e6 * (cpuAfter - cpuBefore)) / saturated.requests
-    measured.push({ name: gateway.name, idleRssMb: idle?.rssMb, oneConnection, atRate, streamingAtRate, saturated, cpuMicrosPerRequest })
+    measured.push({ name: gateway.name, round, idleRssMb: idle?.rssMb, oneConnection, atRate, streamingAtRate, saturated, cpuMicrosPerRequest })
     await gateway.child.stop()
     if (profiling && gateway.profile !== undefined) {
       profiles.push({ gateway: gateway.name, ...printSelfTimes(`${gateway.name} at its maximum rate`, gateway.profile, root, { fromMicros, toMicros }) })
@@ -201,7 +250,7 @@ const main = async () => {
   console.log(formatTable(
     ["gateway", "1 conn p50 ms", "1 conn p99 ms", `${rate}/s p50 ms`, `${rate}/s p99 ms`, `stream TTFB ${rate}/s p99 ms`, "max req/s", "CPU µs/req", "idle RSS MB", "max-rate failures"],
     measured.map((row) => [
-      row.name,
+      rounds > 1 ? `${row.name} (round ${row.round})` : row.name,
       added(row.oneConnection, row.oneConnection.addedP50),
       added(row.oneConnection, row.oneConnection.addedP99),
       added(row.atRate, row.atRate.addedP50),
@@ -219,6 +268,7 @@ const main = async () => {
   for (const [label, latency] of probeRuns) {
     if (latency.failures > 0) console.log(`${label}: failed ${JSON.stringify(latency.failedBy)}`)
   }
+  if (rounds > 1) printMedians(measured)
   if (postgres === undefined) console.log(postgresNotSet)
   console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured, profiles })}`)
 }

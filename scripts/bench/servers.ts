@@ -29,6 +29,8 @@ export interface PlatformOptions {
   readonly nodeArgs?: ReadonlyArray<string>
   /** Further settings, e.g. a provider's URL. */
   readonly env?: Readonly<Record<string, string>>
+  /** Another built checkout's server (`scripts/bench/revisions.ts`) in place of this one's `dist/main.js`. */
+  readonly checkout?: { readonly root: string; readonly main: string }
 }
 
 /** `node dist/main.js` on a free port, with the admin API on and rate limiting out of the way. */
@@ -48,9 +50,9 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
   }
   delete env.DATABASE_URL
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
-  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), builtMain], {
+  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), options.checkout?.main ?? builtMain], {
     env,
-    cwd: root,
+    cwd: options.checkout?.root ?? root,
     server: `the platform server on ${options.databaseUrl === undefined ? "PGlite" : "PostgreSQL"}`
   })
   const baseUrl = `http://127.0.0.1:${port}`
