@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
-import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
+import { selectPage, type Window } from "../storage/Windows.ts"
 
 export type AgentStatus = "active" | "paused" | "archived"
 
@@ -43,11 +42,8 @@ export interface AgentsRepository {
   ) => Effect.Effect<Option.Option<AgentRecord>>
 }
 
-/** The memory backend's agents (see `MemoryStore`). */
-export const agentsTable = memoryTable("agents", (): Map<string, AgentRecord> => new Map())
-
 export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()("agents/AgentsRepo") {
-  static readonly sql = Layer.effect(AgentsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(AgentsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       create: Effect.fn("AgentsRepo.create")(function*(agent) {
@@ -79,42 +75,6 @@ export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()(
           RETURNING *`
         return Option.map(Option.fromNullishOr(rows[0]), fromRow)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(AgentsRepo, MemoryStore.useSync((store): AgentsRepository => {
-    const inCompany = (agent: AgentRecord | undefined, companyId: string) =>
-      agent?.companyId === companyId ? agent : undefined
-    return {
-      create: (agent) =>
-        store.write((tables) => {
-          tables(agentsTable).set(agent.id, agent)
-          return agent
-        }),
-      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables(agentsTable).get(id), companyId))),
-      list: (companyId, window) =>
-        store.read((tables) =>
-          newestFirstPage(
-            [...tables(agentsTable).values()].filter((a) => a.companyId === companyId),
-            window
-          )
-        ),
-      update: (companyId, id, change, now) =>
-        store.write((tables) => {
-          const agent = inCompany(tables(agentsTable).get(id), companyId)
-          if (agent === undefined) return Option.none()
-          const changed: AgentRecord = {
-            ...agent,
-            name: change.name ?? agent.name,
-            description: change.description ?? agent.description,
-            instructions: change.instructions ?? agent.instructions,
-            model: change.model === undefined ? agent.model : change.model,
-            status: change.status ?? agent.status,
-            updatedAt: movedForward(agent.updatedAt, now)
-          }
-          tables(agentsTable).set(id, changed)
-          return Option.some(changed)
-        })
     }
   }))
 }

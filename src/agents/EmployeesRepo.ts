@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
-import { newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
+import { selectPage, type Window } from "../storage/Windows.ts"
 
 /** An AI persona of a company: scheduled tasks run as one. */
 export interface EmployeeRecord {
@@ -26,11 +25,8 @@ export interface EmployeesRepository {
   ) => Effect.Effect<{ readonly rows: ReadonlyArray<EmployeeRecord>; readonly total: number }>
 }
 
-/** The memory backend's employees (see `MemoryStore`). */
-export const employeesTable = memoryTable("employees", (): Map<string, EmployeeRecord> => new Map())
-
 export class EmployeesRepo extends Context.Service<EmployeesRepo, EmployeesRepository>()("agents/EmployeesRepo") {
-  static readonly sql = Layer.effect(EmployeesRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(EmployeesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       create: Effect.fn("EmployeesRepo.create")(function*(employee) {
@@ -51,23 +47,6 @@ export class EmployeesRepo extends Context.Service<EmployeesRepo, EmployeesRepos
       }, Effect.orDie)
     }
   }))
-
-  static readonly memory = Layer.effect(EmployeesRepo, MemoryStore.useSync((store): EmployeesRepository => ({
-    create: (employee) =>
-      store.write((tables) => {
-        tables(employeesTable).set(employee.id, employee)
-        return employee
-      }),
-    get: (companyId, id) =>
-      store.read((tables) => Option.filter(Option.fromNullishOr(tables(employeesTable).get(id)), (e) => e.companyId === companyId)),
-    list: (companyId, window) =>
-      store.read((tables) =>
-        newestFirstPage(
-          [...tables(employeesTable).values()].filter((e) => e.companyId === companyId),
-          window
-        )
-      )
-  })))
 }
 
 interface EmployeeRow {

@@ -28,27 +28,27 @@ import { UsersRepo } from "../users/UsersRepo.ts"
 /** Every area's repositories, on each storage backend. A new area adds its repository here. */
 
 const repositoriesSql = Layer.mergeAll(
-  UsersRepo.sql,
-  OrganizationsRepo.sql,
-  CompaniesRepo.sql,
-  KeysRepo.sql,
-  UsageRepo.sql,
-  ProjectsRepo.sql,
-  MemoriesRepo.sql,
-  AgentsRepo.sql,
-  EmployeesRepo.sql,
-  CampaignsRepo.sql,
-  RecipientsRepo.sql,
-  InstallationSecrets.sql,
-  ListsRepo.sql,
-  Suppressions.sql,
-  BlobsRepo.sql,
-  FilesRepo.sql,
-  TemplatesRepo.sql,
+  UsersRepo.layer,
+  OrganizationsRepo.layer,
+  CompaniesRepo.layer,
+  KeysRepo.layer,
+  UsageRepo.layer,
+  ProjectsRepo.layer,
+  MemoriesRepo.layer,
+  AgentsRepo.layer,
+  EmployeesRepo.layer,
+  CampaignsRepo.layer,
+  RecipientsRepo.layer,
+  InstallationSecrets.layer,
+  ListsRepo.layer,
+  Suppressions.layer,
+  BlobsRepo.layer,
+  FilesRepo.layer,
+  TemplatesRepo.layer,
   tasksRepoSql,
-  CanvasesRepo.sql,
-  SequencesRepo.sql,
-  CreditsRepo.sql
+  CanvasesRepo.layer,
+  SequencesRepo.layer,
+  CreditsRepo.layer
 )
 
 /**

@@ -1,40 +1,49 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
-import { movedForward, newestFirstPage, type Window } from "../storage/Windows.ts"
-import type { BodyDocument, CampaignStatus, VersionSource } from "./Api.ts"
-import { makeSqlCampaignsRepo } from "./CampaignsSql.ts"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { fromColumns, Count } from "../outreach/Rows.ts"
+import { newId } from "../platform/Ids.ts"
+import { JsonObject } from "../platform/Schemas.ts"
+import { jsonParam } from "../storage/Rows.ts"
+import type { Window } from "../storage/Windows.ts"
+import { type BodyDocument, CampaignStatus, VersionSource } from "./Api.ts"
 
-export interface CampaignRecord {
-  readonly id: string
-  readonly companyId: string
-  readonly userId: string | null
-  readonly name: string
-  readonly subject: string
-  readonly fromName: string | null
-  readonly fromEmail: string | null
-  readonly replyTo: string | null
-  readonly listId: string | null
-  readonly status: CampaignStatus
-  readonly bodyDocument: BodyDocument
-  readonly bodyVersion: number
-  readonly scheduledAt: Date | null
-  readonly startedAt: Date | null
-  readonly completedAt: Date | null
-  readonly errorMessage: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+/** A body as stored: checked when it came in (`BodyDocument`), read back as it is. */
+const StoredBody = Schema.StructWithRest(Schema.Struct({ html: Schema.String }), [JsonObject])
 
-export interface VersionSummaryRecord {
-  readonly campaignId: string
-  readonly version: number
-  readonly source: VersionSource
-  readonly createdAt: Date
-}
+export const CampaignRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  userId: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  subject: Schema.String,
+  fromName: Schema.NullOr(Schema.String),
+  fromEmail: Schema.NullOr(Schema.String),
+  replyTo: Schema.NullOr(Schema.String),
+  listId: Schema.NullOr(Schema.String),
+  status: CampaignStatus,
+  bodyDocument: StoredBody,
+  bodyVersion: Schema.Number,
+  scheduledAt: Schema.NullOr(Schema.Date),
+  startedAt: Schema.NullOr(Schema.Date),
+  completedAt: Schema.NullOr(Schema.Date),
+  errorMessage: Schema.NullOr(Schema.String),
+  createdAt: Schema.Date,
+  updatedAt: Schema.Date
+})
+export type CampaignRecord = typeof CampaignRecord.Type
+/** A campaign row of `campaigns` (also read by the recipients' statements that move a campaign). */
+export const CampaignRow = fromColumns(CampaignRecord)
 
-export interface VersionRecord extends VersionSummaryRecord {
-  readonly bodyDocument: BodyDocument
-}
+export const VersionSummaryRecord = Schema.Struct({
+  campaignId: Schema.String,
+  version: Schema.Number,
+  source: VersionSource,
+  createdAt: Schema.Date
+})
+export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
+
+export const VersionRecord = Schema.Struct({ ...VersionSummaryRecord.fields, bodyDocument: StoredBody })
+export type VersionRecord = typeof VersionRecord.Type
 
 /** Fields a PATCH (or a save of the body) changes; undefined leaves a field, null clears it. */
 export interface CampaignChange {
@@ -57,13 +66,15 @@ export interface MoveChange {
   readonly errorMessage?: string | undefined
 }
 
+const Total = fromColumns(Schema.Struct({ count: Count }))
+
 /**
  * Campaigns of a company and their body versions. Every read is scoped by
  * company id; every change names the statuses it is allowed from and
  * answers none when the campaign is missing or no longer in one of them, so
  * that two concurrent moves can never both win.
  */
-export interface CampaignsRepository {
+export class CampaignsRepo extends Context.Service<CampaignsRepo, {
   /** Stores a new campaign; with a body (version 1) also its first version. */
   readonly create: (campaign: CampaignRecord, source: VersionSource) => Effect.Effect<CampaignRecord>
   readonly get: (companyId: string, id: string) => Effect.Effect<Option.Option<CampaignRecord>>
@@ -102,114 +113,140 @@ export interface CampaignsRepository {
     window: Window
   ) => Effect.Effect<{ readonly rows: ReadonlyArray<VersionSummaryRecord>; readonly total: number }>
   readonly version: (campaignId: string, version: number) => Effect.Effect<Option.Option<VersionRecord>>
-}
+}>()("campaigns/CampaignsRepo") {
+  static readonly layer = Layer.effect(CampaignsRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const nullable = <A>(value: A | null | undefined) => (value === undefined ? sql`false` : sql`true`)
+    const campaigns = <Req extends Schema.Top>(
+      Request: Req,
+      execute: (request: Req["Encoded"]) => Effect.Effect<ReadonlyArray<unknown>, unknown>
+    ) => SqlSchema.findAll({ Request, Result: CampaignRow, execute })
 
-/** The memory backend's campaigns and versions (see `MemoryStore`). */
-export const campaignsTable = memoryTable("campaigns", (): Map<string, CampaignRecord> => new Map())
-/** When each claimed campaign's lease expires (epoch ms). */
-export const campaignLeasesTable = memoryTable("campaignLeases", (): Map<string, number> => new Map())
-export const campaignVersionsTable = memoryTable("campaignVersions", (): Map<string, Array<VersionRecord>> => new Map())
-
-const inCompany = (campaign: CampaignRecord | undefined, companyId: string) =>
-  campaign !== undefined && campaign.companyId === companyId ? campaign : undefined
-
-const orKeep = <A>(value: A | undefined, kept: A): A => (value === undefined ? kept : value)
-
-export class CampaignsRepo extends Context.Service<CampaignsRepo, CampaignsRepository>()("campaigns/CampaignsRepo") {
-  static readonly sql = Layer.effect(CampaignsRepo, makeSqlCampaignsRepo)
-
-  static readonly memory = Layer.effect(CampaignsRepo, MemoryStore.useSync((store): CampaignsRepository => ({
-    create: (campaign, source) =>
-      store.write((tables) => {
-        tables(campaignsTable).set(campaign.id, campaign)
-        tables(campaignVersionsTable).set(
-          campaign.id,
-          campaign.bodyVersion === 0
-            ? []
-            : [{ campaignId: campaign.id, version: 1, bodyDocument: campaign.bodyDocument, source, createdAt: campaign.createdAt }]
-        )
-        return campaign
-      }),
-    get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables(campaignsTable).get(id), companyId))),
-    list: (companyId, window) =>
-      store.read((tables) =>
-        newestFirstPage([...tables(campaignsTable).values()].filter((c) => c.companyId === companyId), window)
-      ),
-    update: (companyId, id, change, from, now) =>
-      store.write((tables) => {
-        const campaign = inCompany(tables(campaignsTable).get(id), companyId)
-        if (campaign === undefined || !from.includes(campaign.status)) return Option.none()
-        const bodyVersion = change.body === undefined ? campaign.bodyVersion : campaign.bodyVersion + 1
-        const changed: CampaignRecord = {
-          ...campaign,
-          name: orKeep(change.name, campaign.name),
-          subject: orKeep(change.subject, campaign.subject),
-          fromName: orKeep(change.fromName, campaign.fromName),
-          fromEmail: orKeep(change.fromEmail, campaign.fromEmail),
-          replyTo: orKeep(change.replyTo, campaign.replyTo),
-          listId: orKeep(change.listId, campaign.listId),
-          bodyDocument: change.body?.document ?? campaign.bodyDocument,
-          bodyVersion,
-          updatedAt: movedForward(campaign.updatedAt, now)
-        }
-        tables(campaignsTable).set(id, changed)
-        if (change.body !== undefined) {
-          tables(campaignVersionsTable).get(id)?.push({
-            campaignId: id,
-            version: bodyVersion,
-            bodyDocument: change.body.document,
-            source: change.body.source,
-            createdAt: now
-          })
-        }
-        return Option.some(changed)
-      }),
-    move: (companyId, id, from, to, change, now) =>
-      store.write((tables) => {
-        const campaign = inCompany(tables(campaignsTable).get(id), companyId)
-        if (campaign === undefined || !from.includes(campaign.status)) return Option.none()
-        const moved: CampaignRecord = {
-          ...campaign,
-          status: to,
-          listId: change.listId ?? campaign.listId,
-          scheduledAt: orKeep(change.scheduledAt, campaign.scheduledAt),
-          startedAt: change.startedAt ?? campaign.startedAt,
-          completedAt: change.completedAt ?? campaign.completedAt,
-          errorMessage: change.errorMessage ?? campaign.errorMessage,
-          updatedAt: movedForward(campaign.updatedAt, now)
-        }
-        tables(campaignsTable).set(id, moved)
-        return Option.some(moved)
-      }),
-    claimDue: (now, expiresAt, limit) =>
-      store.write((tables) => {
-        const leases = tables(campaignLeasesTable)
-        const due = [...tables(campaignsTable).values()]
-          .filter((c) =>
-            c.status === "scheduled" && c.scheduledAt !== null && c.scheduledAt.getTime() <= now.getTime() &&
-            (leases.get(c.id) ?? 0) <= now.getTime()
+    const create = SqlSchema.findOne({
+      Request: Schema.Struct({ campaign: CampaignRecord, source: VersionSource }),
+      Result: CampaignRow,
+      execute: ({ campaign: c, source }) =>
+        sql`
+          WITH created AS (
+            INSERT INTO campaigns (id, company_id, user_id, name, subject, from_name, from_email, reply_to, list_id, status,
+              body_document, body_version, scheduled_at, started_at, completed_at, error_message, created_at, updated_at)
+            VALUES (${c.id}, ${c.companyId}, ${c.userId}, ${c.name}, ${c.subject}, ${c.fromName}, ${c.fromEmail},
+              ${c.replyTo}, ${c.listId}, ${c.status}, ${jsonParam(c.bodyDocument)}::jsonb, ${c.bodyVersion},
+              ${c.scheduledAt}, ${c.startedAt}, ${c.completedAt}, ${c.errorMessage}, ${c.createdAt}, ${c.updatedAt})
+            RETURNING *
+          ), first_version AS (
+            INSERT INTO campaign_versions (campaign_id, version, body_document, source, created_at)
+            SELECT id, body_version, body_document, ${source}, created_at FROM created WHERE body_version > 0
           )
-          .toSorted((a, b) => (a.scheduledAt?.getTime() ?? 0) - (b.scheduledAt?.getTime() ?? 0))
-          .slice(0, limit)
-        for (const campaign of due) leases.set(campaign.id, expiresAt.getTime())
-        return due
-      }),
-    remove: (companyId, id, from) =>
-      store.write((tables) => {
-        const campaign = inCompany(tables(campaignsTable).get(id), companyId)
-        if (campaign === undefined || !from.includes(campaign.status)) return false
-        tables(campaignVersionsTable).delete(id)
-        return tables(campaignsTable).delete(id)
-      }),
-    versions: (campaignId, window) =>
-      store.read((tables) => {
-        const all = tables(campaignVersionsTable).get(campaignId) ?? []
-        const rows = all.toReversed().slice(window.offset, window.offset + window.limit)
-        return { rows: rows.map(({ bodyDocument: _, ...summary }) => summary), total: all.length }
-      }),
-    version: (campaignId, version) =>
-      store.read((tables) =>
-        Option.fromNullishOr((tables(campaignVersionsTable).get(campaignId) ?? []).find((v) => v.version === version))
-      )
-  })))
+          SELECT * FROM created`
+    })
+    const byId = Schema.Struct({ companyId: Schema.String, id: Schema.String })
+    const get = SqlSchema.findOneOption({
+      Request: byId,
+      Result: CampaignRow,
+      execute: ({ companyId, id }) => sql`SELECT * FROM campaigns WHERE company_id = ${companyId} AND id = ${id}`
+    })
+    const listed = Schema.Struct({ companyId: Schema.String, limit: Schema.Number, offset: Schema.Number })
+    const list = campaigns(listed, ({ companyId, limit, offset }) =>
+      sql`SELECT * FROM campaigns WHERE company_id = ${companyId} ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`)
+    const countOf = SqlSchema.findOne({
+      Request: Schema.Struct({ companyId: Schema.String }),
+      Result: Total,
+      execute: ({ companyId }) => sql`SELECT count(*) AS count FROM campaigns WHERE company_id = ${companyId}`
+    })
+    const claimDue = campaigns(
+      Schema.Struct({ now: Schema.Date, expiresAt: Schema.Date, limit: Schema.Number }),
+      ({ now, expiresAt, limit }) => {
+        const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
+        return sql`
+          UPDATE campaigns SET lease_token = ${newId("lease")}, lease_expires_at = ${expiresAt}
+          WHERE id IN (
+            SELECT id FROM campaigns
+            WHERE status = 'scheduled' AND scheduled_at <= ${now} AND ${free}
+            ORDER BY scheduled_at
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          ) AND status = 'scheduled' AND ${free}
+          RETURNING *`
+      }
+    )
+    const ofCampaign = Schema.Struct({ campaignId: Schema.String, limit: Schema.Number, offset: Schema.Number })
+    const versions = SqlSchema.findAll({
+      Request: ofCampaign,
+      Result: fromColumns(VersionSummaryRecord),
+      execute: ({ campaignId, limit, offset }) =>
+        sql`SELECT campaign_id, version, source, created_at FROM campaign_versions WHERE campaign_id = ${campaignId}
+          ORDER BY version DESC LIMIT ${limit} OFFSET ${offset}`
+    })
+    const versionCount = SqlSchema.findOne({
+      Request: Schema.Struct({ campaignId: Schema.String }),
+      Result: Total,
+      execute: ({ campaignId }) => sql`SELECT count(*) AS count FROM campaign_versions WHERE campaign_id = ${campaignId}`
+    })
+    const version = SqlSchema.findOneOption({
+      Request: Schema.Struct({ campaignId: Schema.String, version: Schema.Number }),
+      Result: fromColumns(VersionRecord),
+      execute: ({ campaignId, version }) =>
+        sql`SELECT * FROM campaign_versions WHERE campaign_id = ${campaignId} AND version = ${version}`
+    })
+
+    return {
+      create: (record, source) => Effect.orDie(create({ campaign: record, source })),
+      get: (companyId, id) => Effect.orDie(get({ companyId, id })),
+      list: (companyId, window) =>
+        Effect.orDie(Effect.all({ rows: list({ companyId, ...window }), total: Effect.map(countOf({ companyId }), (row) => row.count) })),
+      update: (companyId, id, change, from, now) => {
+        const body = change.body
+        return sql`
+          WITH changed AS (
+            UPDATE campaigns SET
+              name = coalesce(${change.name ?? null}, name),
+              subject = coalesce(${change.subject ?? null}, subject),
+              from_name = CASE WHEN ${nullable(change.fromName)} THEN ${change.fromName ?? null} ELSE from_name END,
+              from_email = CASE WHEN ${nullable(change.fromEmail)} THEN ${change.fromEmail ?? null} ELSE from_email END,
+              reply_to = CASE WHEN ${nullable(change.replyTo)} THEN ${change.replyTo ?? null} ELSE reply_to END,
+              list_id = CASE WHEN ${nullable(change.listId)} THEN ${change.listId ?? null} ELSE list_id END,
+              body_document = coalesce(${body === undefined ? null : jsonParam(body.document)}::jsonb, body_document),
+              body_version = body_version + ${body === undefined ? 0 : 1},
+              updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
+            WHERE company_id = ${companyId} AND id = ${id} AND status IN ${sql.in(from)}
+            RETURNING *
+          ), saved AS (
+            INSERT INTO campaign_versions (campaign_id, version, body_document, source, created_at)
+            SELECT id, body_version, body_document, ${body?.source ?? "api"}, ${now} FROM changed
+            WHERE ${body === undefined ? sql`false` : sql`true`}
+          )
+          SELECT * FROM changed`.pipe(Effect.flatMap(decodeCampaign), Effect.orDie)
+      },
+      move: (companyId, id, from, to, change, now) =>
+        sql`
+          UPDATE campaigns SET
+            status = ${to},
+            list_id = coalesce(${change.listId ?? null}, list_id),
+            scheduled_at = CASE WHEN ${nullable(change.scheduledAt)} THEN ${change.scheduledAt ?? null}::timestamptz
+              ELSE scheduled_at END,
+            started_at = coalesce(${change.startedAt ?? null}::timestamptz, started_at),
+            completed_at = coalesce(${change.completedAt ?? null}::timestamptz, completed_at),
+            error_message = coalesce(${change.errorMessage ?? null}, error_message),
+            lease_token = NULL,
+            lease_expires_at = NULL,
+            updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
+          WHERE company_id = ${companyId} AND id = ${id} AND status IN ${sql.in(from)}
+          RETURNING *`.pipe(Effect.flatMap(decodeCampaign), Effect.orDie),
+      claimDue: (now, expiresAt, limit) => Effect.orDie(claimDue({ now, expiresAt, limit })),
+      remove: (companyId, id, from) =>
+        sql`DELETE FROM campaigns WHERE company_id = ${companyId} AND id = ${id} AND status IN ${sql.in(from)} RETURNING id`
+          .pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+      versions: (campaignId, window) =>
+        Effect.orDie(Effect.all({
+          rows: versions({ campaignId, ...window }),
+          total: Effect.map(versionCount({ campaignId }), (row) => row.count)
+        })),
+      version: (campaignId, number) => Effect.orDie(version({ campaignId, version: number }))
+    }
+  }))
 }
+
+/** The campaign a statement `RETURNING *` answered, if any. */
+export const decodeCampaign = (rows: ReadonlyArray<unknown>) =>
+  Effect.map(Schema.decodeUnknownEffect(Schema.Array(CampaignRow))(rows), (campaigns) => Option.fromNullishOr(campaigns[0]))

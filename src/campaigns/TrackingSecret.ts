@@ -2,7 +2,6 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { currentDate } from "../platform/Time.ts"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
 
 /**
@@ -13,7 +12,7 @@ import { CampaignsConfig } from "./CampaignsConfig.ts"
 export class InstallationSecrets extends Context.Service<InstallationSecrets, {
   readonly getOrCreate: (name: string, candidate: string) => Effect.Effect<string>
 }>()("campaigns/InstallationSecrets") {
-  static readonly sql = Layer.effect(InstallationSecrets, Effect.gen(function*() {
+  static readonly layer = Layer.effect(InstallationSecrets, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       getOrCreate: Effect.fn("InstallationSecrets.getOrCreate")(function*(name, candidate) {
@@ -26,17 +25,7 @@ export class InstallationSecrets extends Context.Service<InstallationSecrets, {
     }
   }))
 
-  static readonly memory = Layer.effect(InstallationSecrets, MemoryStore.useSync((store) => ({
-    getOrCreate: (name: string, candidate: string) =>
-      store.write((tables) => {
-        const secrets = tables(installationSecretsTable)
-        if (!secrets.has(name)) secrets.set(name, candidate)
-        return secrets.get(name) ?? candidate
-      })
-  })))
 }
-
-export const installationSecretsTable = memoryTable("installationSecrets", (): Map<string, string> => new Map())
 
 /** The key that signs tracking and unsubscribe links: `TRACKING_SECRET`, else the installation's generated one. */
 export class TrackingSecret extends Context.Service<TrackingSecret, { readonly key: Uint8Array }>()(

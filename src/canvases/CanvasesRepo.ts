@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
-import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
+import { selectPage, type Window } from "../storage/Windows.ts"
 
 export interface CanvasRecord {
   readonly id: string
@@ -57,12 +56,8 @@ export interface CanvasesRepository {
   readonly listThreads: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<ThreadRecord>>
 }
 
-/** The memory backend's canvases and threads (see `MemoryStore`). */
-export const canvasesTable = memoryTable("canvases", (): Map<string, CanvasRecord> => new Map())
-export const canvasThreadsTable = memoryTable("canvasThreads", (): Map<string, ThreadRecord> => new Map())
-
 export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesRepository>()("canvases/CanvasesRepo") {
-  static readonly sql = Layer.effect(CanvasesRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(CanvasesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       create: Effect.fn("CanvasesRepo.create")(function*(canvas) {
@@ -111,56 +106,6 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
         const page = yield* selectPage<ThreadRow>(sql, "canvas_threads", where, window)
         return { rows: page.rows.map(threadFromRow), total: page.total }
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(CanvasesRepo, MemoryStore.useSync((store): CanvasesRepository => {
-    const inCompany = (canvas: CanvasRecord | undefined, companyId: string) =>
-      canvas !== undefined && canvas.companyId === companyId ? canvas : undefined
-    return {
-      create: (canvas) =>
-        store.write((tables) => {
-          tables(canvasesTable).set(canvas.id, canvas)
-          return canvas
-        }),
-      get: (companyId, id) =>
-        store.read((tables) => Option.fromNullishOr(inCompany(tables(canvasesTable).get(id), companyId))),
-      list: (companyId, window) =>
-        store.read((tables) =>
-          newestFirstPage([...tables(canvasesTable).values()].filter((c) => c.companyId === companyId), window)
-        ),
-      update: (companyId, id, change, now) =>
-        store.write((tables) => {
-          const canvas = inCompany(tables(canvasesTable).get(id), companyId)
-          if (canvas === undefined) return Option.none()
-          const changed: CanvasRecord = {
-            ...canvas,
-            title: change.title ?? canvas.title,
-            html: change.html ?? canvas.html,
-            updatedAt: movedForward(canvas.updatedAt, now)
-          }
-          tables(canvasesTable).set(id, changed)
-          return Option.some(changed)
-        }),
-      addThread: (thread) =>
-        store.write((tables) => {
-          const canvas = inCompany(tables(canvasesTable).get(thread.canvasId), thread.companyId)
-          if (canvas === undefined) return Option.none()
-          tables(canvasesTable).set(canvas.id, {
-            ...canvas,
-            activeThreadId: thread.id,
-            updatedAt: movedForward(canvas.updatedAt, thread.createdAt)
-          })
-          tables(canvasThreadsTable).set(thread.id, thread)
-          return Option.some(thread)
-        }),
-      listThreads: (companyId, canvasId, window) =>
-        store.read((tables) =>
-          newestFirstPage(
-            [...tables(canvasThreadsTable).values()].filter((t) => t.companyId === companyId && t.canvasId === canvasId),
-            window
-          )
-        )
     }
   }))
 }

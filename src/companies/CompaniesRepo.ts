@@ -2,9 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { CompanyRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
-import { usersTable } from "../users/UsersRepo.ts"
 
 
 export interface Company {
@@ -69,14 +67,8 @@ export interface CompaniesRepository {
   readonly countOwners: (companyId: string) => Effect.Effect<number>
 }
 
-/** The memory backend's companies (see `MemoryStore`). */
-export const companiesTable = memoryTable("companies", (): Map<string, Company> => new Map())
-
-/** The memory backend's companyUsers (see `MemoryStore`). */
-export const companyUsersTable = memoryTable("companyUsers", (): Map<string, CompanyUserRecord> => new Map())
-
 export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepository>()("companies/CompaniesRepo") {
-  static readonly sql = Layer.effect(CompaniesRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(CompaniesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const viewSelect = sql`
       SELECT cu.*, u.email, u.display_name, u.photo FROM company_users cu JOIN users u ON u.id = cu.user_id`
@@ -155,84 +147,6 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
           SELECT count(*) AS count FROM company_users WHERE company_id = ${companyId} AND role = 'owner'`
         return toNumber(rows[0].count)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(CompaniesRepo, MemoryStore.useSync((store): CompaniesRepository => {
-    const view = (tables: Tables, record: CompanyUserRecord): CompanyUserView => {
-      const user = tables(usersTable).get(record.userId)
-      return { ...record, email: user?.email ?? "", displayName: user?.displayName ?? "", photo: user?.photo ?? "" }
-    }
-    const findUser = (tables: Tables, companyId: string, userId: string) =>
-      [...tables(companyUsersTable).values()].find((record) => record.companyId === companyId && record.userId === userId)
-    return {
-      create: (input) =>
-        store.write((tables) => {
-          const company: Company = { id: newId("cmp"), ...input, createdAt: new Date() }
-          tables(companiesTable).set(company.id, company)
-          return company
-        }),
-      get: (id) => store.read((tables) => Option.fromNullishOr(tables(companiesTable).get(id))),
-      listForUser: (userId) =>
-        store.read((tables) =>
-          [...tables(companyUsersTable).values()]
-            .filter((record) => record.userId === userId)
-            .flatMap((record) => tables(companiesTable).get(record.companyId) ?? [])
-            .sort((a, b) => a.id.localeCompare(b.id))
-        ),
-      countInOrganization: (organizationId) =>
-        store.read((tables) =>
-          [...tables(companiesTable).values()].filter((company) => company.organizationId === organizationId).length
-        ),
-      addUser: (input) =>
-        store.write((tables) => {
-          if (findUser(tables, input.companyId, input.userId) !== undefined) return Option.none()
-          const record: CompanyUserRecord = {
-            id: newId("cu"),
-            companyId: input.companyId,
-            userId: input.userId,
-            role: input.role,
-            allowedFeatures: input.allowedFeatures ?? [],
-            createdAt: new Date()
-          }
-          tables(companyUsersTable).set(record.id, record)
-          return Option.some(view(tables, record))
-        }),
-      getUser: (companyId, userId) =>
-        store.read((tables) => Option.map(Option.fromNullishOr(findUser(tables, companyId, userId)), (r) => view(tables, r))),
-      listUsers: (companyId, query) =>
-        store.read((tables) => {
-          const needle = query.search?.toLowerCase() ?? ""
-          const matching = [...tables(companyUsersTable).values()]
-            .filter((record) => record.companyId === companyId)
-            .map((record) => view(tables, record))
-            .filter((user) =>
-              needle === "" || user.displayName.toLowerCase().includes(needle) || user.email.toLowerCase().includes(needle)
-            )
-          return { rows: matching.slice(query.offset, query.offset + query.limit), total: matching.length }
-        }),
-      updateUser: (companyId, userId, change) =>
-        store.write((tables) => {
-          const record = findUser(tables, companyId, userId)
-          if (record === undefined) return Option.none()
-          const changed: CompanyUserRecord = {
-            ...record,
-            role: change.role ?? record.role,
-            allowedFeatures: change.allowedFeatures ?? record.allowedFeatures
-          }
-          tables(companyUsersTable).set(record.id, changed)
-          return Option.some(view(tables, changed))
-        }),
-      removeUser: (companyId, userId) =>
-        store.write((tables) => {
-          const record = findUser(tables, companyId, userId)
-          return record !== undefined && tables(companyUsersTable).delete(record.id)
-        }),
-      countOwners: (companyId) =>
-        store.read((tables) =>
-          [...tables(companyUsersTable).values()].filter((record) => record.companyId === companyId && record.role === "owner")
-            .length
-        )
     }
   }))
 }

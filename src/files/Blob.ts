@@ -4,7 +4,6 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 
 /**
  * Uploaded bytes by id, with their content type and size. In the database by
@@ -27,12 +26,9 @@ export interface BlobStore {
   readonly delete: (id: string) => Effect.Effect<boolean>
 }
 
-/** The memory backend's blobs (see `MemoryStore`). */
-export const blobsTable = memoryTable("blobs", (): Map<string, StoredBlob> => new Map())
-
 /** The database's blobs: a repository of the storage backends (`src/app/Storage.ts`). */
 export class BlobsRepo extends Context.Service<BlobsRepo, BlobStore>()("files/BlobsRepo") {
-  static readonly sql = Layer.effect(BlobsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(BlobsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       // Bytes travel as base64 text and are decoded by the database, the same on both drivers.
@@ -59,15 +55,6 @@ export class BlobsRepo extends Context.Service<BlobsRepo, BlobStore>()("files/Bl
       }, Effect.orDie)
     }
   }))
-
-  static readonly memory = Layer.effect(BlobsRepo, MemoryStore.useSync((store): BlobStore => ({
-    put: (blob) =>
-      store.write((tables) => {
-        tables(blobsTable).set(blob.id, { ...blob, bytes: Uint8Array.from(blob.bytes), size: blob.bytes.length })
-      }),
-    get: (id) => store.read((tables) => Option.fromNullishOr(tables(blobsTable).get(id))),
-    delete: (id) => store.write((tables) => tables(blobsTable).delete(id))
-  })))
 }
 
 /** Ids name files in the folder: only characters that are safe in a file name. */

@@ -1,6 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 
 /** A publicly served file; its bytes are the `Blob` of the same id. */
 export interface FileRecord {
@@ -28,11 +27,8 @@ export interface FilesRepository {
   readonly removeByOwner: (companyId: string, ownerId: string) => Effect.Effect<ReadonlyArray<FileRecord>>
 }
 
-/** The memory backend's files (see `MemoryStore`). */
-export const filesTable = memoryTable("files", (): Map<string, FileRecord> => new Map())
-
 export class FilesRepo extends Context.Service<FilesRepo, FilesRepository>()("files/FilesRepo") {
-  static readonly sql = Layer.effect(FilesRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(FilesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       create: Effect.fn("FilesRepo.create")(function*(file) {
@@ -57,28 +53,6 @@ export class FilesRepo extends Context.Service<FilesRepo, FilesRepository>()("fi
           DELETE FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} RETURNING *`
         return rows.map(fromRow)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(FilesRepo, MemoryStore.useSync((store): FilesRepository => {
-    const owned = (files: Map<string, FileRecord>, companyId: string, ownerId: string) =>
-      [...files.values()]
-        .filter((file) => file.companyId === companyId && file.ownerId === ownerId)
-        .toSorted((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
-    return {
-      create: (file) =>
-        store.write((tables) => {
-          tables(filesTable).set(file.id, file)
-          return file
-        }),
-      get: (id) => store.read((tables) => Option.fromNullishOr(tables(filesTable).get(id))),
-      listByOwner: (companyId, ownerId) => store.read((tables) => owned(tables(filesTable), companyId, ownerId)),
-      removeByOwner: (companyId, ownerId) =>
-        store.write((tables) => {
-          const files = owned(tables(filesTable), companyId, ownerId)
-          for (const file of files) tables(filesTable).delete(file.id)
-          return files
-        })
     }
   }))
 }

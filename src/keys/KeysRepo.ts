@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 
 export interface CompanyApiKey {
   readonly id: string
@@ -44,14 +43,8 @@ export interface KeysRepository {
   readonly deletePersonalKey: (userId: string, keyId: string) => Effect.Effect<Option.Option<PersonalAccessKey>>
 }
 
-/** The memory backend's companyKeys (see `MemoryStore`). */
-export const companyKeysTable = memoryTable("companyKeys", (): Map<string, CompanyApiKey> => new Map())
-
-/** The memory backend's personalKeys (see `MemoryStore`). */
-export const personalKeysTable = memoryTable("personalKeys", (): Map<string, PersonalAccessKey> => new Map())
-
 export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/KeysRepo") {
-  static readonly sql = Layer.effect(KeysRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(KeysRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const company = (rows: ReadonlyArray<CompanyKeyRow>) => Option.map(Option.fromNullishOr(rows[0]), companyKeyFromRow)
     const personal = (rows: ReadonlyArray<PersonalKeyRow>) => Option.map(Option.fromNullishOr(rows[0]), personalKeyFromRow)
@@ -97,51 +90,6 @@ export class KeysRepo extends Context.Service<KeysRepo, KeysRepository>()("keys/
         return personal(yield* sql<PersonalKeyRow>`
           DELETE FROM personal_access_keys WHERE user_id = ${userId} AND id = ${keyId} RETURNING *`)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(KeysRepo, MemoryStore.useSync((store): KeysRepository => {
-    const companyKeys = (f: (key: CompanyApiKey) => boolean) =>
-      store.read((tables) => [...tables(companyKeysTable).values()].filter(f))
-    const deleteWhere = <K extends { readonly id: string }>(
-      table: (tables: Tables) => Map<string, K>,
-      f: (key: K) => boolean
-    ) =>
-      store.write((tables) => {
-        const found = [...table(tables).values()].find(f)
-        if (found !== undefined) table(tables).delete(found.id)
-        return Option.fromNullishOr(found)
-      })
-    return {
-      createCompanyKey: (input) =>
-        store.write((tables) => {
-          const taken = [...tables(companyKeysTable).values()].some((key) =>
-            key.companyId === input.companyId && key.name === input.name
-          )
-          if (taken) return Option.none()
-          const key: CompanyApiKey = { id: newId("key"), ...input, createdAt: new Date() }
-          tables(companyKeysTable).set(key.id, key)
-          return Option.some(key)
-        }),
-      findCompanyKey: (companyId, name) =>
-        Effect.map(companyKeys((key) => key.companyId === companyId && key.name === name), (keys) => Option.fromNullishOr(keys[0])),
-      listCompanyKeys: (companyId) => companyKeys((key) => key.companyId === companyId),
-      deleteCompanyKey: (companyId, name) =>
-        deleteWhere((tables) => tables(companyKeysTable), (key) => key.companyId === companyId && key.name === name),
-      findCompanyKeyByHash: (keyHash) =>
-        Effect.map(companyKeys((key) => key.keyHash === keyHash), (keys) => Option.fromNullishOr(keys[0])),
-      createPersonalKey: (input) =>
-        store.write((tables) => {
-          const key: PersonalAccessKey = { id: newId("pka"), ...input, createdAt: new Date() }
-          tables(personalKeysTable).set(key.id, key)
-          return key
-        }),
-      findPersonalKeyByHash: (keyHash) =>
-        store.read((tables) => Option.fromNullishOr([...tables(personalKeysTable).values()].find((key) => key.keyHash === keyHash))),
-      listPersonalKeys: (userId) =>
-        store.read((tables) => [...tables(personalKeysTable).values()].filter((key) => key.userId === userId)),
-      deletePersonalKey: (userId, keyId) =>
-        deleteWhere((tables) => tables(personalKeysTable), (key) => key.userId === userId && key.id === keyId)
     }
   }))
 }

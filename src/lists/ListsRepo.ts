@@ -3,7 +3,6 @@ import { SqlClient } from "effect/sql"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 import { selectPage, type Window } from "../storage/Windows.ts"
 import { emailKey, searchTextOf } from "./Contacts.ts"
-import { listsMemory } from "./ListsRepoMemory.ts"
 
 export interface ContactListRecord {
   readonly id: string
@@ -94,7 +93,7 @@ export interface ListsRepository {
 const insertChunk = 5_000
 
 export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("lists/ListsRepo") {
-  static readonly sql = Layer.effect(ListsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(ListsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const ownedList = (companyId: string, listId: string) =>
       sql<ListRow>`SELECT * FROM contact_lists WHERE company_id = ${companyId} AND id = ${listId}`
@@ -223,8 +222,6 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
       }, Effect.orDie)
     }
   }))
-
-  static readonly memory = listsMemory(ListsRepo)
 }
 
 interface ListRow {

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { currentDate } from "../platform/Time.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
+import { memoryTable } from "../storage/MemoryStore.ts"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
 import { emailKey } from "./Contacts.ts"
@@ -37,7 +37,7 @@ export interface SuppressionsRepository {
   readonly remove: (companyId: string, email: string) => Effect.Effect<Option.Option<SuppressionRecord>>
 }
 
-/** The memory backend's suppressions: by company id, then lower-cased address. */
+/** The memory backend's suppressions, still read by `campaigns/RecipientsMemory.ts` until that twin is deleted. */
 export const suppressionsTable = memoryTable(
   "suppressions",
   (): Map<string, Map<string, SuppressionRecord>> => new Map()
@@ -47,7 +47,7 @@ export const suppressionsTable = memoryTable(
 const lookupChunk = 10_000
 
 export class Suppressions extends Context.Service<Suppressions, SuppressionsRepository>()("lists/Suppressions") {
-  static readonly sql = Layer.effect(Suppressions, Effect.gen(function*() {
+  static readonly layer = Layer.effect(Suppressions, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const filter = (companyId: string, search: string | undefined) =>
       search === undefined || search === ""
@@ -97,50 +97,6 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsRepo
           DELETE FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)} RETURNING *`
         return Option.map(Option.fromNullishOr(rows[0]), fromRow)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(Suppressions, MemoryStore.useSync((store): SuppressionsRepository => {
-    const ofCompany = (tables: Tables, companyId: string) =>
-      tables(suppressionsTable).get(companyId) ?? new Map<string, SuppressionRecord>()
-    return {
-      add: (companyId, email, reason) =>
-        Effect.flatMap(currentDate, (now) =>
-          store.write((tables) => {
-            const all = tables(suppressionsTable)
-            const entries = all.get(companyId) ?? new Map<string, SuppressionRecord>()
-            all.set(companyId, entries)
-            const existing = entries.get(emailKey(email))
-            if (existing !== undefined) return existing
-            const entry: SuppressionRecord = { companyId, email: email.trim(), reason, createdAt: now }
-            entries.set(emailKey(email), entry)
-            return entry
-          })),
-      isSuppressed: (companyId, email) => store.read((tables) => ofCompany(tables, companyId).has(emailKey(email))),
-      suppressedAmong: (companyId, emails) =>
-        store.read((tables) => {
-          const entries = ofCompany(tables, companyId)
-          return new Set(emails.map(emailKey).filter((key) => entries.has(key)))
-        }),
-      list: (companyId, search, window) =>
-        store.read((tables) => {
-          const needle = search?.toLowerCase() ?? ""
-          const found = [...ofCompany(tables, companyId).entries()]
-            .filter(([key]) => key.includes(needle))
-            .toSorted(([keyA, a], [keyB, b]) =>
-              b.createdAt.getTime() - a.createdAt.getTime() || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0)
-            )
-            .map(([, entry]) => entry)
-          return { rows: found.slice(window.offset, window.offset + window.limit), total: found.length }
-        }),
-      remove: (companyId, email) =>
-        store.write((tables) => {
-          const entries = ofCompany(tables, companyId)
-          const entry = entries.get(emailKey(email))
-          if (entry === undefined) return Option.none()
-          entries.delete(emailKey(email))
-          return Option.some(entry)
-        })
     }
   }))
 }

@@ -1,8 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
+import { selectPage, type Window } from "../storage/Windows.ts"
 
 export interface MemoryRecord {
   readonly id: string
@@ -55,11 +54,8 @@ export interface MemoriesRepository {
   readonly remove: (owner: MemoryOwner, id: string) => Effect.Effect<Option.Option<MemoryRecord>>
 }
 
-/** The memory backend's memories (see `MemoryStore`). */
-export const memoriesTable = memoryTable("memories", (): Map<string, MemoryRecord> => new Map())
-
 export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesRepository>()("memories/MemoriesRepo") {
-  static readonly sql = Layer.effect(MemoriesRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(MemoriesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const owned = (owner: MemoryOwner) =>
       owner.userId === null
@@ -101,54 +97,6 @@ export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesReposito
       remove: Effect.fn("MemoriesRepo.remove")(function*(owner, id) {
         return single(yield* sql<MemoryRow>`DELETE FROM memories WHERE ${owned(owner)} AND id = ${id} RETURNING *`)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(MemoriesRepo, MemoryStore.useSync((store): MemoriesRepository => {
-    const ownedBy = (memory: MemoryRecord | undefined, owner: MemoryOwner) =>
-      memory !== undefined && memory.companyId === owner.companyId && memory.userId === owner.userId
-        ? memory
-        : undefined
-    return {
-      create: (memory) =>
-        store.write((tables) => {
-          tables(memoriesTable).set(memory.id, memory)
-          return memory
-        }),
-      list: (owner, filter, window) =>
-        store.read((tables) =>
-          newestFirstPage(
-            [...tables(memoriesTable).values()]
-              .filter((memory) =>
-                ownedBy(memory, owner) !== undefined &&
-                (filter.includeInactive || memory.isActive) &&
-                (filter.category === undefined || memory.category === filter.category)
-              ),
-            window
-          )
-        ),
-      update: (owner, id, change, now) =>
-        store.write((tables) => {
-          const memory = ownedBy(tables(memoriesTable).get(id), owner)
-          if (memory === undefined) return Option.none()
-          const changed: MemoryRecord = {
-            ...memory,
-            content: change.content ?? memory.content,
-            category: change.category ?? memory.category,
-            isActive: change.isActive ?? memory.isActive,
-            metadata: change.metadata ?? memory.metadata,
-            updatedAt: movedForward(memory.updatedAt, now)
-          }
-          tables(memoriesTable).set(id, changed)
-          return Option.some(changed)
-        }),
-      remove: (owner, id) =>
-        store.write((tables) => {
-          const memory = ownedBy(tables(memoriesTable).get(id), owner)
-          if (memory === undefined) return Option.none()
-          tables(memoriesTable).delete(id)
-          return Option.some(memory)
-        })
     }
   }))
 }

@@ -2,7 +2,6 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable, type Tables } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
 
 
@@ -68,24 +67,10 @@ export const resolveRole = (
     ? "admin"
     : undefined)
 
-/** A membership of the memory backend. */
-interface MembershipRecord {
-  readonly organizationId: string
-  readonly userId: string
-  readonly role: OrgRole
-  readonly createdAt: Date
-}
-
-/** The memory backend's organizations (see `MemoryStore`). */
-export const organizationsTable = memoryTable("organizations", (): Map<string, OrganizationRecord> => new Map())
-
-/** The memory backend's members (see `MemoryStore`). */
-export const membersTable = memoryTable("members", (): Map<string, MembershipRecord> => new Map())
-
 export class OrganizationsRepo extends Context.Service<OrganizationsRepo, OrganizationsRepository>()(
   "organizations/OrganizationsRepo"
 ) {
-  static readonly sql = Layer.effect(OrganizationsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(OrganizationsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const select = sql`
       SELECT o.*, coalesce((SELECT array_agg(w.user_id ORDER BY w.user_id) FROM organization_owners w
@@ -171,81 +156,6 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
           SELECT role FROM organization_members WHERE organization_id = ${organizationId} AND user_id = ${userId}`
         return Option.fromNullishOr(resolveRole(membership[0]?.role, organization.value, userId))
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(OrganizationsRepo, MemoryStore.useSync((store): OrganizationsRepository => {
-    const change = (organizationId: string, f: (organization: OrganizationRecord, tables: Tables) => OrganizationRecord) =>
-      store.write((tables) => {
-        const organization = tables(organizationsTable).get(organizationId)
-        if (organization === undefined) return Option.none()
-        const changed = f(organization, tables)
-        tables(organizationsTable).set(organizationId, changed)
-        return Option.some(changed)
-      })
-    const membershipRole = (tables: Tables, organizationId: string, userId: string) =>
-      tables(membersTable).get(`${organizationId}:${userId}`)?.role
-    return {
-      create: (input) =>
-        store.write((tables) => {
-          const organization: OrganizationRecord = {
-            id: newId("org"),
-            name: input.name,
-            ownerUserId: null,
-            ownerIds: [],
-            subscriptionType: input.subscriptionType ?? "free",
-            status: "active",
-            creditLimit: input.creditLimit ?? 0,
-            creditUsage: 0,
-            dataCreditLimit: input.dataCreditLimit ?? 0,
-            dataCreditUsage: 0,
-            seats: input.seats ?? 1,
-            companyLimit: input.companyLimit ?? 1,
-            createdAt: new Date()
-          }
-          tables(organizationsTable).set(organization.id, organization)
-          return organization
-        }),
-      get: (id) => store.read((tables) => Option.fromNullishOr(tables(organizationsTable).get(id))),
-      setOwner: (organizationId, userId) => change(organizationId, (organization) => ({ ...organization, ownerUserId: userId })),
-      addOwner: (organizationId, userId) =>
-        change(organizationId, (organization) => ({
-          ...organization,
-          ownerIds: organization.ownerIds.includes(userId)
-            ? organization.ownerIds
-            : [...organization.ownerIds, userId].sort()
-        })),
-      addMember: (organizationId, userId, role) =>
-        Effect.map(
-          change(organizationId, (organization, tables) => {
-            const key = `${organizationId}:${userId}`
-            const existing = tables(membersTable).get(key)
-            tables(membersTable).set(key, { organizationId, userId, role, createdAt: existing?.createdAt ?? new Date() })
-            return organization
-          }),
-          Option.asVoid
-        ),
-      listForUser: (userId) =>
-        store.read((tables) =>
-          [...tables(organizationsTable).values()].flatMap((organization) => {
-            const role = resolveRole(membershipRole(tables, organization.id, userId), organization, userId)
-            return role === undefined ? [] : [{ organization, role }]
-          })
-        ),
-      creditUsage: (ids) =>
-        store.read((tables) =>
-          new Map(ids.flatMap((id) => {
-            const organization = tables(organizationsTable).get(id)
-            return organization === undefined ? [] : [[id, organization.creditUsage] as const]
-          }))
-        ),
-      roleOf: (organizationId, userId) =>
-        store.read((tables) => {
-          const organization = tables(organizationsTable).get(organizationId)
-          return Option.fromNullishOr(
-            organization && resolveRole(membershipRole(tables, organizationId, userId), organization, userId)
-          )
-        })
     }
   }))
 }

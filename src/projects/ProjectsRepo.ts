@@ -1,8 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
+import { selectPage, type Window } from "../storage/Windows.ts"
 
 export type Sharing = "Private" | "Shared"
 
@@ -48,11 +47,8 @@ export interface ProjectsRepository {
   readonly remove: (companyId: string, id: string) => Effect.Effect<boolean>
 }
 
-/** The memory backend's projects (see `MemoryStore`). */
-export const projectsTable = memoryTable("projects", (): Map<string, ProjectRecord> => new Map())
-
 export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepository>()("projects/ProjectsRepo") {
-  static readonly sql = Layer.effect(ProjectsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(ProjectsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const visible = (companyId: string, viewer: string | null) =>
       sql`company_id = ${companyId} AND (sharing = 'Shared' OR owner_user_id IS NOT DISTINCT FROM ${viewer})`
@@ -92,45 +88,6 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsReposito
         const rows = yield* sql`DELETE FROM projects WHERE company_id = ${companyId} AND id = ${id} RETURNING id`
         return rows.length > 0
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(ProjectsRepo, MemoryStore.useSync((store): ProjectsRepository => {
-    const inCompany = (project: ProjectRecord | undefined, companyId: string) =>
-      project !== undefined && project.companyId === companyId ? project : undefined
-    return {
-      create: (project) =>
-        store.write((tables) => {
-          tables(projectsTable).set(project.id, project)
-          return project
-        }),
-      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(inCompany(tables(projectsTable).get(id), companyId))),
-      listVisible: (companyId, viewer, window) =>
-        store.read((tables) =>
-          newestFirstPage(
-            [...tables(projectsTable).values()]
-              .filter((p) => p.companyId === companyId && (p.sharing === "Shared" || p.ownerUserId === viewer)),
-            window
-          )
-        ),
-      update: (companyId, id, change, now) =>
-        store.write((tables) => {
-          const project = inCompany(tables(projectsTable).get(id), companyId)
-          if (project === undefined) return Option.none()
-          const changed: ProjectRecord = {
-            ...project,
-            name: change.name ?? project.name,
-            description: change.description ?? project.description,
-            instructions: change.instructions ?? project.instructions,
-            sharing: change.sharing ?? project.sharing,
-            settings: change.settings ?? project.settings,
-            updatedAt: movedForward(project.updatedAt, now)
-          }
-          tables(projectsTable).set(id, changed)
-          return Option.some(changed)
-        }),
-      remove: (companyId, id) =>
-        store.write((tables) => inCompany(tables(projectsTable).get(id), companyId) !== undefined && tables(projectsTable).delete(id))
     }
   }))
 }

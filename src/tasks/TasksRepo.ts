@@ -197,7 +197,7 @@ export interface TasksRepository {
   /** Credits the task's latest succeeded run cost (0 before its first). */
   readonly lastRunCredits: (taskId: string) => Effect.Effect<number>
 
-  /** Runs `effect` as one transaction (the memory backend: without interruption). */
+  /** Runs `effect` as one transaction. */
   readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The claimed task, locked for recording, if `token` still holds its lease and it was not deleted. */
   readonly lockClaimed: (id: string, token: string) => Effect.Effect<Option.Option<TaskRecord>>
@@ -218,5 +218,5 @@ export const emptyDay: DayIncrement = {
   stoppedReason: null
 }
 
-/** Scheduled tasks, their executions, evaluations, daily logs and notes: `tasksRepoSql` and `tasksRepoMemory` implement it. */
+/** Scheduled tasks, their executions, evaluations, daily logs and notes: `tasksRepoSql` implements it. */
 export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("tasks/TasksRepo") {}

@@ -1,8 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { movedForward, newestFirstPage, selectPage, type Window } from "../storage/Windows.ts"
+import { selectPage, type Window } from "../storage/Windows.ts"
 
 export interface TemplateRecord {
   readonly id: string
@@ -43,11 +42,8 @@ export interface TemplatesRepository {
   readonly remove: (companyId: string, id: string) => Effect.Effect<Option.Option<TemplateRecord>>
 }
 
-/** The memory backend's templates (see `MemoryStore`). */
-export const templatesTable = memoryTable("campaignTemplates", (): Map<string, TemplateRecord> => new Map())
-
 export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepository>()("templates/TemplatesRepo") {
-  static readonly sql = Layer.effect(TemplatesRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(TemplatesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return {
       create: Effect.fn("TemplatesRepo.create")(function*(template) {
@@ -85,47 +81,6 @@ export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepos
           DELETE FROM campaign_templates WHERE company_id = ${companyId} AND id = ${id} RETURNING *`
         return Option.map(Option.fromNullishOr(rows[0]), fromRow)
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(TemplatesRepo, MemoryStore.useSync((store): TemplatesRepository => {
-    const owned = (templates: Map<string, TemplateRecord>, companyId: string, id: string) => {
-      const template = templates.get(id)
-      return template !== undefined && template.companyId === companyId ? template : undefined
-    }
-    return {
-      create: (template) =>
-        store.write((tables) => {
-          tables(templatesTable).set(template.id, template)
-          return template
-        }),
-      get: (companyId, id) => store.read((tables) => Option.fromNullishOr(owned(tables(templatesTable), companyId, id))),
-      list: (companyId, window) =>
-        store.read((tables) =>
-          newestFirstPage([...tables(templatesTable).values()].filter((t) => t.companyId === companyId), window)
-        ),
-      update: (companyId, id, change, now) =>
-        store.write((tables) => {
-          const template = owned(tables(templatesTable), companyId, id)
-          if (template === undefined) return Option.none()
-          const changed: TemplateRecord = {
-            ...template,
-            name: change.name ?? template.name,
-            subject: change.subject ?? template.subject,
-            bodyDocument: change.bodyDocument ?? template.bodyDocument,
-            bodyVersion: template.bodyVersion + (change.bodyDocument === undefined ? 0 : 1),
-            updatedAt: movedForward(template.updatedAt, now)
-          }
-          tables(templatesTable).set(id, changed)
-          return Option.some(changed)
-        }),
-      remove: (companyId, id) =>
-        store.write((tables) => {
-          const template = owned(tables(templatesTable), companyId, id)
-          if (template === undefined) return Option.none()
-          tables(templatesTable).delete(id)
-          return Option.some(template)
-        })
     }
   }))
 }

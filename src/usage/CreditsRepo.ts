@@ -101,7 +101,7 @@ const refused: Reservation = { _tag: "Refused" }
 const lost: Reservation = { _tag: "Lost" }
 
 export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>()("usage/CreditsRepo") {
-  static readonly sql = Layer.effect(CreditsRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(CreditsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // One parameter for any number of events (a JSON array), so that the statement stays one prepared statement.
     const insertEvents = (events: ReadonlyArray<NewUsageEvent>) =>

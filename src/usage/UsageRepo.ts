@@ -1,6 +1,5 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 import { toNumber } from "../storage/Rows.ts"
 
 export interface UsageEvent {
@@ -68,14 +67,8 @@ export interface UsageRepository {
   ) => Effect.Effect<{ readonly events: ReadonlyArray<UsageEvent>; readonly total: number }>
 }
 
-const byCreditsThenName = (key: "model" | "feature") => (a: UsageRow, b: UsageRow) =>
-  b.credits - a.credits || a[key].localeCompare(b[key])
-
-/** The memory backend's usage (see `MemoryStore`). */
-export const usageTable = memoryTable("usage", (): Array<UsageEvent> => [])
-
 export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("usage/UsageRepo") {
-  static readonly sql = Layer.effect(UsageRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(UsageRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const where = (organizationId: string, filter: UsageFilter) =>
       sql.and([
@@ -134,53 +127,6 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
         ])
         return { events: rows.map(eventFromRow), total: toNumber(count[0].count) }
       }, Effect.orDie)
-    }
-  }))
-
-  static readonly memory = Layer.effect(UsageRepo, MemoryStore.useSync((store): UsageRepository => {
-    const matching = (events: ReadonlyArray<UsageEvent>, organizationId: string, filter: UsageFilter) =>
-      events.filter((event) =>
-        event.organizationId === organizationId &&
-        (filter.startDate === undefined || event.createdAt >= filter.startDate) &&
-        (filter.endDate === undefined || event.createdAt <= filter.endDate) &&
-        (filter.userId === undefined || event.userId === filter.userId) &&
-        (filter.featureKey === undefined || event.feature === filter.featureKey)
-      )
-    const group = (events: ReadonlyArray<UsageEvent>, key: "model" | "feature", window: Window) => {
-      const rows = new Map<string, UsageRow>()
-      for (const event of events) {
-        const row = rows.get(event[key]) ?? { model: "", feature: "", credits: 0, tokens: 0, requests: 0, [key]: event[key] }
-        rows.set(event[key], {
-          ...row,
-          credits: row.credits + event.credits,
-          tokens: row.tokens + event.tokens,
-          requests: row.requests + 1
-        })
-      }
-      return [...rows.values()].sort(byCreditsThenName(key)).slice(window.offset, window.offset + window.limit)
-    }
-    return {
-      summary: (organizationId, filter, window) =>
-        store.read((tables) => {
-          const events = matching(tables(usageTable), organizationId, filter)
-          const sum = (f: (event: UsageEvent) => number) => events.reduce((total, event) => total + f(event), 0)
-          return {
-            totals: {
-              credits: sum((event) => event.credits),
-              tokens: sum((event) => event.tokens),
-              inputTokens: sum((event) => event.inputTokens),
-              outputTokens: sum((event) => event.outputTokens),
-              requests: events.length
-            },
-            byModel: group(events, "model", window),
-            byFeature: group(events, "feature", window)
-          }
-        }),
-      history: (organizationId, filter, window) =>
-        store.read((tables) => {
-          const events = matching(tables(usageTable), organizationId, filter).toReversed()
-          return { events: events.slice(window.offset, window.offset + window.limit), total: events.length }
-        })
     }
   }))
 }

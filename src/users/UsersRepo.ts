@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
-import { MemoryStore, memoryTable } from "../storage/MemoryStore.ts"
 
 export interface User {
   readonly id: string
@@ -24,11 +23,8 @@ export interface UsersRepository {
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
 }
 
-/** The memory backend's users (see `MemoryStore`). */
-export const usersTable = memoryTable("users", (): Map<string, User> => new Map())
-
 export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("users/UsersRepo") {
-  static readonly sql = Layer.effect(UsersRepo, Effect.gen(function*() {
+  static readonly layer = Layer.effect(UsersRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const fromRow = (row: UserRow): User => ({
       id: row.id,
@@ -53,28 +49,6 @@ export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("us
       }, Effect.orDie)
     }
   }))
-
-  static readonly memory = Layer.effect(UsersRepo, MemoryStore.useSync((store): UsersRepository => ({
-    create: (input) =>
-      store.write((tables) => {
-        const taken = [...tables(usersTable).values()].some((user) => user.email.toLowerCase() === input.email.toLowerCase())
-        if (taken) return Option.none()
-        const user: User = {
-          id: newId("usr"),
-          email: input.email,
-          displayName: input.displayName ?? "",
-          photo: "",
-          createdAt: new Date()
-        }
-        tables(usersTable).set(user.id, user)
-        return Option.some(user)
-      }),
-    get: (id) => store.read((tables) => Option.fromNullishOr(tables(usersTable).get(id))),
-    findByEmail: (email) =>
-      store.read((tables) =>
-        Option.fromNullishOr([...tables(usersTable).values()].find((user) => user.email.toLowerCase() === email.toLowerCase()))
-      )
-  })))
 }
 
 interface UserRow {
