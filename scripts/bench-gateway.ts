@@ -27,7 +27,8 @@
  * by `scripts/bench/revisions.ts`, run with its own `npm start` options) on
  * embedded PGlite; `BENCH_ROUNDS` (default 1) measures every gateway that
  * many times, alternating, and prints the medians of each with their ratio
- * to the working tree's.
+ * to the working tree's. `BENCH_NODE_FLAGS` adds the working tree's built
+ * server run with those Node/V8 flags (what a start script would pass).
  */
 import { createRequire } from "node:module"
 import { join } from "node:path"
@@ -49,6 +50,7 @@ const warmUpSeconds = Math.ceil(seconds / 2)
 const profiling = flagFromEnv("BENCH_PROFILE")
 const rounds = numberFromEnv("BENCH_ROUNDS", 1)
 const revisions = listFromEnv("BENCH_REVISIONS") ?? []
+const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ").filter((flag) => flag !== "") ?? []
 const node = process.execPath
 const resolve = createRequire(import.meta.url).resolve
 
@@ -146,7 +148,7 @@ const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string, c
   const profileName = `gateway-${databaseUrl === undefined ? "pglite" : "postgres"}-${Date.now()}.cpuprofile`
   const server = await startPlatform({
     databaseUrl,
-    nodeArgs: [...checkout.nodeOptions, ...(profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [])],
+    nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [],
     env: builtServerBehindStub(stubUrl),
     checkout
   })
@@ -206,7 +208,13 @@ const main = async () => {
   const chosen = listFromEnv("BENCH_GATEWAYS", ["portkey", "in-memory", "pglite", "postgres"])
   const starts = [
     ...all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start),
-    ...checkouts.map((checkout) => () => startBuilt(`ours at ${checkout.label}, embedded PGlite`, stubUrl, undefined, checkout))
+    ...checkouts.map((checkout) => () => startBuilt(`ours at ${checkout.label}, embedded PGlite`, stubUrl, undefined, checkout)),
+    ...(nodeFlags.length === 0 ? [] : [() =>
+      startBuilt(`ours, embedded PGlite, node ${nodeFlags.join(" ")}`, stubUrl, undefined, {
+        ...workingTree,
+        nodeOptions: [...workingTree.nodeOptions, ...nodeFlags]
+      })
+    ])
   ]
   const measured = []
   const profiles = []

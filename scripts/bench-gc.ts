@@ -14,7 +14,7 @@
  * promoted to the old generation per request (objects that outlived two of
  * them), the share of one scavenge's survivors the next one promoted
  * (V8's `promotion_rate`: near 100 % when what survives once is still held
- * at the next scavenge, docs/benchmarks.md "What the scavenges keep"), and
+ * at the next scavenge), and
  * the server's CPU time per request.
  */
 import { startStubUpstream } from "../test/support/StubUpstream.ts"

@@ -1,13 +1,26 @@
 // Building `dist/` (and the pre-initialised embedded database in it) when it
 // is stale: shared by `npm start` and the benchmarks.
 import { spawnSync } from "node:child_process"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isTemplateCurrent, templateDirectory } from "../src/storage/PgliteTemplate.ts"
 
 export const root = fileURLToPath(new URL("..", import.meta.url))
 export const builtMain = join(root, "dist", "main.js")
+
+/**
+ * The options `npm start` of the checkout at `folder` gives `node` (the words
+ * between `node` and the script): the V8 flags the server runs with
+ * (docs/operations.md, "Performance settings"). Benchmarks start the built
+ * server with them.
+ */
+export const startOptionsOf = (folder: string): ReadonlyArray<string> => {
+  const start: string = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).scripts?.start ?? ""
+  const words = start.split(/\s+/).filter((word) => word !== "" && word !== "exec")
+  const node = words.indexOf("node")
+  return node < 0 ? [] : words.slice(node + 1).filter((word) => word.startsWith("-"))
+}
 
 const newestChange = (path: string): number => {
   const stat = statSync(path)

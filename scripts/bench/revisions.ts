@@ -2,13 +2,14 @@
 // benchmark measures them and the working tree in one run on one machine:
 // the revision's files (`git archive`) in a folder of the system's temporary
 // directory, its own `npm ci` (with its install scripts, e.g. patches of
-// node_modules) and build. The folder is kept for the next run (it is named
+// node_modules; a revision with this checkout's lockfile and no install script
+// of its own shares this checkout's node_modules through hard links) and build. The folder is kept for the next run (it is named
 // by the commit) and can be deleted at any time.
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { root } from "./servers.ts"
+import { root, startOptionsOf } from "../build.ts"
 
 /** A built checkout: where its `dist/main.js` is and the Node options its `npm start` passes. */
 export interface Checkout {
@@ -18,12 +19,9 @@ export interface Checkout {
   readonly nodeOptions: ReadonlyArray<string>
 }
 
-/** The options `npm start` of the checkout at `folder` gives `node` (the words between `node` and the script). */
-export const startOptionsOf = (folder: string): ReadonlyArray<string> => {
-  const start: string = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).scripts?.start ?? ""
-  const words = start.split(/\s+/).filter((word) => word !== "" && word !== "exec")
-  const node = words.indexOf("node")
-  return node < 0 ? [] : words.slice(node + 1).filter((word) => word.startsWith("-"))
+const installScriptsOf = (folder: string): ReadonlyArray<string> => {
+  const scripts: Record<string, string> = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).scripts ?? {}
+  return ["preinstall", "install", "postinstall", "prepare"].filter((name) => scripts[name] !== undefined)
 }
 
 /** The working tree, as `npm start` runs it. */
@@ -48,7 +46,10 @@ export const checkoutOf = (revision: string): Checkout => {
     rmSync(folder, { recursive: true, force: true })
     mkdirSync(folder, { recursive: true })
     execFileSync("sh", ["-c", `git archive ${commit} | tar -x -C "${folder}"`], { cwd: root })
-    run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], folder)
+    const sameInstall = readFileSync(join(folder, "package-lock.json"), "utf8") === readFileSync(join(root, "package-lock.json"), "utf8") &&
+      installScriptsOf(folder).length === 0 && installScriptsOf(root).length === 0
+    if (sameInstall) run("cp", ["-al", join(root, "node_modules"), join(folder, "node_modules")], folder)
+    else run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], folder)
     run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], folder)
     run(process.execPath, ["scripts/pglite-template.ts"], folder)
     writeFileSync(ready, `${commit}\n`)

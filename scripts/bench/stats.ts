@@ -7,8 +7,12 @@ export const ascending = (values: ReadonlyArray<number>) => values.toSorted((a, 
 export const percentile = (sorted: ReadonlyArray<number>, fraction: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN
 
-/** The middle value (the upper one of an even count). */
-export const median = (values: ReadonlyArray<number>) => percentile(ascending(values), 0.5)
+/** The middle value (of an even count, the mean of the two middle ones). NaN when empty. */
+export const median = (values: ReadonlyArray<number>) => {
+  const sorted = ascending(values)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : sorted.length === 0 ? Number.NaN : (sorted[middle - 1] + sorted[middle]) / 2
+}
 
 /** Median, smallest and largest of values, or undefined when there are none. */
 export const spread = (values: ReadonlyArray<number | undefined>) => {
