@@ -1,11 +1,15 @@
 // `npm run bench:documents`: document conversion throughput (MB/s) of
-// POST /api/v0/documents/convert for a 5 MB PDF and a 5 MB DOCX, end to end
-// over HTTP (multipart upload, worker thread, zip checks, Markdown, token
-// count), next to the baseline of the same parser library alone on the same
-// bytes in this process (unpdf's text extraction; mammoth's HTML conversion).
-// A text-only DOCX of 5 MB is about 2,000 pages: far beyond the default time
-// and memory limits, which the benchmark raises so that the file converts.
-// Settings: BENCH_MB (default 5), BENCH_ROUNDS (default 3).
+// POST /api/v0/documents/convert, end to end over HTTP (multipart upload,
+// worker thread, zip checks, Markdown, token count), next to the parser
+// library alone on the same bytes in this process, in one run:
+// - a text-only DOCX through the streaming path, the same text with one
+//   table (which sends it to mammoth, the path every DOCX took before), and
+//   mammoth alone (its HTML) on the text-only file;
+// - a PDF (layout to Markdown) and unpdf's text extraction alone.
+// A text-only DOCX of 1 MB holds about 400 pages; mammoth needs tens of
+// seconds for it, so the default size is small and the limits are raised.
+// Settings: BENCH_MB (default 1), BENCH_ROUNDS (default 1, after a warm-up
+// on a small file of the same kind).
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
@@ -17,9 +21,10 @@ import { makeServer } from "../src/app/Server.ts"
 import { inMemoryStorage } from "../src/app/Storage.ts"
 import { AppConfig, documentDefaults } from "../src/platform/AppConfig.ts"
 import { docxFile, pdfFile } from "../test/support/DocumentFixtures.ts"
+import { fixed, formatTable, numberFromEnv, writeResults } from "./bench/report.ts"
 
-const targetBytes = Number(process.env.BENCH_MB ?? 5) * 1024 * 1024
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const targetBytes = numberFromEnv("BENCH_MB", 1) * 1024 * 1024
+const rounds = numberFromEnv("BENCH_ROUNDS", 1)
 
 const vocabulary = (
   "account agenda analysis answer budget campaign client contract customer deadline delivery design " +
@@ -44,16 +49,20 @@ const sized = async (make: (units: number) => Promise<Buffer>, sample: number) =
 const pdfOf = (pages: number) =>
   pdfFile(Array.from({ length: pages }, () => Array.from({ length: 40 }, sentence)), { uncompressed: true })
 
-const docxOf = (paragraphs: number) =>
-  docxFile({ title: "Benchmark", paragraphs: Array.from({ length: paragraphs }, () => `${sentence()} ${sentence()}`) })
+const docxOf = (paragraphs: number, table?: ReadonlyArray<ReadonlyArray<string>>) =>
+  docxFile({
+    title: "Benchmark",
+    paragraphs: Array.from({ length: paragraphs }, () => `${sentence()} ${sentence()}`),
+    ...(table === undefined ? {} : { table })
+  })
 
 const megabytes = (bytes: number) => bytes / (1024 * 1024)
 
 const median = (values: ReadonlyArray<number>) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]
 
-/** Median seconds of `rounds` runs of `run`, after one warm-up run. */
-const timed = async (run: () => Promise<unknown>) => {
-  await run()
+/** Median seconds of `rounds` runs of `run`, after one warm-up run of `warmUp` (parsers loaded, code compiled). */
+const timed = async (run: () => Promise<unknown>, warmUp: () => Promise<unknown>) => {
+  await warmUp()
   const seconds: Array<number> = []
   for (let round = 0; round < rounds; round++) {
     const started = performance.now()
@@ -86,10 +95,19 @@ const program = Effect.gen(function*() {
   const address = (yield* HttpServer.HttpServer).address
   const port = address._tag === "UnixPathAddress" ? 0 : address.port
   const tenant = yield* Effect.orDie(Admin.bootstrap({ organization: "Bench", company: "Bench", email: "bench@example.com" }))
-  const files = yield* Effect.promise(async () => ({
-    pdf: await sized(pdfOf, 20),
-    docx: await sized(docxOf, 2_000)
-  }))
+  const startedAt = new Date()
+  const files = yield* Effect.promise(async () => {
+    const docx = await sized((units) => docxOf(units), 2_000)
+    return {
+      pdf: await sized(pdfOf, 20),
+      docx,
+      // The same kind of text and one table: a document the streaming path leaves to mammoth.
+      docxWithTable: await sized((units) => docxOf(units, [["Name", "Role"], ["Ada", "Engineer"]]), 2_000),
+      smallPdf: await pdfOf(2),
+      smallDocx: await docxOf(50),
+      smallDocxWithTable: await docxOf(50, [["a", "b"]])
+    }
+  })
   const convert = (name: string, bytes: Buffer) => async () => {
     const form = new FormData()
     form.append("files", new Blob([new Uint8Array(bytes)]), name)
@@ -102,21 +120,40 @@ const program = Effect.gen(function*() {
     if (response.status !== 200) return Promise.reject(new Error(`${response.status}: ${body.error}`))
     return body
   }
-  const baselines = {
-    pdf: () => extractText(new Uint8Array(files.pdf), { mergePages: true }),
-    docx: () => mammoth.convertToHtml({ buffer: files.docx })
+  const cases = [
+    { name: "docx, streaming path (endpoint)", bytes: files.docx, run: convert("bench.docx", files.docx), warmUp: convert("w.docx", files.smallDocx) },
+    {
+      name: "docx with a table, mammoth path (endpoint)",
+      bytes: files.docxWithTable,
+      run: convert("bench.docx", files.docxWithTable),
+      warmUp: convert("w.docx", files.smallDocxWithTable)
+    },
+    {
+      name: "docx, mammoth alone (HTML)",
+      bytes: files.docx,
+      run: () => mammoth.convertToHtml({ buffer: files.docx }),
+      warmUp: () => mammoth.convertToHtml({ buffer: files.smallDocx })
+    },
+    { name: "pdf (endpoint)", bytes: files.pdf, run: convert("bench.pdf", files.pdf), warmUp: convert("w.pdf", files.smallPdf) },
+    {
+      name: "pdf, unpdf text alone",
+      bytes: files.pdf,
+      run: () => extractText(new Uint8Array(files.pdf), { mergePages: true }),
+      warmUp: () => extractText(new Uint8Array(files.smallPdf), { mergePages: true })
+    }
+  ]
+  const results: Array<{ name: string; megabytes: number; seconds: number; megabytesPerSecond: number }> = []
+  for (const benchCase of cases) {
+    const seconds = yield* Effect.promise(() => timed(benchCase.run, benchCase.warmUp))
+    const size = megabytes(benchCase.bytes.length)
+    results.push({ name: benchCase.name, megabytes: size, seconds, megabytesPerSecond: size / seconds })
   }
-  const rows: Array<string> = []
-  for (const kind of ["pdf", "docx"] as const) {
-    const size = megabytes(files[kind].length)
-    const endpoint = yield* Effect.promise(() => timed(convert(`bench.${kind}`, files[kind])))
-    const library = yield* Effect.promise(() => timed(baselines[kind]))
-    rows.push(
-      `${kind.padEnd(5)} ${size.toFixed(2).padStart(6)} MB   endpoint ${(size / endpoint).toFixed(2).padStart(6)} MB/s (${endpoint.toFixed(2)} s)` +
-        `   library alone ${(size / library).toFixed(2).padStart(6)} MB/s (${library.toFixed(2)} s)`
-    )
-  }
-  yield* Console.log(`document conversion, median of ${rounds} rounds after a warm-up\n${rows.join("\n")}`)
+  const table = formatTable(
+    ["case", "MB", "seconds", "MB/s"],
+    results.map((result) => [result.name, fixed(result.megabytes, 2), fixed(result.seconds, 2), fixed(result.megabytesPerSecond, 2)])
+  )
+  const file = writeResults("documents", startedAt, { rounds, results })
+  yield* Console.log(`document conversion, median of ${rounds} round(s) after a warm-up\n${table}\n${file}`)
 })
 
 NodeRuntime.runMain(Effect.scoped(Effect.provide(program, server)))

@@ -4,25 +4,31 @@
 // tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink;
 // the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
 // restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
-// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000),
-// BENCH_MAIL_BACKENDS (default `postgres,pglite`).
+// MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000;
+// 0 skips the kill -9 runs), BENCH_MAIL_BACKENDS (default `postgres,pglite`), BENCH_MAIL_SEND (`off`: make the
+// recipients and measure the page only).
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { SMTPServer } from "smtp-server"
 import * as Admin from "../src/admin/Admin.ts"
-import { sqlStorage } from "../src/app/Storage.ts"
+import { configuredStorage, sqlStorage } from "../src/app/Storage.ts"
 import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
 import { newDraft } from "../src/campaigns/Campaigns.ts"
 import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
 import { CampaignWorker } from "../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../src/campaigns/RecipientsRepo.ts"
 import { startSending } from "../src/campaigns/Sending.ts"
-import { TrackingSecret } from "../src/campaigns/TrackingSecret.ts"
+import { Delivery } from "../src/outreach/Delivery.ts"
+import { OutreachConfig } from "../src/outreach/OutreachConfig.ts"
+import { TrackingSecret } from "../src/outreach/TrackingSecret.ts"
 import { Mailer } from "../src/mail/Mailer.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
 import { newId } from "../src/platform/Ids.ts"
@@ -31,6 +37,8 @@ import * as Pglite from "../src/storage/PgliteClient.ts"
 
 const rowCount = Number(process.env.BENCH_MAIL_ROWS ?? 100_000)
 const crashRows = Number(process.env.BENCH_MAIL_CRASH_ROWS ?? 20_000)
+/** `off`: recipients are made and the page measured, nothing is sent (the page's latency at a size, quickly). */
+const sending = process.env.BENCH_MAIL_SEND !== "off"
 const concurrency = Number(process.env.MAIL_CONCURRENCY ?? 16)
 const poolSize = Number(process.env.MAIL_POOL_SIZE ?? 8)
 const batchSize = Number(process.env.MAIL_BATCH_SIZE ?? 500)
@@ -72,7 +80,8 @@ const runSink = () => {
       messages = 0
     }
     const duplicates = [...perAddress.values()].reduce((sum, n) => sum + n - 1, 0)
-    process.stdout.write(`${JSON.stringify({ messages, unique: perAddress.size, duplicates })}\n`)
+    const delivered = line === "addresses" ? [...perAddress.keys()] : undefined
+    process.stdout.write(`${JSON.stringify({ messages, unique: perAddress.size, duplicates, delivered })}\n`)
   })
 }
 
@@ -80,6 +89,8 @@ interface SinkReport {
   readonly messages: number
   readonly unique: number
   readonly duplicates: number
+  /** Every address delivered to, when asked for `addresses`. */
+  readonly delivered?: ReadonlyArray<string>
 }
 
 const lineReader = (child: ChildProcess) => {
@@ -101,7 +112,7 @@ const startSink = Effect.acquireRelease(
         child.stdin!.write(`${command}\n`)
         return JSON.parse(await next())
       })
-    return { child, url: `smtp://127.0.0.1:${port}`, report: ask("report"), reset: ask("reset") }
+    return { child, url: `smtp://127.0.0.1:${port}`, report: ask("report"), reset: ask("reset"), addresses: ask("addresses") }
   }),
   ({ child }) => Effect.sync(() => child.kill())
 )
@@ -137,11 +148,13 @@ const appSettings = { logLevel: "Error" as const, publicBaseUrl: "https://mail.b
 
 const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
   CampaignWorker.layer.pipe(
+    Layer.provideMerge(Delivery.layer),
     Layer.provideMerge(TrackingSecret.layer),
     Layer.provideMerge(
       Mailer.smtp({ url: Redacted.make(smtpUrl), from, ratePerSecond: 0, dkim: Option.none(), poolSize })
     ),
-    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, concurrency, batchSize, leaseMs: 3_000 })),
+    Layer.provideMerge(OutreachConfig.layerWith({ concurrency })),
+    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, batchSize, leaseMs: 3_000 })),
     Layer.provideMerge(storage),
     Layer.provideMerge(AppConfig.layerWith(appSettings))
   )
@@ -198,7 +211,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Su
     yield* Effect.orDie(startSending(campaign, listId))
     const startMs = performance.now() - started
     const worker = yield* CampaignWorker
-    while ((yield* worker.sendBatch) > 0) {
+    while (sending && (yield* worker.sendBatch) > 0) {
       // drained batch by batch
     }
     const seconds = (performance.now() - started) / 1000
@@ -207,46 +220,55 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Su
     return { name, startMs, seconds, rate: report.unique / seconds, report, latency }
   }).pipe(Effect.provide(workerLayer(storage, sink.url)))
 
-// --- kill -9 mid-send and restart (PostgreSQL) -----------------------------------------------------------------
+// --- kill -9 mid-send and restart (PostgreSQL, and PGlite in a data folder) ----------------------------------
 
-/** A worker process: drains the sender until a poll finds nothing, then exits. */
-const runWorker = (databaseUrl: string, smtpUrl: string) =>
+/** Where a crash run keeps its data: a PostgreSQL URL, or `pglite:<data folder>` (the folder's lock included). */
+const crashStorage = (target: string) =>
+  target.startsWith("pglite:")
+    ? configuredStorage.pipe(Layer.provide(AppConfig.layerWith({ ...appSettings, dataDir: target.slice("pglite:".length) })))
+    : sqlStorage(postgresClient(Redacted.make(target)), "postgres")
+
+/**
+ * A worker process: takes over what a dead process left (at once on PGlite, whose lock proves it dead),
+ * then drains the sender until nothing is pending, then exits.
+ */
+const runWorker = (target: string, smtpUrl: string) =>
   Effect.gen(function*() {
     const worker = yield* CampaignWorker
+    yield* worker.takeOver
     yield* Console.log("ready")
     while (true) {
       const claimed = yield* worker.sendBatch
       if (claimed === 0) {
         const pending = yield* Effect.orDie(SqlClient.SqlClient.use((sql) =>
-          sql<{ readonly n: unknown }>`SELECT count(*) AS n FROM campaign_recipients WHERE status = 'pending'`
+          sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM campaign_recipients WHERE status = 'pending'`
         ))
-        if (Number(pending[0].n) === 0) return
+        if (pending[0].n === 0) return
         yield* Effect.sleep("500 millis")
       }
     }
-  }).pipe(Effect.provide(workerLayer(sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres"), smtpUrl)))
+  }).pipe(Effect.provide(workerLayer(crashStorage(target), smtpUrl)))
 
-const spawnWorker = (databaseUrl: string, smtpUrl: string) =>
+const spawnWorker = (target: string, smtpUrl: string) =>
   Effect.promise(async () => {
-    const child = spawn(process.execPath, [import.meta.filename, "worker", databaseUrl, smtpUrl], {
+    const child = spawn(process.execPath, [import.meta.filename, "worker", target, smtpUrl], {
       stdio: ["ignore", "pipe", "inherit"]
     })
     if ((await lineReader(child)()) !== "ready") throw new Error("the worker did not start")
     return child
   })
 
-const crashTest = (databaseUrl: string, sink: Effect.Success<typeof startSink>) =>
+/** Seeds a campaign of `crashRows`, starts it, kills a worker process with SIGKILL a third of the way, restarts one. */
+const crashTest = (target: string, sink: Effect.Success<typeof startSink>) =>
   Effect.gen(function*() {
-    const { campaign, listId } = yield* seedCampaign(crashRows).pipe(
-      Effect.provide(sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres")),
-      Effect.provide(AppConfig.layerWith(appSettings))
-    )
-    yield* Effect.orDie(startSending(campaign, listId)).pipe(
-      Effect.provide(sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres")),
-      Effect.provide(AppConfig.layerWith(appSettings))
-    )
+    const inStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.scoped(effect.pipe(Effect.provide(crashStorage(target)), Effect.provide(AppConfig.layerWith(appSettings)), Effect.orDie))
+    const campaign = yield* inStorage(Effect.gen(function*() {
+      const { campaign, listId } = yield* seedCampaign(crashRows)
+      return yield* startSending(campaign, listId)
+    }))
     yield* sink.reset
-    const first = yield* spawnWorker(databaseUrl, sink.url)
+    const first = yield* spawnWorker(target, sink.url)
     let atKill = 0
     while (true) {
       atKill = (yield* sink.report).messages
@@ -255,14 +277,28 @@ const crashTest = (databaseUrl: string, sink: Effect.Success<typeof startSink>) 
     }
     first.kill("SIGKILL")
     yield* Effect.promise(() => once(first, "exit"))
-    const second = yield* spawnWorker(databaseUrl, sink.url)
+    const restarted = performance.now()
+    const second = yield* spawnWorker(target, sink.url)
     yield* Effect.promise(() => once(second, "exit"))
-    const report = yield* sink.report
-    const counts = yield* Effect.orDie(SqlClient.SqlClient.use((sql) =>
-      sql<{ readonly status: string; readonly n: unknown }>`SELECT status, count(*) AS n FROM campaign_recipients
-        WHERE campaign_id = ${campaign.id} GROUP BY status`
-    )).pipe(Effect.provide(postgresClient(Redacted.make(databaseUrl))))
-    return { atKill, report, losses: crashRows - report.unique, statuses: Object.fromEntries(counts.map((c) => [c.status, Number(c.n)])) }
+    const report = yield* sink.addresses
+    const delivered = new Set(report.delivered)
+    const rows = yield* inStorage(SqlClient.SqlClient.use((sql) =>
+      sql<{ readonly email: string; readonly status: string }>`SELECT email, status FROM campaign_recipients
+        WHERE campaign_id = ${campaign.id}`
+    ))
+    const statuses: Record<string, number> = {}
+    for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1
+    const uncertain = rows.filter((row) => row.status === "uncertain")
+    const uncertainDelivered = uncertain.filter((row) => delivered.has(row.email)).length
+    return {
+      atKill,
+      report,
+      restartSeconds: (performance.now() - restarted) / 1000,
+      losses: crashRows - report.unique,
+      uncertain: uncertain.length,
+      uncertainDelivered,
+      statuses
+    }
   })
 
 // --- the coordinator ---------------------------------------------------------------------------------------------
@@ -303,15 +339,22 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     const url = yield* freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`)
     yield* report(yield* endToEnd("PostgreSQL", sqlStorage(postgresClient(Redacted.make(url)), "postgres"), sink))
   }
-  if (serverUrl === undefined) {
-    yield* Console.log("PostgreSQL rows and the kill -9 test skipped: run under scripts/with-postgres.sh")
-  } else {
-    const crashUrl = yield* freshPostgres(serverUrl, `bench_mail_crash_${Date.now().toString(36)}`)
-    const crash = yield* crashTest(crashUrl, sink)
-    yield* Console.log(
-      `kill -9 after ${crash.atKill} of ${crashRows} delivered, then a restart: ${crash.report.messages} messages, ` +
-        `duplicates ${crash.report.duplicates}, losses ${crash.losses}; recipients ${JSON.stringify(crash.statuses)}`
+  const crashReport = (name: string, crash: Effect.Success<ReturnType<typeof crashTest>>) =>
+    Console.log(
+      `${name} kill -9 after ${crash.atKill} of ${crashRows} delivered, then a restart (done in ${crash.restartSeconds.toFixed(1)} s): ` +
+        `${crash.report.messages} messages, duplicates ${crash.report.duplicates}, never delivered ${crash.losses}, ` +
+        `uncertain ${crash.uncertain} (of which delivered ${crash.uncertainDelivered}); recipients ${JSON.stringify(crash.statuses)}`
     )
+  if (serverUrl === undefined) {
+    yield* Console.log("PostgreSQL rows and its kill -9 test skipped: run under scripts/with-postgres.sh")
+  } else if (backends.includes("postgres") && crashRows > 0) {
+    const crashUrl = yield* freshPostgres(serverUrl, `bench_mail_crash_${Date.now().toString(36)}`)
+    yield* crashReport("PostgreSQL", yield* crashTest(crashUrl, sink))
+  }
+  if (backends.includes("pglite") && crashRows > 0) {
+    const dataDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "bench-mail-crash-")))
+    yield* crashReport("PGlite", yield* crashTest(`pglite:${dataDir}`, sink))
+    yield* Effect.promise(() => rm(dataDir, { recursive: true, force: true }))
   }
   if (backends.includes("pglite")) {
     yield* report(yield* endToEnd("PGlite", sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite"), sink))

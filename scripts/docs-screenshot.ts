@@ -1,12 +1,13 @@
 // `npm run docs:screenshot`: renders the `/docs` reference page in a real
 // headless browser and checks that it shows the API, not a blank page.
 //
-// It starts the service from source on the memory backend on a free loopback
+// It starts the service from source on an in-memory embedded database on a free loopback
 // port, runs Chromium headless twice against `/docs` — once for the rendered
 // DOM (`--dump-dom`), once for a PNG (`--screenshot`) — and checks that the
 // DOM holds the page title and operation summaries taken from the OpenAPI
-// document, and that the screenshot is not blank. The PNG is kept in
-// `bench-results/docs.png` to look at.
+// document, that the samples authenticate with `X-API-Key` (never HTTP Basic)
+// and show no meaningless safe-integer bounds, and that the screenshot is not
+// blank. The PNG is kept in `bench-results/docs.png` to look at.
 //
 // Needs a Chromium: Debian's (`apt-get install chromium`) or any other named
 // by `CHROMIUM`. It is not part of `npm test`, which must not depend on a
@@ -69,7 +70,9 @@ const check = async (baseUrl: string) => {
   const summaries = Object.values(document.paths).flatMap((methods) =>
     Object.values(methods).flatMap((operation) => (operation.summary === undefined ? [] : [operation.summary]))
   )
-  const dom = await browse(["--dump-dom"], `${baseUrl}/docs`)
+  // The page's own script holds every string Scalar can show: only the rendered markup is judged.
+  const rendered = async (url: string) => (await browse(["--dump-dom"], url)).replace(/<script[^>]*>[\s\S]*?<\/script>/g, "")
+  const dom = await rendered(`${baseUrl}/docs`)
   const shown = summaries.filter((summary) => dom.includes(summary))
   mkdirSync(resultsDir, { recursive: true })
   const png = join(resultsDir, "docs.png")
@@ -78,7 +81,11 @@ const check = async (baseUrl: string) => {
   const failures = [
     ...(dom.includes(document.info.title) ? [] : [`the page does not show the title "${document.info.title}"`]),
     ...(shown.length >= Math.min(10, summaries.length) ? [] : [`the page shows ${shown.length} of ${summaries.length} operation summaries`]),
-    ...(pngBytes >= smallestRenderedPng ? [] : [`the screenshot looks blank (${pngBytes} bytes)`])
+    ...(pngBytes >= smallestRenderedPng ? [] : [`the screenshot looks blank (${pngBytes} bytes)`]),
+    // The samples authenticate as the API does: the key header selected, never HTTP Basic.
+    ...(/--header 'X-API-Key: /.test(dom.replace(/<[^>]*>/g, "")) ? [] : ["the first operation's curl sample does not send X-API-Key"]),
+    ...(/Basic username|No authentication selected/.test(dom) ? ["the page offers HTTP Basic or no authentication"] : []),
+    ...(/9007199254740991/.test(dom) ? ["the page shows the safe-integer bounds"] : [])
   ]
   console.log(`/docs: ${shown.length} of ${summaries.length} operation summaries in the rendered DOM; screenshot ${png} (${pngBytes} bytes)`)
   if (failures.length > 0) throw new Error(`/docs did not render: ${failures.join("; ")}`)

@@ -18,6 +18,25 @@ if [ -z "$pgbin" ] || [ ! -x "$pgbin/initdb" ]; then
   pgbin=$(find_pgbin | head -1)
 fi
 
+# The knowledge base's migrations create the pgvector extension: install Debian's package for this
+# major version, or, where the release has none (bookworm), build Debian's pgvector source package.
+major=$(basename "$(dirname "$pgbin")")
+if [ ! -f "/usr/share/postgresql/$major/extension/vector.control" ]; then
+  echo "pgvector not found: installing it for PostgreSQL $major" >&2
+  apt-get update -qq
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$major-pgvector" >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-server-dev-$major" dpkg-dev make gcc >/dev/null
+    srcdir=$(mktemp -d /tmp/pgvector-src.XXXXXX)
+    echo "deb-src http://deb.debian.org/debian trixie main" > "$srcdir/sources.list"
+    apt_src=(-o "Dir::Etc::sourcelist=$srcdir/sources.list" -o "Dir::Etc::sourceparts=-" -o "APT::Get::List-Cleanup=0")
+    apt-get "${apt_src[@]}" update -qq
+    (cd "$srcdir" && apt-get "${apt_src[@]}" source -qq pgvector >/dev/null 2>&1)
+    make -s -C "$srcdir"/pgvector-*/ PG_CONFIG="$pgbin/pg_config" OPTFLAGS="" >/dev/null
+    make -s -C "$srcdir"/pgvector-*/ PG_CONFIG="$pgbin/pg_config" install >/dev/null
+    rm -rf "$srcdir"
+  fi
+fi
+
 workdir=$(mktemp -d /tmp/platform-pg.XXXXXX)
 port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 

@@ -1,4 +1,5 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { isRefusal } from "./platform/Refusal.ts"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Admin from "./admin/Admin.ts"
@@ -132,10 +133,7 @@ const cli = Command.make("platform-api").pipe(
 const storage = configuredStorage.pipe(Layer.provide(AppConfig.layer))
 
 Command.run(cli, { version: "1.0.0" }).pipe(
-  Effect.catchTags({
-    BadRequest: (error) => Effect.andThen(Console.error(`error: ${error.error}`), Effect.fail(error)),
-    NotFound: (error) => Effect.andThen(Console.error(`error: ${error.error}`), Effect.fail(error))
-  }),
+  Effect.catchIf(isRefusal, (error) => Effect.andThen(Console.error(`error: ${error.message}`), Effect.fail(error))),
   Effect.provide(Layer.mergeAll(storage, NodeServices.layer)),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

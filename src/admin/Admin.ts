@@ -1,10 +1,13 @@
 import { Effect, Option } from "effect"
+import { EmailTaken, UserNotFound } from "../users/Errors.ts"
+import { OrganizationNotFound } from "../organizations/Errors.ts"
+import { AlreadyInCompany, CompanyNotFound } from "../companies/Errors.ts"
 import { changing } from "../auth/AccessRevision.ts"
 import type { CompanyRole, OrgRole } from "../auth/Roles.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { issueCompanyKey, issuePersonalKey } from "../keys/Keys.ts"
 import { type NewOrganization, OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
-import { BadRequest, orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 
 /**
@@ -13,19 +16,19 @@ import { UsersRepo } from "../users/UsersRepo.ts"
  */
 
 const organization = (id: string) =>
-  Effect.flatMap(OrganizationsRepo.use((repo) => repo.get(id)), orNotFound(`Organization ${id} not found`))
+  Effect.flatMap(OrganizationsRepo.use((repo) => repo.get(id)), orRefuse(() => new OrganizationNotFound({ id })))
 
-const user = (id: string) => Effect.flatMap(UsersRepo.use((repo) => repo.get(id)), orNotFound(`User ${id} not found`))
+const user = (id: string) => Effect.flatMap(UsersRepo.use((repo) => repo.get(id)), orRefuse(() => new UserNotFound({ id })))
 
 const company = (id: string) =>
-  Effect.flatMap(CompaniesRepo.use((repo) => repo.get(id)), orNotFound(`Company ${id} not found`))
+  Effect.flatMap(CompaniesRepo.use((repo) => repo.get(id)), orRefuse(() => new CompanyNotFound({ id })))
 
 export const createOrganization = (input: NewOrganization) => OrganizationsRepo.use((repo) => repo.create(input))
 
 export const createUser = Effect.fn("Admin.createUser")(function*(input: { email: string; displayName?: string | undefined }) {
   const created = yield* UsersRepo.use((repo) => repo.create(input))
   return yield* Option.match(created, {
-    onNone: () => Effect.fail(new BadRequest({ error: `A user with email ${input.email} already exists` })),
+    onNone: () => Effect.fail(new EmailTaken({ email: input.email })),
     onSome: Effect.succeed
   })
 })
@@ -33,20 +36,20 @@ export const createUser = Effect.fn("Admin.createUser")(function*(input: { email
 export const addMember = Effect.fn("Admin.addMember")(function*(organizationId: string, userId: string, role: OrgRole) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  yield* orNotFound(`Organization ${organizationId} not found`)(yield* changing(repo.addMember(organizationId, userId, role)))
+  yield* orRefuse(() => new OrganizationNotFound({ id: organizationId }))(yield* changing(repo.addMember(organizationId, userId, role)))
   return { organizationId, userId, role }
 })
 
 export const setOwner = Effect.fn("Admin.setOwner")(function*(organizationId: string, userId: string) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* changing(repo.setOwner(organizationId, userId)))
+  return yield* orRefuse(() => new OrganizationNotFound({ id: organizationId }))(yield* changing(repo.setOwner(organizationId, userId)))
 })
 
 export const addOwner = Effect.fn("Admin.addOwner")(function*(organizationId: string, userId: string) {
   yield* user(userId)
   const repo = yield* OrganizationsRepo
-  return yield* orNotFound(`Organization ${organizationId} not found`)(yield* changing(repo.addOwner(organizationId, userId)))
+  return yield* orRefuse(() => new OrganizationNotFound({ id: organizationId }))(yield* changing(repo.addOwner(organizationId, userId)))
 })
 
 export const createCompany = Effect.fn("Admin.createCompany")(function*(organizationId: string, name: string) {
@@ -62,7 +65,7 @@ export const addCompanyUser = Effect.fn("Admin.addCompanyUser")(function*(
   yield* user(input.userId)
   const added = yield* changing(CompaniesRepo.use((repo) => repo.addUser({ companyId, ...input })))
   return yield* Option.match(added, {
-    onNone: () => Effect.fail(new BadRequest({ error: `User ${input.userId} already belongs to company ${companyId}` })),
+    onNone: () => Effect.fail(new AlreadyInCompany({ who: input.userId, companyId })),
     onSome: Effect.succeed
   })
 })

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { CreatedKey } from "../keys/Api.ts"
 import { BadRequest, NotFound, Unauthorized } from "../platform/Errors.ts"
@@ -62,52 +63,63 @@ export class AdminApi extends HttpApiGroup.make("admin")
     }),
     success: AdminOrganization.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create an organization",
-    description: "Creates an organization. Defaults: plan `free`, 0 credits, 1 seat, 1 company. Who: the operator (`ADMIN_API_KEY`). Errors: 404 unless `ADMIN_API_KEY` is set; 401 with a wrong key; 400 naming the invalid field."
+    does: "Creates an organization. Defaults: plan `free`, 0 credits, 1 seat, 1 company.",
+    who: "operator"
   })),
   HttpApiEndpoint.post("createUser", "/users", {
     payload: Schema.Struct({ email: Email, displayName: Schema.optional(Schema.String) }),
     success: AdminUser.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a user",
-    description: "Creates a person by email (unique). Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set; 401 with a wrong key; 400 for an invalid or already used email."
+    does: "Creates a person by email (unique).",
+    who: "operator",
+    errors: { 400: "for an invalid or already used email" }
   })),
   HttpApiEndpoint.post("addMember", "/organizations/:orgId/members", {
     params: { orgId: Schema.String },
     payload: Schema.Struct({ userId: NonEmpty, role: OrganizationRole }),
     success: Membership.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Add a member to an organization",
-    description: "Gives a user a role (owner, admin, member) in an organization. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization or user; 401 with a wrong key; 400 when the user is a member already."
+    does: "Gives a user a role (owner, admin, member) in an organization.",
+    who: "operator",
+    errors: { 400: "when the user is a member already", 404: "unless `ADMIN_API_KEY` is set, or for an unknown organization or user" }
   })),
   HttpApiEndpoint.put("setOwner", "/organizations/:orgId/owner", {
     params: { orgId: Schema.String },
     payload: Schema.Struct({ userId: NonEmpty }),
     success: AdminOrganization,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Set an organization's owner",
-    description: "Makes a user the organization's owner. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization or user; 401 with a wrong key."
+    does: "Makes a user the organization's owner.",
+    who: "operator",
+    errors: { 404: "unless `ADMIN_API_KEY` is set, or for an unknown organization or user" }
   })),
   HttpApiEndpoint.post("addOwner", "/organizations/:orgId/owners", {
     params: { orgId: Schema.String },
     payload: Schema.Struct({ userId: NonEmpty }),
     success: AdminOrganization.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Add an owner to an organization",
-    description: "Adds a user as an owner of an organization. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization or user; 401 with a wrong key."
+    does: "Adds a user as an owner of an organization.",
+    who: "operator",
+    errors: { 404: "unless `ADMIN_API_KEY` is set, or for an unknown organization or user" }
   })),
   HttpApiEndpoint.post("createCompany", "/companies", {
     payload: Schema.Struct({ organizationId: NonEmpty, name: NonEmpty }),
     success: AdminCompany.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a company",
-    description: "Creates a company in an organization, within its company limit. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown organization; 401 with a wrong key; 400 at the company limit."
+    does: "Creates a company in an organization, within its company limit.",
+    who: "operator",
+    errors: { 400: "at the company limit", 404: "unless `ADMIN_API_KEY` is set, or for an unknown organization" }
   })),
   HttpApiEndpoint.post("addCompanyUser", "/companies/:companyId/users", {
     params: { companyId: Schema.String },
@@ -118,25 +130,30 @@ export class AdminApi extends HttpApiGroup.make("admin")
     }),
     success: CompanyUser.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Add a user to a company",
-    description: "Adds a user to a company with a role and optional allowed features. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown company or user; 401 with a wrong key; 400 when the user belongs to the company already."
+    does: "Adds a user to a company with a role and optional allowed features.",
+    who: "operator",
+    errors: { 400: "when the user belongs to the company already", 404: "unless `ADMIN_API_KEY` is set, or for an unknown company or user" }
   })),
   HttpApiEndpoint.post("createPersonalAccessKey", "/users/:userId/personal-access-keys", {
     params: { userId: Schema.String },
     payload: Schema.Struct({ name: NonEmpty, expiresAt: Schema.optional(FutureDate) }),
     success: CreatedKey.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a personal access key for a user",
-    description: "Issues a personal access key for a user; the plaintext `key` is in this answer only. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set, or for an unknown user; 401 with a wrong key; 400 naming the invalid field."
+    does: "Issues a personal access key for a user; the plaintext `key` is in this answer only.",
+    who: "operator",
+    errors: { 404: "unless `ADMIN_API_KEY` is set, or for an unknown user" }
   })),
   HttpApiEndpoint.post("bootstrap", "/bootstrap", {
     payload: Schema.Struct({ organization: NonEmpty, company: NonEmpty, email: Email }),
     success: Bootstrapped.pipe(created),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a tenant in one call",
-    description: "Creates an organization (plan `pro` with starting credits), a company, its owner (or reuses the user with that email) and a company API key and a personal access key, answered in plaintext once. Who: the operator. Errors: 404 unless `ADMIN_API_KEY` is set; 401 with a wrong key; 400 naming the invalid field."
+    does: "Creates an organization (plan `pro` with starting credits), a company, its owner (or reuses the user with that email) and a company API key and a personal access key, answered in plaintext once.",
+    who: "operator"
   }))
 ).middleware(AdminAuth).prefix("/api/v0/admin") {}

@@ -1,14 +1,17 @@
 import { Effect, Layer, Option, Redacted } from "effect"
+import { answer } from "../http/Refusals.ts"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import type { OrganizationRecord } from "../organizations/OrganizationsRepo.ts"
 import { toCompanyUser } from "../companies/Api.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { NotFound, Unauthorized } from "../platform/Errors.ts"
 import * as Admin from "./Admin.ts"
-import { AdminAuth } from "./Api.ts"
+import { AdminApi, AdminAuth } from "./Api.ts"
+
+const api = areaApi(AdminApi)
 
 const digest = (value: string) => createHash("sha256").update(value).digest()
 
@@ -46,20 +49,21 @@ export const adminOrganization = (organization: OrganizationRecord) => ({
   createdDate: organization.createdAt
 })
 
-export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
+export const AdminLive = HttpApiBuilder.group(api, "admin", (handlers) =>
   handlers
-    .handle("createOrganization", ({ payload }) => Effect.map(Admin.createOrganization(payload), adminOrganization))
+    .handle("createOrganization", ({ payload }) => answer(Effect.map(Admin.createOrganization(payload), adminOrganization)))
     .handle("createUser", ({ payload }) =>
-      Effect.map(Admin.createUser(payload), (user) => ({ id: user.id, email: user.email, displayName: user.displayName })))
-    .handle("addMember", ({ params, payload }) => Admin.addMember(params.orgId, payload.userId, payload.role))
-    .handle("setOwner", ({ params, payload }) => Effect.map(Admin.setOwner(params.orgId, payload.userId), adminOrganization))
-    .handle("addOwner", ({ params, payload }) => Effect.map(Admin.addOwner(params.orgId, payload.userId), adminOrganization))
+      answer(Effect.map(Admin.createUser(payload), (user) => ({ id: user.id, email: user.email, displayName: user.displayName }))))
+    .handle("addMember", ({ params, payload }) => answer(Admin.addMember(params.orgId, payload.userId, payload.role)))
+    .handle("setOwner", ({ params, payload }) => answer(Effect.map(Admin.setOwner(params.orgId, payload.userId), adminOrganization)))
+    .handle("addOwner", ({ params, payload }) => answer(Effect.map(Admin.addOwner(params.orgId, payload.userId), adminOrganization)))
     .handle("createCompany", ({ payload }) =>
-      Effect.map(Admin.createCompany(payload.organizationId, payload.name), (company) => ({
+      answer(Effect.map(Admin.createCompany(payload.organizationId, payload.name), (company) => ({
         id: company.id,
         name: company.name,
         organizationId: company.organizationId
-      })))
-    .handle("addCompanyUser", ({ params, payload }) => Effect.map(Admin.addCompanyUser(params.companyId, payload), toCompanyUser))
-    .handle("createPersonalAccessKey", ({ params, payload }) => Admin.createPersonalKey(params.userId, payload))
-    .handle("bootstrap", ({ payload }) => Admin.bootstrap(payload)))
+      }))))
+    .handle("addCompanyUser", ({ params, payload }) =>
+      answer(Effect.map(Admin.addCompanyUser(params.companyId, payload), toCompanyUser)))
+    .handle("createPersonalAccessKey", ({ params, payload }) => answer(Admin.createPersonalKey(params.userId, payload)))
+    .handle("bootstrap", ({ payload }) => answer(Admin.bootstrap(payload))))

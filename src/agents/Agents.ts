@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 import { Authorized } from "../auth/Policy.ts"
 import { requireKnownModel } from "../llm/Llm.ts"
-import { orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import { type AgentRecord, AgentsRepo } from "./AgentsRepo.ts"
+import { AgentNotFound, EmployeeNotFound } from "./Errors.ts"
 import type { Agent, AgentPatch, Employee, NewAgent, NewEmployee } from "./Api.ts"
 import { type EmployeeRecord, EmployeesRepo } from "./EmployeesRepo.ts"
 
@@ -35,7 +36,6 @@ export const toEmployee = (record: EmployeeRecord): typeof Employee.Type => ({
   updatedDate: record.updatedAt
 })
 
-const present = (kind: string, id: string) => orNotFound(`${kind} ${id} not found`)
 
 export const createAgent = Effect.fn("Agents.create")(function*(input: typeof NewAgent.Type) {
   const { principal } = yield* Authorized("agents:write")
@@ -65,7 +65,7 @@ export const listAgents = Effect.fn("Agents.list")(function*(request: PageReques
 
 export const getAgent = Effect.fn("Agents.get")(function*(id: string) {
   const { principal } = yield* Authorized("agents:read")
-  return toAgent(yield* present("Agent", id)(yield* AgentsRepo.use((repo) => repo.get(principal.companyId, id))))
+  return toAgent(yield* orRefuse(() => new AgentNotFound({ id }))(yield* AgentsRepo.use((repo) => repo.get(principal.companyId, id))))
 })
 
 export const updateAgent = Effect.fn("Agents.update")(function*(id: string, patch: typeof AgentPatch.Type) {
@@ -73,7 +73,7 @@ export const updateAgent = Effect.fn("Agents.update")(function*(id: string, patc
   yield* requireKnownModel(patch.model)
   const now = yield* currentDate
   const updated = yield* AgentsRepo.use((repo) => repo.update(principal.companyId, id, patch, now))
-  return toAgent(yield* present("Agent", id)(updated))
+  return toAgent(yield* orRefuse(() => new AgentNotFound({ id }))(updated))
 })
 
 export const createEmployee = Effect.fn("Employees.create")(function*(input: typeof NewEmployee.Type) {
@@ -104,5 +104,5 @@ export const listEmployees = Effect.fn("Employees.list")(function*(request: Page
 export const getEmployee = Effect.fn("Employees.get")(function*(id: string) {
   const { principal } = yield* Authorized("agents:read")
   const found = yield* EmployeesRepo.use((repo) => repo.get(principal.companyId, id))
-  return toEmployee(yield* present("Employee", id)(found))
+  return toEmployee(yield* orRefuse(() => new EmployeeNotFound({ id }))(found))
 })

@@ -1,21 +1,22 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
-import { selectPage, type Window } from "../storage/Windows.ts"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { fromColumns, InCompany, readerOf, Timestamp } from "../storage/Columns.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
 
-export type AgentStatus = "active" | "paused" | "archived"
-
-export interface AgentRecord {
-  readonly id: string
-  readonly companyId: string
-  readonly name: string
-  readonly description: string
-  readonly instructions: string
+export const AgentRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  instructions: Schema.String,
   /** Null: the platform's default model. */
-  readonly model: string | null
-  readonly status: AgentStatus
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  model: Schema.NullOr(Schema.String),
+  status: Schema.Literals(["active", "paused", "archived"]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type AgentRecord = typeof AgentRecord.Type
+export type AgentStatus = AgentRecord["status"]
 
 export interface AgentChange {
   readonly name?: string | undefined
@@ -42,28 +43,31 @@ export interface AgentsRepository {
   ) => Effect.Effect<Option.Option<AgentRecord>>
 }
 
+const AgentRow = fromColumns(AgentRecord)
+
 export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()("agents/AgentsRepo") {
   static readonly layer = Layer.effect(AgentsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const insert = SqlSchema.findOne({
+      Request: AgentRow,
+      Result: AgentRow,
+      execute: (row) => sql`INSERT INTO agents ${sql.insert(row)} RETURNING *`
+    })
+    const byId = SqlSchema.findOneOption({
+      Request: InCompany,
+      Result: AgentRow,
+      execute: ({ companyId, id }) => sql`SELECT * FROM agents WHERE company_id = ${companyId} AND id = ${id}`
+    })
+    const rows = readerOf(AgentRow)
     return {
-      create: Effect.fn("AgentsRepo.create")(function*(agent) {
-        const rows = yield* sql<AgentRow>`
-          INSERT INTO agents (id, company_id, name, description, instructions, model, status, created_at, updated_at)
-          VALUES (${agent.id}, ${agent.companyId}, ${agent.name}, ${agent.description}, ${agent.instructions},
-            ${agent.model}, ${agent.status}, ${agent.createdAt}, ${agent.updatedAt})
-          RETURNING *`
-        return fromRow(rows[0])
-      }, Effect.orDie),
-      get: Effect.fn("AgentsRepo.get")(function*(companyId, id) {
-        const rows = yield* sql<AgentRow>`SELECT * FROM agents WHERE company_id = ${companyId} AND id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
-      }, Effect.orDie),
-      list: Effect.fn("AgentsRepo.list")(function*(companyId, window) {
-        const page = yield* selectPage<AgentRow>(sql, "agents", sql`company_id = ${companyId}`, window)
-        return { rows: page.rows.map(fromRow), total: page.total }
-      }, Effect.orDie),
+      create: Effect.fn("AgentsRepo.create")((agent: AgentRecord) => insert(agent), Effect.orDie),
+      get: Effect.fn("AgentsRepo.get")((companyId: string, id: string) => byId({ companyId, id }), Effect.orDie),
+      list: Effect.fn("AgentsRepo.list")(
+        (companyId: string, window: Window) => selectRecords(AgentRow, sql, "agents", sql`company_id = ${companyId}`, window),
+        Effect.orDie
+      ),
       update: Effect.fn("AgentsRepo.update")(function*(companyId, id, change, now) {
-        const rows = yield* sql<AgentRow>`
+        return yield* rows.first(sql`
           UPDATE agents SET
             name = coalesce(${change.name ?? null}, name),
             description = coalesce(${change.description ?? null}, description),
@@ -72,33 +76,8 @@ export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()(
             status = coalesce(${change.status ?? null}, status),
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
-          RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+          RETURNING *`)
       }, Effect.orDie)
     }
   }))
 }
-
-interface AgentRow {
-  readonly id: string
-  readonly company_id: string
-  readonly name: string
-  readonly description: string
-  readonly instructions: string
-  readonly model: string | null
-  readonly status: AgentStatus
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-const fromRow = (row: AgentRow): AgentRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  name: row.name,
-  description: row.description,
-  instructions: row.instructions,
-  model: row.model,
-  status: row.status,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at)
-})

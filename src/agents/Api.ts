@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -76,26 +77,33 @@ export class AgentsApi extends HttpApiGroup.make("agents")
     payload: NewAgent,
     success: Agent.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create an agent",
-    description: "Creates an agent with instructions and an optional model of the catalog. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    does: "Creates an agent with instructions and an optional model of the catalog.",
+    who: "agents:write",
+    errors: { 404: "for another company" }
   })),
-  HttpApiEndpoint.get("list", "/agents", { query: PageQuery, success: AgentPage, error: [Forbidden] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/agents", { query: PageQuery, success: AgentPage, error: [Forbidden] }).pipe(described({
     summary: "List agents",
-    description: "The company's agents, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The company's agents, paginated.",
+    who: "agents:read"
   })),
-  HttpApiEndpoint.get("get", "/agents/:agent_id", { params: agentId, success: Agent, error: [Forbidden, NotFound] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("get", "/agents/:agent_id", { params: agentId, success: Agent, error: [Forbidden, NotFound] }).pipe(described({
     summary: "Get an agent",
-    description: "One agent of the caller's company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's agent."
+    does: "One agent of the caller's company.",
+    who: "agents:read",
+    errors: { 404: "for an unknown id or another company's agent" }
   })),
   HttpApiEndpoint.patch("update", "/agents/:agent_id", {
     params: agentId,
     payload: AgentPatch,
     success: Agent,
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Change an agent",
-    description: "Changes an agent's name, description, instructions, model or status. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's agent."
+    does: "Changes an agent's name, description, instructions, model or status.",
+    who: "agents:write",
+    errors: { 404: "for an unknown id or another company's agent" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}
 
@@ -109,20 +117,25 @@ export class EmployeesApi extends HttpApiGroup.make("employees")
     payload: NewEmployee,
     success: Employee.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create an employee",
-    description: "Creates an AI employee with a role, instructions and an optional model; scheduled tasks run as an employee. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin, in a plan with the `agents` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    does: "Creates an AI employee with a role, instructions and an optional model; scheduled tasks run as an employee.",
+    who: "agents:write",
+    errors: { 404: "for another company" }
   })),
-  HttpApiEndpoint.get("list", "/employees", { query: PageQuery, success: Page(Employee), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/employees", { query: PageQuery, success: Page(Employee), error: [Forbidden] }).pipe(described({
     summary: "List employees",
-    description: "The company's employees, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The company's employees, paginated.",
+    who: "agents:read"
   })),
   HttpApiEndpoint.get("get", "/employees/:employee_id", {
     params: employeeId,
     success: Employee,
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Get an employee",
-    description: "One employee of the caller's company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `agents` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's employee."
+    does: "One employee of the caller's company.",
+    who: "agents:read",
+    errors: { 404: "for an unknown id or another company's employee" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

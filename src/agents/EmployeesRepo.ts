@@ -1,19 +1,21 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
-import { selectPage, type Window } from "../storage/Windows.ts"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { fromColumns, InCompany, Timestamp } from "../storage/Columns.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
 
 /** An AI persona of a company: scheduled tasks run as one. */
-export interface EmployeeRecord {
-  readonly id: string
-  readonly companyId: string
-  readonly name: string
-  readonly role: string
-  readonly instructions: string
+export const EmployeeRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  name: Schema.String,
+  role: Schema.String,
+  instructions: Schema.String,
   /** Null: the platform's default model. */
-  readonly model: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  model: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type EmployeeRecord = typeof EmployeeRecord.Type
 
 export interface EmployeesRepository {
   readonly create: (employee: EmployeeRecord) => Effect.Effect<EmployeeRecord>
@@ -25,48 +27,29 @@ export interface EmployeesRepository {
   ) => Effect.Effect<{ readonly rows: ReadonlyArray<EmployeeRecord>; readonly total: number }>
 }
 
+const EmployeeRow = fromColumns(EmployeeRecord)
+
 export class EmployeesRepo extends Context.Service<EmployeesRepo, EmployeesRepository>()("agents/EmployeesRepo") {
   static readonly layer = Layer.effect(EmployeesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const insert = SqlSchema.findOne({
+      Request: EmployeeRow,
+      Result: EmployeeRow,
+      execute: (row) => sql`INSERT INTO employees ${sql.insert(row)} RETURNING *`
+    })
+    const byId = SqlSchema.findOneOption({
+      Request: InCompany,
+      Result: EmployeeRow,
+      execute: ({ companyId, id }) => sql`SELECT * FROM employees WHERE company_id = ${companyId} AND id = ${id}`
+    })
     return {
-      create: Effect.fn("EmployeesRepo.create")(function*(employee) {
-        const rows = yield* sql<EmployeeRow>`
-          INSERT INTO employees (id, company_id, name, role, instructions, model, created_at, updated_at)
-          VALUES (${employee.id}, ${employee.companyId}, ${employee.name}, ${employee.role}, ${employee.instructions},
-            ${employee.model}, ${employee.createdAt}, ${employee.updatedAt})
-          RETURNING *`
-        return fromRow(rows[0])
-      }, Effect.orDie),
-      get: Effect.fn("EmployeesRepo.get")(function*(companyId, id) {
-        const rows = yield* sql<EmployeeRow>`SELECT * FROM employees WHERE company_id = ${companyId} AND id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
-      }, Effect.orDie),
-      list: Effect.fn("EmployeesRepo.list")(function*(companyId, window) {
-        const page = yield* selectPage<EmployeeRow>(sql, "employees", sql`company_id = ${companyId}`, window)
-        return { rows: page.rows.map(fromRow), total: page.total }
-      }, Effect.orDie)
+      create: Effect.fn("EmployeesRepo.create")((employee: EmployeeRecord) => insert(employee), Effect.orDie),
+      get: Effect.fn("EmployeesRepo.get")((companyId: string, id: string) => byId({ companyId, id }), Effect.orDie),
+      list: Effect.fn("EmployeesRepo.list")(
+        (companyId: string, window: Window) =>
+          selectRecords(EmployeeRow, sql, "employees", sql`company_id = ${companyId}`, window),
+        Effect.orDie
+      )
     }
   }))
 }
-
-interface EmployeeRow {
-  readonly id: string
-  readonly company_id: string
-  readonly name: string
-  readonly role: string
-  readonly instructions: string
-  readonly model: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-const fromRow = (row: EmployeeRow): EmployeeRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  name: row.name,
-  role: row.role,
-  instructions: row.instructions,
-  model: row.model,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at)
-})

@@ -1,38 +1,13 @@
 import { Console, Effect, Layer, Logger, Option, References, Tracer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { firstRun } from "../admin/FirstRun.ts"
-import { AdminAuthLive, AdminLive } from "../admin/Http.ts"
-import { AgentsLive, EmployeesLive } from "../agents/Http.ts"
-import { CampaignsLive } from "../campaigns/Http.ts"
-import { TrackingLive } from "../campaigns/TrackingHttp.ts"
-import { CampaignWorkerLive } from "../campaigns/CampaignWorker.ts"
-import { SequencesLive } from "../sequences/Http.ts"
-import { SequenceWorkerLive } from "../sequences/SequenceWorker.ts"
-import { CanvasesLive } from "../canvases/Http.ts"
-import { CompaniesLive, CompanyUsersCache, CompanyUsersLive } from "../companies/Http.ts"
-import { DesignChatLive } from "../design/Http.ts"
-import { DocumentsLive } from "../documents/Http.ts"
-import { GatewayLive } from "../gateway/Http.ts"
+import { CompanyUsersCache } from "../companies/Http.ts"
 import { Blob } from "../files/Blob.ts"
-import { FilesLive } from "../files/Http.ts"
-import { HealthLive } from "../health/Http.ts"
-import { ListsLive } from "../lists/Http.ts"
-import { ApiKeysLive, KeysLive } from "../keys/Http.ts"
 import { PrincipalLookupLive } from "../keys/Principals.ts"
-import { WebLive } from "../jobs/Http.ts"
-import { McpLive } from "../mcp/Http.ts"
-import { MeLive } from "../me/Http.ts"
-import { MemoriesLive } from "../memories/Http.ts"
-import { OrganizationsLive } from "../organizations/Http.ts"
 import { Balances } from "../organizations/Balances.ts"
 import { MembershipsCache } from "../organizations/Organizations.ts"
-import { ProjectsLive } from "../projects/Http.ts"
-import { ContentLive } from "../content/Http.ts"
-import { ScheduledTasksLive } from "../tasks/Http.ts"
-import { SchedulerLive } from "../tasks/Scheduler.ts"
-import { TemplatesLive } from "../templates/Http.ts"
 import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
@@ -40,44 +15,25 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
+import { campaignsSender } from "../campaigns/CampaignsOutreach.ts"
+import { OutreachSenders } from "../outreach/Outreach.ts"
+import { sequencesSender } from "../sequences/SequencesOutreach.ts"
 import { Api } from "./Api.ts"
+import { areaLayers } from "./Areas.ts"
+import { ApiDocument } from "../http/Area.ts"
+import { scalarConfig } from "./Reference.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 import { nodeServer } from "../http/NodeServer.ts"
 import { StrictQueryLive } from "../http/StrictInput.ts"
 
+
 /** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
-  Layer.provide([
-    HealthLive,
-    AdminLive.pipe(Layer.provide(AdminAuthLive)),
-    MeLive,
-    ApiKeysLive,
-    KeysLive,
-    CompanyUsersLive,
-    CompaniesLive,
-    OrganizationsLive,
-    GatewayLive,
-    ProjectsLive,
-    MemoriesLive,
-    AgentsLive,
-    EmployeesLive,
-    ScheduledTasksLive,
-    CampaignsLive,
-    TrackingLive,
-    ListsLive,
-    TemplatesLive,
-    FilesLive,
-    DesignChatLive,
-    WebLive,
-    CanvasesLive,
-    DocumentsLive,
-    ContentLive,
-    SequencesLive,
-    McpLive
-  ]),
+  Layer.provide(areaLayers("handlers")),
+  Layer.provide(Layer.sync(ApiDocument, () => OpenApi.fromApi(Api))),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
-  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs" })),
+  Layer.provide(HttpApiScalar.layer(Api, { path: "/docs", scalar: scalarConfig })),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(ShutdownReport.counting)
 )
@@ -123,8 +79,9 @@ const TracingOff = Layer.mergeAll(
 
 /**
  * The service over a given HTTP server and storage: storage is built and
- * migrated first, then the first-run bootstrap, then the listener opens, so
- * no request can arrive before the service is ready.
+ * migrated first, then the listener opens (requests arriving now wait for the
+ * handler, `hardenedServer`), then the first-run bootstrap, so that a start
+ * that cannot bind its port fails before it shows first-start keys.
  */
 export const makeServer = <HA, HE, SA, SE, SR>(
   http: Layer.Layer<HA | HttpServer.HttpServer, HE>,
@@ -137,9 +94,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     // Long ids must reach their handler (and its 404 or 400), not fail routing as "no route".
     routerConfig: { maxParamLength: 1000 }
   }).pipe(
+    Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(http),
     Layer.provideMerge(MaxBodySizeLive),
-    Layer.provide(FirstRunBootstrap),
     Layer.provideMerge(PrincipalLookupLive),
     Layer.provideMerge(Layer.mergeAll(MembershipsCache.layer, Balances.layer, CompanyUsersCache.layer)),
     Layer.provideMerge(AuthServices),
@@ -147,6 +104,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
+    Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),
     Layer.provideMerge(storage),
     Layer.provideMerge(ShutdownReport.layer),
     Layer.provide(TracingOff)
@@ -159,7 +117,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(SchedulerLive, CampaignWorkerLive, SequenceWorkerLive, Credits.worker)),
+    Layer.provideMerge(areaLayers("workers")),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

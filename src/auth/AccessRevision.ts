@@ -10,8 +10,8 @@ import { sharedRead } from "../storage/SharedRead.ts"
  * principals and cached reads (`RevisionCache`) are valid only at the
  * revision they were resolved at, so a change is seen by every process on its
  * very next request. With PostgreSQL the counter is a row shared by all
- * processes (read in the rate limiter's round trip); the embedded database and
- * the memory backend serve one process, so a counter in memory is enough.
+ * processes (read in the rate limiter's round trip); the embedded database
+ * serves one process, so a counter in memory is enough.
  */
 export class AccessRevision extends Context.Service<AccessRevision, {
   readonly current: Effect.Effect<number>

@@ -108,16 +108,34 @@ const readCredentials = (request: HttpServerRequest.HttpServerRequest) => {
     : ""
   if (credential === "") return Effect.fail(unauthorized("Missing API key: send X-API-Key or Authorization: Bearer"))
   const fromHeader = request.headers["x-company-id"]?.trim() || undefined
-  const fromQuery = companyIdsInQuery(request.url)
-  if (fromQuery.some((id) => id !== fromQuery[0])) {
-    return Effect.fail(new BadRequest({ error: "Conflicting companyId query parameters" }))
-  }
-  if (fromHeader !== undefined && fromQuery[0] !== undefined && fromHeader !== fromQuery[0]) {
-    return Effect.fail(
-      new BadRequest({ error: "Conflicting company ids: the X-Company-ID header and the companyId query differ" })
-    )
-  }
-  return Effect.succeed({ credential, companyId: fromHeader ?? (fromQuery[0] || undefined) })
+  const named = new Set([...(fromHeader === undefined ? [] : [fromHeader]), ...companyIdsInQuery(request.url)])
+  named.delete("")
+  // The request acts in the first company it names; any other one it names is judged by `reachCompany`.
+  const [companyId, ...alsoNamed] = named
+  return Effect.succeed({ credential, companyId, alsoNamed })
+}
+
+/**
+ * The one tenancy decision for a company id a request names (path, query,
+ * body or header) besides the company it acts in: one the caller cannot
+ * reach answers 404, so that its existence is not revealed — any other
+ * company for a company key, a company the user does not belong to for a
+ * personal key. Only a personal key's user who belongs to both companies is
+ * told that the two ids conflict (400).
+ */
+const reachCompany = (
+  lookup: PrincipalLookup["Service"],
+  principal: Principal,
+  companyId: string | undefined
+): Effect.Effect<Principal, BadRequest | NotFound> => {
+  if (companyId === undefined || companyId === principal.companyId) return Effect.succeed(principal)
+  if (principal.keyKind === "company") return Effect.fail(companyNotFound(companyId))
+  return Effect.flatMap(lookup.isCompanyUser(companyId, principal.userId), (belongs) =>
+    Effect.fail(
+      belongs
+        ? new BadRequest({ error: `Conflicting company ids: the request acts in ${principal.companyId} and also names ${companyId}` })
+        : companyNotFound(companyId)
+    ))
 }
 
 /**
@@ -174,7 +192,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
     const spent = yield* SpentToken
     const take = (credentialHash: string) =>
       spent?.credentialHash === credentialHash ? Effect.succeed(spent.taken) : limiter.take(credentialHash)
-    const { credential, companyId } = yield* readCredentials(request)
+    const { credential, companyId, alsoNamed } = yield* readCredentials(request)
     const cacheKey = `${credential}\u0000${companyId ?? ""}`
     const cached = cache.get(cacheKey)
     let principal: Principal
@@ -201,6 +219,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         { status: 429, headers: { ...headers, "retry-after": String(decision.retryAfterSeconds) } }
       )
     }
+    for (const named of alsoNamed) yield* reachCompany(lookup, principal, named)
     const response = yield* handler.pipe(
       Effect.provideService(CurrentPrincipal, principal),
       Effect.provideService(RequestRevision, { revision: taken.revision }),
@@ -217,20 +236,6 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
  */
 export const AuthServices = Layer.mergeAll(PrincipalCache.layer, RateLimiter.layer)
 
-/**
- * A company id the client sent in a body, path or query must be the
- * principal's: another company than a company key's answers 404 (existence is
- * not revealed); one that contradicts the company a personal key's request
- * named answers 400.
- */
+/** A company id the client sent in a body, path or query: the principal when it is the request's company (`reachCompany`). */
 export const requireCompany = (companyId: string | undefined) =>
-  Effect.gen(function*() {
-    const principal = yield* CurrentPrincipal
-    if (companyId === undefined || companyId === principal.companyId) return principal
-    // A personal key's request always names its company (header or query).
-    if (principal.keyKind === "personal") {
-      return yield* new BadRequest({ error: `Conflicting company ids: ${companyId} differs from ${principal.companyId}` })
-    }
-    return yield* companyNotFound(companyId)
-  })
-
+  Effect.flatMap(Effect.all([PrincipalLookup, CurrentPrincipal]), ([lookup, principal]) => reachCompany(lookup, principal, companyId))

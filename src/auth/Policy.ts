@@ -48,6 +48,8 @@ export const companyPermissions = {
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
   "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" },
+  "documents:read": { roles: everyone, feature: "documents", description: "read and search the knowledge base" },
+  "documents:write": { roles: contributors, feature: "documents", description: "add and delete knowledge base documents" },
   "campaigns:read": {
     roles: everyone,
     feature: "campaigns",
@@ -75,13 +77,6 @@ export const organizationPermissions = {
 export type CompanyPermission = keyof typeof companyPermissions
 export type OrganizationPermission = keyof typeof organizationPermissions
 export type Permission = CompanyPermission | OrganizationPermission
-
-/** For endpoint descriptions: who holds `permission`, from the table itself. */
-export const whoMay = (permission: CompanyPermission): string => {
-  const rule: CompanyRule = companyPermissions[permission]
-  const feature = rule.feature === undefined ? "" : ` with the ${rule.feature} feature`
-  return `Company roles ${rule.roles.join(", ")}${feature} may call it; others get 403.`
-}
 
 /** Proof that the current principal passed the check for `P`. */
 export interface Authorized<P extends Permission> {

@@ -23,6 +23,8 @@ export class PrincipalLookup extends Context.Service<PrincipalLookup, {
     credential: string,
     requestedCompanyId: string | undefined
   ) => Effect.Effect<ResolvedPrincipal, UnknownCredential | Unauthorized | NotFound>
+  /** Whether a person is a user of a company (one they are not in is unreachable for them). */
+  readonly isCompanyUser: (companyId: string, userId: string) => Effect.Effect<boolean>
   /** A person's role in an organization; none when they are not in it. */
   readonly organizationRole: (organizationId: string, userId: string) => Effect.Effect<Option.Option<OrgRole>>
 }>()("auth/PrincipalLookup") {}

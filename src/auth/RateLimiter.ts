@@ -31,7 +31,7 @@ export interface Taken {
 export class RateLimiter extends Context.Service<RateLimiter, {
   readonly take: (bucket: string) => Effect.Effect<Taken>
 }>()("auth/RateLimiter") {
-  static readonly memory = Layer.effect(RateLimiter, Effect.gen(function*() {
+  static readonly local = Layer.effect(RateLimiter, Effect.gen(function*() {
     const { rateLimitPerMinute: capacity } = yield* AppConfig
     const revisions = yield* AccessRevision
     const perMs = capacity / 60_000
@@ -107,7 +107,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
     return { take }
   }))
 
-  static readonly layer = sharedOnPostgres(RateLimiter.sql, RateLimiter.memory)
+  static readonly layer = sharedOnPostgres(RateLimiter.sql, RateLimiter.local)
 }
 
 const decide = (allowed: boolean, tokens: number, capacity: number): RateDecision => {

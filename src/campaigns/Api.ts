@@ -1,4 +1,5 @@
-import { Context, Schema } from "effect"
+import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -109,7 +110,7 @@ export const ScheduleBody = Schema.Struct({
   listId: Schema.optional(NonEmpty)
 })
 
-export const RecipientStatus = Schema.Literals(["pending", "sent", "failed", "skipped"])
+export const RecipientStatus = Schema.Literals(["pending", "sent", "failed", "skipped", "uncertain"])
 export type RecipientStatus = typeof RecipientStatus.Type
 
 /** The spec's Campaign recipient; dates are ISO 8601 strings, null until they happen. */
@@ -139,6 +140,8 @@ export const RecipientMetrics = Schema.Struct({
   sent: Schema.Number,
   failed: Schema.Number,
   skipped: Schema.Number,
+  /** Handed to the mail server by a process that died before the answer was recorded: maybe delivered, not sent again. */
+  uncertain: Schema.Number,
   opened: Schema.Number,
   clicked: Schema.Number,
   openRate: Schema.Number,
@@ -164,13 +167,6 @@ const created = HttpApiSchema.status(201)
 const accepted = HttpApiSchema.status(202)
 const changeErrors = [BadRequest, Forbidden, NotFound]
 
-/** An endpoint's OpenAPI summary and description (what it does, who may call it, notable errors). */
-export const described = (summary: string, description: string) =>
-<E extends { annotateMerge<I>(annotations: Context.Context<I>): E }>(endpoint: E): E =>
-  endpoint.annotateMerge(Context.make(OpenApi.Summary, summary).pipe(Context.add(OpenApi.Description, description)))
-
-const reader = "Any company user with the campaigns feature (campaigns:read)."
-const writer = "Company owners, admins and members with the campaigns feature (campaigns:write)."
 
 /** `POST /marketing-campaigns/{campaignId}/<name>`, answering the campaign. */
 const action = <const Name extends string>(name: Name, summary: string, description: string) =>
@@ -179,7 +175,11 @@ const action = <const Name extends string>(name: Name, summary: string, descript
     payload: actionPayload,
     success: Campaign,
     error: changeErrors
-  }).pipe(described(summary, `${description} ${writer} A move the current status does not allow → 400 naming both statuses.`))
+  }).pipe(described({
+    summary,
+    does: `${description} A move the current status does not allow → 400 naming both statuses.`,
+    who: "campaigns:write"
+  }))
 
 export class CampaignsApi extends HttpApiGroup.make("campaigns")
   .annotateMerge(OpenApi.annotations({
@@ -190,49 +190,65 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     payload: NewCampaign,
     success: Campaign.pipe(created),
     error: changeErrors
-  }).pipe(described(
-    "Create a campaign",
-    `Creates a draft campaign; a bodyDocument given is saved as version 1. ${writer} A listId that is not one of the company's lists → 404.`
-  )),
+  }).pipe(described({
+    summary: "Create a campaign",
+    does: `Creates a draft campaign; a bodyDocument given is saved as version 1. A listId that is not one of the company's lists → 404.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.get("list", "/marketing-campaigns", { query: PageQuery, success: Page(Campaign), error: [Forbidden] })
-    .pipe(described("List campaigns", `The company's campaigns, newest first, in the generic envelope. ${reader}`)),
+    .pipe(described({
+    summary: "List campaigns",
+    does: `The company's campaigns, newest first, in the generic envelope.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.get("get", "/marketing-campaigns/:campaignId", {
     params: campaignId,
     success: Campaign,
     error: [Forbidden, NotFound]
-  }).pipe(described("Get a campaign", `One campaign; another company's → 404. ${reader}`)),
+  }).pipe(described({
+    summary: "Get a campaign",
+    does: `One campaign; another company's → 404.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.patch("update", "/marketing-campaigns/:campaignId", {
     params: campaignId,
     payload: CampaignPatch,
     success: Campaign,
     error: changeErrors
-  }).pipe(described(
-    "Change a campaign",
-    `Changes the supplied fields of a draft or scheduled campaign (400 in any other status); a bodyDocument makes a new version. ${writer}`
-  )),
+  }).pipe(described({
+    summary: "Change a campaign",
+    does: `Changes the supplied fields of a draft or scheduled campaign (400 in any other status); a bodyDocument makes a new version.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.delete("delete", "/marketing-campaigns/:campaignId", {
     params: campaignId,
     success: Campaign,
     error: changeErrors
-  }).pipe(described("Delete a draft campaign", `Deletes a draft campaign with its versions; any other status → 400. ${writer}`)),
+  }).pipe(described({
+    summary: "Delete a draft campaign",
+    does: `Deletes a draft campaign with its versions; any other status → 400.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.post("send", "/marketing-campaigns/:campaignId/send", {
     params: campaignId,
     payload: [SendBody, Schema.Null],
     success: Campaign.pipe(accepted),
     error: changeErrors
-  }).pipe(described(
-    "Start sending now",
-    `Starts a draft or scheduled campaign: one recipient per row of its list (listId here or on the campaign), suppressed and duplicate addresses skipped; the sending worker then delivers them. Answers 202 with status sending. Needs a list with rows, a subject and a body (400 otherwise). ${writer}`
-  )),
+  }).pipe(described({
+    summary: "Start sending now",
+    does: `Starts a draft or scheduled campaign: one recipient per row of its list (listId here or on the campaign), suppressed and duplicate addresses skipped; the sending worker then delivers them. Answers 202 with status sending. Needs a list with rows, a subject and a body (400 otherwise).`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.post("schedule", "/marketing-campaigns/:campaignId/schedule", {
     params: campaignId,
     payload: ScheduleBody,
     success: Campaign,
     error: changeErrors
-  }).pipe(described(
-    "Schedule a campaign",
-    `Schedules a draft (or re-schedules a scheduled) campaign to start at scheduledAt (in the future). Needs a list with rows, a subject and a body (400 otherwise). ${writer}`
-  )),
+  }).pipe(described({
+    summary: "Schedule a campaign",
+    does: `Schedules a draft (or re-schedules a scheduled) campaign to start at scheduledAt (in the future). Needs a list with rows, a subject and a body (400 otherwise).`,
+    who: "campaigns:write"
+  })),
   action("pause", "Pause sending", "Stops a sending campaign from claiming further recipients; those in flight finish."),
   action("resume", "Resume sending", "Continues a paused campaign where it stopped."),
   action(
@@ -245,28 +261,38 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     query: PageQuery,
     success: Page(CampaignVersionSummary),
     error: [Forbidden, NotFound]
-  }).pipe(described("List body versions", `The campaign's saved body versions, newest first, without their bodies. ${reader}`)),
+  }).pipe(described({
+    summary: "List body versions",
+    does: `The campaign's saved body versions, newest first, without their bodies.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.get("getVersion", "/marketing-campaigns/:campaignId/versions/:version", {
     params: versionParams,
     success: CampaignVersion,
     error: [BadRequest, Forbidden, NotFound]
-  }).pipe(described("Get a body version", `One saved body version with its bodyDocument; unknown version → 404. ${reader}`)),
+  }).pipe(described({
+    summary: "Get a body version",
+    does: `One saved body version with its bodyDocument; unknown version → 404.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.post("restoreVersion", "/marketing-campaigns/:campaignId/versions/:version/restore", {
     params: versionParams,
     payload: actionPayload,
     success: Campaign,
     error: changeErrors
-  }).pipe(described(
-    "Restore a body version",
-    `Saves an earlier version's bodyDocument as a new version of a draft or scheduled campaign (400 otherwise). ${writer}`
-  )),
+  }).pipe(described({
+    summary: "Restore a body version",
+    does: `Saves an earlier version's bodyDocument as a new version of a draft or scheduled campaign (400 otherwise).`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.get("listRecipients", "/marketing-campaigns/:campaignId/recipients", {
     params: campaignId,
     query: RecipientsQuery,
     success: RecipientPage,
     error: changeErrors
-  }).pipe(described(
-    "List campaign recipients",
-    `The recipients of a campaign, most recent first: search filters by case-insensitive substring of the e-mail; page (1-indexed) and pageSize (1–100, default 25) page them, and without either every match is answered (the legacy unpaginated result, at most the 10,000 most recent). metrics always covers every recipient. ${reader}`
-  ))
+  }).pipe(described({
+    summary: "List campaign recipients",
+    does: `The recipients of a campaign, most recent first: search filters by case-insensitive substring of the e-mail; page (1-indexed) and pageSize (1–100, default 25) page them, and without either every match is answered (the legacy unpaginated result, at most the 10,000 most recent). metrics always covers every recipient.`,
+    who: "campaigns:read"
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -46,3 +46,7 @@ export const checkEditable = (
 
 /** The error message of the recipients a cancel skipped. */
 export const cancelledReason = "Campaign cancelled"
+
+/** The error message of a recipient whose sending process died while the mail server was receiving it. */
+export const uncertainReason =
+  "The sending process stopped while handing this message to the mail server: it may or may not have been delivered; not sent again"

@@ -1,17 +1,16 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
-import { Suppressions } from "../lists/Suppressions.ts"
-import { ListsRepo } from "../lists/ListsRepo.ts"
-import { Mailer } from "../mail/Mailer.ts"
-import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
+import type { ListsRepo } from "../lists/ListsRepo.ts"
+import { addressOf } from "../mail/Message.ts"
+import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
+import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
+import { OutreachConfig } from "../outreach/OutreachConfig.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
+import { Storage } from "../storage/Database.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
 import { type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
-import { type CampaignTemplates, parseTemplates, renderMessage } from "./Message.ts"
-import { type DeliveryOutcome, type RecipientClaim, type RecipientRecord, RecipientsRepo } from "./RecipientsRepo.ts"
+import { type RecipientClaim, type RecipientRecord, RecipientsRepo } from "./RecipientsRepo.ts"
 import { readyToSend, startSending } from "./Sending.ts"
-import { trackingUrls } from "./Tracking.ts"
-import { TrackingSecret } from "./TrackingSecret.ts"
 
 /**
  * The campaign worker of a server process, two loops over one database:
@@ -36,15 +35,20 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
   readonly startDue: Effect.Effect<number>
   /** One sender poll: claims a batch, delivers it, completes finished campaigns; answers how many recipients it claimed. */
   readonly sendBatch: Effect.Effect<number>
+  /**
+   * At start on the embedded database, whose data-folder lock proves no other process can hold a lease:
+   * every lease still held is a dead process's and ends now (logged), instead of after `MAIL_LEASE_MS`.
+   */
+  readonly takeOver: Effect.Effect<void>
 }>()("campaigns/CampaignWorker") {
   static readonly layer = Layer.effect(CampaignWorker, Effect.gen(function*() {
     const config = yield* CampaignsConfig
+    const outreach = yield* OutreachConfig
     const app = yield* AppConfig
     const campaigns = yield* CampaignsRepo
     const recipients = yield* RecipientsRepo
-    const suppressions = yield* Suppressions
-    const mailer = yield* Mailer
-    const { key } = yield* TrackingSecret
+    const delivery = yield* Delivery
+    const storage = yield* Storage
     const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
@@ -85,26 +89,16 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         return found
       })
 
-    const keepLease = (claim: RecipientClaim, stopped: Ref.Ref<boolean>) =>
+    const record = (claim: RecipientClaim, recipient: RecipientRecord, outcome: DeliveryOutcome) =>
       Effect.gen(function*() {
-        while (true) {
-          yield* Effect.sleep(Duration.millis(config.leaseMs / 3))
-          const held = yield* recipients.renew(claim.token, leaseUntil(yield* currentDate))
-          if (!held) return yield* Ref.set(stopped, true)
+        const recorded = yield* recipients.record(recipient.id, claim.token, outcome, outreach.maxAttempts, yield* currentDate)
+        if (!recorded) {
+          yield* Effect.logWarning("Recipient lease lost before its delivery was recorded", {
+            recipientId: recipient.id,
+            outcome: outcome._tag
+          })
         }
       })
-
-    const outcomeOf = (recipient: RecipientRecord, sent: SendOutcome, now: Date): DeliveryOutcome => {
-      switch (sent._tag) {
-        case "Accepted":
-          return { _tag: "Sent", messageId: sent.messageId }
-        case "TemporaryFailure": {
-          return { _tag: "Retry", at: retryAt(config.retryBaseMs, recipient.attempts, now), error: sent.response }
-        }
-        case "PermanentFailure":
-          return { _tag: "Failed", error: sent.response }
-      }
-    }
 
     const deliver = (
       claim: RecipientClaim,
@@ -114,54 +108,44 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     ) =>
       Effect.gen(function*() {
         if (yield* Ref.get(stopped)) return
-        const urls = trackingUrls(app.publicBaseUrl, key, recipient.id)
-        const message = renderMessage(templates, recipient, urls)
-        const from = senderOf(campaign, app.mailFrom)
-        const sent = yield* mailer.send({
-          from,
-          to: recipient.email,
+        yield* delivery.deliver({
+          ...recipient,
+          from: senderOf(campaign, app.mailFrom),
           replyTo: campaign.replyTo ?? undefined,
-          subject: message.subject,
-          html: message.html,
-          text: message.text,
-          headers: listUnsubscribeHeaders(urls.unsubscribe),
-          // One Message-ID per recipient: unique, and the same if the crash window ever sends it twice.
-          messageId: `<${recipient.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`
+          templates
+        }, {
+          start: Effect.flatMap(currentDate, (now) => recipients.begin(recipient.id, claim.token, now)),
+          record: (outcome) => record(claim, recipient, outcome),
+          bounced: Effect.void
         })
-        const now = yield* currentDate
-        const outcome = outcomeOf(recipient, sent, now)
-        const recorded = yield* recipients.record(recipient.id, claim.token, outcome, config.maxAttempts, now)
-        if (!recorded) {
-          yield* Effect.logWarning("Recipient lease lost before its delivery was recorded", {
-            recipientId: recipient.id,
-            outcome: outcome._tag
-          })
-        }
-        if (sent._tag === "PermanentFailure" && sent.hardBounce) {
-          yield* suppressions.add(recipient.companyId, recipient.email, "hard_bounce")
-        }
       })
 
     const sendClaim = (claim: RecipientClaim) =>
       Effect.gen(function*() {
-        const stopped = yield* Ref.make(false)
         const byCampaign = yield* campaignsOf(claim)
-        const work = Effect.forEach(
-          claim.recipients,
-          (recipient) =>
-            Result.match(byCampaign.get(recipient.campaignId) ?? Result.fail("Campaign not found"), {
-              onSuccess: (prepared) => deliver(claim, prepared, recipient, stopped),
-              onFailure: (error) =>
-                Effect.flatMap(currentDate, (now) =>
-                  recipients.record(recipient.id, claim.token, { _tag: "Failed", error }, config.maxAttempts, now))
-            }),
-          { concurrency: config.concurrency, discard: true }
+        yield* underLease(
+          config.leaseMs,
+          (expiresAt) => recipients.renew(claim.token, expiresAt),
+          recipients.release(claim.token),
+          (stopped) =>
+            Effect.forEach(
+              claim.recipients,
+              (recipient) =>
+                Result.match(byCampaign.get(recipient.campaignId) ?? Result.fail("Campaign not found"), {
+                  onSuccess: (prepared) => deliver(claim, prepared, recipient, stopped),
+                  onFailure: (error) => record(claim, recipient, { _tag: "Failed", error })
+                }),
+              { concurrency: outreach.concurrency, discard: true }
+            )
         )
-        yield* Effect.raceFirst(work, Effect.andThen(keepLease(claim, stopped), Effect.never))
-        yield* recipients.release(claim.token)
       })
 
     return {
+      takeOver: Effect.gen(function*() {
+        if (storage.backend !== "pglite") return
+        const taken = yield* recipients.reclaim(yield* currentDate)
+        if (taken > 0) yield* Effect.logWarning("Took over the campaign leases of a stopped process", { leases: taken })
+      }),
       startDue: Effect.gen(function*() {
         const now = yield* currentDate
         const due = yield* campaigns.claimDue(now, leaseUntil(now), config.batchSize)
@@ -170,10 +154,17 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
       }),
       sendBatch: Effect.gen(function*() {
         const now = yield* currentDate
+        const abandoned = yield* recipients.abandon(now)
+        if (abandoned.length > 0) {
+          yield* Effect.logWarning("Took over recipients left in flight by a stopped worker: marked uncertain, not sent again", {
+            recipientIds: abandoned.map((recipient) => recipient.id),
+            leases: [...new Set(abandoned.map((recipient) => recipient.leaseToken))]
+          })
+        }
         const claim = yield* recipients.claim(now, leaseUntil(now), config.batchSize)
         if (claim.recipients.length > 0) yield* sendClaim(claim)
         const completed = yield* recipients.completeFinished(yield* currentDate)
-        if (completed.length > 0) yield* Effect.logInfo("Campaigns sent", { campaignIds: completed })
+        if (completed.length > 0) yield* Effect.logInfo("Campaigns finished", { campaignIds: completed })
         return claim.recipients.length
       })
     }
@@ -187,6 +178,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const config = yield* CampaignsConfig
     if (!config.enabled) return
     const worker = yield* CampaignWorker
+    yield* worker.takeOver
     const loop = (poll: Effect.Effect<number>, name: string) =>
       Effect.forkScoped(Effect.gen(function*() {
         while (true) {
@@ -202,17 +194,13 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
       }))
     yield* loop(worker.startDue, "Campaign starter")
     yield* loop(worker.sendBatch, "Campaign sender")
-    yield* Effect.logInfo("Campaign worker started", { concurrency: config.concurrency, batchSize: config.batchSize })
+    yield* Effect.logInfo("Campaign worker started", { batchSize: config.batchSize })
   }))
 }
 
-/** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
-export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
-  new Date(now.getTime() + Math.min(retryBaseMs * 2 ** attempts, 3_600_000))
-
 interface Prepared {
   readonly campaign: CampaignRecord
-  readonly templates: CampaignTemplates
+  readonly templates: MessageTemplates
 }
 
 /** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
@@ -222,10 +210,9 @@ const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
   return campaign.fromName === null ? address : `"${campaign.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
 }
 
-/** The worker with its configuration from the environment, the `Mailer` and the tracking key; needs storage and `AppConfig`. */
+/** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer` and `AppConfig`. */
 export const CampaignWorkerLive = CampaignWorker.worker.pipe(
   Layer.provide(CampaignWorker.layer),
-  Layer.provide(TrackingSecret.layer),
-  Layer.provide(Mailer.layer),
+  Layer.provide(Delivery.live),
   Layer.provide(CampaignsConfig.layer)
 )

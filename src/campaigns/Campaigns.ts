@@ -93,7 +93,7 @@ export const newDraft = (
   input: Omit<typeof NewCampaign.Type, "companyId">,
   now: Date
 ): CampaignRecord => ({
-  id: newId("cmp"),
+  id: newId("cpg"),
   companyId,
   userId,
   name: input.name,

@@ -152,7 +152,7 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
     const countOf = SqlSchema.findOne({
       Request: Schema.Struct({ companyId: Schema.String }),
       Result: Total,
-      execute: ({ companyId }) => sql`SELECT count(*) AS count FROM campaigns WHERE company_id = ${companyId}`
+      execute: ({ companyId }) => sql`SELECT count(*)::int AS count FROM campaigns WHERE company_id = ${companyId}`
     })
     const claimDue = campaigns(
       Schema.Struct({ now: Schema.Date, expiresAt: Schema.Date, limit: Schema.Number }),
@@ -181,7 +181,7 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
     const versionCount = SqlSchema.findOne({
       Request: Schema.Struct({ campaignId: Schema.String }),
       Result: Total,
-      execute: ({ campaignId }) => sql`SELECT count(*) AS count FROM campaign_versions WHERE campaign_id = ${campaignId}`
+      execute: ({ campaignId }) => sql`SELECT count(*)::int AS count FROM campaign_versions WHERE campaign_id = ${campaignId}`
     })
     const version = SqlSchema.findOneOption({
       Request: Schema.Struct({ campaignId: Schema.String, version: Schema.Number }),

@@ -1,15 +1,18 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { CampaignsApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Campaigns from "./Campaigns.ts"
 import * as Recipients from "./Recipients.ts"
 import * as Sending from "./Sending.ts"
 
+const api = areaApi(CampaignsApi)
+
 const read = authorize("campaigns:read")
 const write = authorize("campaigns:write")
 
-export const CampaignsLive = HttpApiBuilder.group(Api, "campaigns", (handlers) =>
+export const CampaignsLive = HttpApiBuilder.group(api, "campaigns", (handlers) =>
   handlers
     .handle("create", ({ payload }) => write(Campaigns.create(payload)))
     .handle("list", ({ query }) => read(Campaigns.list(pageRequest(query))))

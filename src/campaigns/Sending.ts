@@ -8,7 +8,7 @@ import type { CampaignStatus, ScheduleBody, SendBody } from "./Api.ts"
 import { find, toCampaign } from "./Campaigns.ts"
 import { checkMove, moveNotAllowed, sourcesOf } from "./CampaignStates.ts"
 import { type CampaignRecord, CampaignsRepo, type MoveChange } from "./CampaignsRepo.ts"
-import { parseTemplates } from "./Message.ts"
+import { parseTemplates } from "../outreach/Message.ts"
 import { RecipientsRepo } from "./RecipientsRepo.ts"
 
 /**

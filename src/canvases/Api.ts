@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -50,7 +51,7 @@ export const NewThread = Schema.Struct({ companyId: Schema.optional(Schema.Strin
 
 const canvasId = { canvas_id: Schema.String }
 
-const notFound = "404 for an unknown canvas or another company's."
+const unknownCanvas = { 404: "for an unknown canvas or another company's" }
 
 export class CanvasesApi extends HttpApiGroup.make("canvases").add(
   HttpApiEndpoint.post("create", "/content/canvases", {
@@ -58,51 +59,64 @@ export class CanvasesApi extends HttpApiGroup.make("canvases").add(
     success: Canvas.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Create a canvas")
-    .annotate(
-      OpenApi.Description,
-      "Creates an HTML canvas for the company (title required, html optional, empty by default). Company owners, admins and members on a plan with the content feature; viewers get 403. 400 names an invalid field."
-    ),
+    .pipe(described({
+    summary: "Create a canvas",
+    does: "Creates an HTML canvas for the company (title required, html optional, empty by default).",
+    who: "canvases:write"
+  })),
   HttpApiEndpoint.get("list", "/content/canvases", { query: PageQuery, success: Page(Canvas), error: [Forbidden] })
-    .annotate(OpenApi.Summary, "List canvases")
-    .annotate(OpenApi.Description, "The company's canvases, newest first, in the generic page envelope. Any company user."),
+    .pipe(described({
+    summary: "List canvases",
+    does: "The company's canvases, newest first, in the generic page envelope.",
+    who: "canvases:read"
+  })),
   HttpApiEndpoint.get("get", "/content/canvases/:canvas_id", {
     params: canvasId,
     success: Canvas,
     error: [Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Get a canvas")
-    .annotate(OpenApi.Description, `One canvas with its HTML and active thread. Any company user; ${notFound}`),
+    .pipe(described({
+    summary: "Get a canvas",
+    does: "One canvas with its HTML and active thread.",
+    who: "canvases:read",
+    errors: unknownCanvas
+  })),
   HttpApiEndpoint.patch("update", "/content/canvases/:canvas_id", {
     params: canvasId,
     payload: CanvasPatch,
     success: Canvas,
     error: [BadRequest, Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Change a canvas")
-    .annotate(
-      OpenApi.Description,
-      `Changes the supplied fields (title, html); \`updated\` moves forward. Owners, admins and members; ${notFound}`
-    ),
+    .pipe(described({
+    summary: "Change a canvas",
+    does: "Changes the supplied fields (title, html); `updated` moves forward.",
+    who: "canvases:write",
+    errors: unknownCanvas
+  })),
   HttpApiEndpoint.post("createThread", "/content/canvases/:canvas_id/threads", {
     params: canvasId,
     payload: NewThread,
     success: CanvasThread.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Create a canvas chat thread")
-    .annotate(
-      OpenApi.Description,
-      `Starts a chat thread on the canvas; the new thread becomes the canvas's activeThreadId. A missing or empty title answers 400. Owners, admins and members; ${notFound}`
-    ),
+    .pipe(described({
+    summary: "Create a canvas chat thread",
+    does: "Starts a chat thread on the canvas; the new thread becomes the canvas's activeThreadId. A missing or empty title answers 400.",
+    who: "canvases:write",
+    errors: unknownCanvas
+  })),
   HttpApiEndpoint.get("listThreads", "/content/canvases/:canvas_id/threads", {
     params: canvasId,
     query: PageQuery,
     success: Page(CanvasThread),
     error: [Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "List a canvas's chat threads")
-    .annotate(OpenApi.Description, `The canvas's threads, newest first, in the generic page envelope. Any company user; ${notFound}`)
+    .pipe(described({
+    summary: "List a canvas's chat threads",
+    does: "The canvas's threads, newest first, in the generic page envelope.",
+    who: "canvases:read",
+    errors: unknownCanvas
+  }))
 ).annotateMerge(OpenApi.annotations({
   description: "Canvases: HTML pages a team edits together, each with its chat threads; a new thread becomes the active one.",
   override: { "x-displayName": "Canvases" }

@@ -1,13 +1,14 @@
 import { Effect } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { Canvas, CanvasPatch, CanvasThread, NewCanvas, NewThread } from "./Api.ts"
 import { type CanvasRecord, CanvasesRepo, type ThreadRecord } from "./CanvasesRepo.ts"
+import { CanvasNotFound } from "./Errors.ts"
 
 /**
  * Canvases are visible to the whole company; owners, admins and members
@@ -34,10 +35,10 @@ export const toThread = (record: ThreadRecord): typeof CanvasThread.Type => ({
   created: record.createdAt.getTime()
 })
 
-const notFound = (id: string) => `Canvas ${id} not found`
+const notFound = (id: string) => orRefuse(() => new CanvasNotFound({ id }))
 
 const find = (companyId: string, id: string) =>
-  Effect.flatMap(CanvasesRepo.use((repo) => repo.get(companyId, id)), orNotFound(notFound(id)))
+  Effect.flatMap(CanvasesRepo.use((repo) => repo.get(companyId, id)), notFound(id))
 
 export const create = Effect.fn("Canvases.create")(function*(input: typeof NewCanvas.Type) {
   yield* Authorized("canvases:write")
@@ -78,7 +79,7 @@ export const update = Effect.fn("Canvases.update")(function*(id: string, patch: 
   const updated = yield* CanvasesRepo.use((repo) =>
     repo.update(principal.companyId, id, { title: patch.title, html: patch.html }, now)
   )
-  return toCanvas(yield* orNotFound(notFound(id))(updated))
+  return toCanvas(yield* notFound(id)(updated))
 })
 
 export const createThread = Effect.fn("Canvases.createThread")(function*(canvasId: string, input: typeof NewThread.Type) {
@@ -95,7 +96,7 @@ export const createThread = Effect.fn("Canvases.createThread")(function*(canvasI
       createdAt: now
     })
   )
-  return toThread(yield* orNotFound(notFound(canvasId))(added))
+  return toThread(yield* notFound(canvasId)(added))
 })
 
 export const listThreads = Effect.fn("Canvases.listThreads")(function*(canvasId: string, request: PageRequest) {

@@ -1,28 +1,31 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { selectPage, type Window } from "../storage/Windows.ts"
+import { fromColumns, readerOf, Timestamp } from "../storage/Columns.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
 
-export interface CanvasRecord {
-  readonly id: string
-  readonly companyId: string
+export const CanvasRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
   /** Null when made with a company API key. */
-  readonly ownerUserId: string | null
-  readonly title: string
-  readonly html: string
+  ownerUserId: Schema.NullOr(Schema.String),
+  title: Schema.String,
+  html: Schema.String,
   /** The newest thread made for the canvas; null before its first. */
-  readonly activeThreadId: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  activeThreadId: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type CanvasRecord = typeof CanvasRecord.Type
 
-export interface ThreadRecord {
-  readonly id: string
-  readonly canvasId: string
-  readonly companyId: string
-  readonly ownerUserId: string | null
-  readonly title: string
-  readonly createdAt: Date
-}
+export const ThreadRecord = Schema.Struct({
+  id: Schema.String,
+  canvasId: Schema.String,
+  companyId: Schema.String,
+  ownerUserId: Schema.NullOr(Schema.String),
+  title: Schema.String,
+  createdAt: Timestamp
+})
+export type ThreadRecord = typeof ThreadRecord.Type
 
 export interface CanvasChange {
   readonly title?: string | undefined
@@ -56,39 +59,40 @@ export interface CanvasesRepository {
   readonly listThreads: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<ThreadRecord>>
 }
 
+const CanvasRow = fromColumns(CanvasRecord)
+const ThreadRow = fromColumns(ThreadRecord)
+
 export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesRepository>()("canvases/CanvasesRepo") {
   static readonly layer = Layer.effect(CanvasesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const canvases = readerOf(CanvasRow)
+    const threads = readerOf(ThreadRow)
     return {
       create: Effect.fn("CanvasesRepo.create")(function*(canvas) {
-        const rows = yield* sql<CanvasRow>`
+        return yield* canvases.one(sql`
           INSERT INTO canvases (id, company_id, owner_user_id, title, html, active_thread_id, created_at, updated_at)
           VALUES (${canvas.id}, ${canvas.companyId}, ${canvas.ownerUserId}, ${canvas.title}, ${canvas.html},
             ${canvas.activeThreadId}, ${canvas.createdAt}, ${canvas.updatedAt})
-          RETURNING *`
-        return canvasFromRow(rows[0])
+          RETURNING *`)
       }, Effect.orDie),
       get: Effect.fn("CanvasesRepo.get")(function*(companyId, id) {
-        const rows = yield* sql<CanvasRow>`SELECT * FROM canvases WHERE company_id = ${companyId} AND id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), canvasFromRow)
+        return yield* canvases.first(sql`SELECT * FROM canvases WHERE company_id = ${companyId} AND id = ${id}`)
       }, Effect.orDie),
       list: Effect.fn("CanvasesRepo.list")(function*(companyId, window) {
-        const page = yield* selectPage<CanvasRow>(sql, "canvases", sql`company_id = ${companyId}`, window)
-        return { rows: page.rows.map(canvasFromRow), total: page.total }
+        return yield* selectRecords(CanvasRow, sql, "canvases", sql`company_id = ${companyId}`, window)
       }, Effect.orDie),
       update: Effect.fn("CanvasesRepo.update")(function*(companyId, id, change, now) {
-        const rows = yield* sql<CanvasRow>`
+        return yield* canvases.first(sql`
           UPDATE canvases SET
             title = coalesce(${change.title ?? null}, title),
             html = coalesce(${change.html ?? null}, html),
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
-          RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), canvasFromRow)
+          RETURNING *`)
       }, Effect.orDie),
       addThread: Effect.fn("CanvasesRepo.addThread")(function*(thread) {
         // One statement: the thread exists exactly when its canvas points at it.
-        const rows = yield* sql<ThreadRow>`
+        return yield* threads.first(sql`
           WITH canvas AS (
             UPDATE canvases SET active_thread_id = ${thread.id},
               updated_at = greatest(${thread.createdAt}::timestamptz, updated_at + interval '1 millisecond')
@@ -98,54 +102,12 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
           INSERT INTO canvas_threads (id, canvas_id, company_id, owner_user_id, title, created_at)
           SELECT ${thread.id}, canvas.id, ${thread.companyId}, ${thread.ownerUserId}, ${thread.title}, ${thread.createdAt}
           FROM canvas
-          RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), threadFromRow)
+          RETURNING *`)
       }, Effect.orDie),
       listThreads: Effect.fn("CanvasesRepo.listThreads")(function*(companyId, canvasId, window) {
         const where = sql`company_id = ${companyId} AND canvas_id = ${canvasId}`
-        const page = yield* selectPage<ThreadRow>(sql, "canvas_threads", where, window)
-        return { rows: page.rows.map(threadFromRow), total: page.total }
+        return yield* selectRecords(ThreadRow, sql, "canvas_threads", where, window)
       }, Effect.orDie)
     }
   }))
 }
-
-interface CanvasRow {
-  readonly id: string
-  readonly company_id: string
-  readonly owner_user_id: string | null
-  readonly title: string
-  readonly html: string
-  readonly active_thread_id: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-interface ThreadRow {
-  readonly id: string
-  readonly canvas_id: string
-  readonly company_id: string
-  readonly owner_user_id: string | null
-  readonly title: string
-  readonly created_at: Date
-}
-
-const canvasFromRow = (row: CanvasRow): CanvasRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  ownerUserId: row.owner_user_id,
-  title: row.title,
-  html: row.html,
-  activeThreadId: row.active_thread_id,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at)
-})
-
-const threadFromRow = (row: ThreadRow): ThreadRecord => ({
-  id: row.id,
-  canvasId: row.canvas_id,
-  companyId: row.company_id,
-  ownerUserId: row.owner_user_id,
-  title: row.title,
-  createdAt: new Date(row.created_at)
-})

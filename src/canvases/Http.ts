@@ -1,16 +1,20 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { CanvasesApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Canvases from "./Canvases.ts"
+import { answer } from "../http/Refusals.ts"
 
-export const CanvasesLive = HttpApiBuilder.group(Api, "canvases", (handlers) =>
+const api = areaApi(CanvasesApi)
+
+export const CanvasesLive = HttpApiBuilder.group(api, "canvases", (handlers) =>
   handlers
-    .handle("create", ({ payload }) => authorize("canvases:write")(Canvases.create(payload)))
-    .handle("list", ({ query }) => authorize("canvases:read")(Canvases.list(pageRequest(query))))
-    .handle("get", ({ params }) => authorize("canvases:read")(Canvases.get(params.canvas_id)))
-    .handle("update", ({ params, payload }) => authorize("canvases:write")(Canvases.update(params.canvas_id, payload)))
+    .handle("create", ({ payload }) => answer(authorize("canvases:write")(Canvases.create(payload))))
+    .handle("list", ({ query }) => answer(authorize("canvases:read")(Canvases.list(pageRequest(query)))))
+    .handle("get", ({ params }) => answer(authorize("canvases:read")(Canvases.get(params.canvas_id))))
+    .handle("update", ({ params, payload }) => answer(authorize("canvases:write")(Canvases.update(params.canvas_id, payload))))
     .handle("createThread", ({ params, payload }) =>
-      authorize("canvases:write")(Canvases.createThread(params.canvas_id, payload)))
+      answer(authorize("canvases:write")(Canvases.createThread(params.canvas_id, payload))))
     .handle("listThreads", ({ params, query }) =>
-      authorize("canvases:read")(Canvases.listThreads(params.canvas_id, pageRequest(query)))))
+      answer(authorize("canvases:read")(Canvases.listThreads(params.canvas_id, pageRequest(query))))))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -62,9 +63,10 @@ export class CompanyUsersApi extends HttpApiGroup.make("companyUsers")
     },
     success: CompanyUserList,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "List a company's users",
-    description: "The company's people with roles and allowed features, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The company's people with roles and allowed features, paginated.",
+    who: "companyUsers:read"
   })),
   HttpApiEndpoint.post("add", "/company_users/:companyId", {
     params: { companyId: Schema.String },
@@ -76,26 +78,32 @@ export class CompanyUsersApi extends HttpApiGroup.make("companyUsers")
     }),
     success: CompanyUser.pipe(HttpApiSchema.status(201)),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Add a user to the company",
-    description: "Adds an existing user (by email) with a role and optional allowed features. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 naming the invalid field or an unknown email; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
+    does: "Adds an existing user (by email) with a role and optional allowed features.",
+    who: "companyUsers:manage",
+    errors: { 400: "naming the invalid field or an unknown email", 403: "for other roles", 404: "for another company" }
   })),
   HttpApiEndpoint.patch("update", "/company_users/:companyId/:userId", {
     params: { companyId: Schema.String, userId: Schema.String },
     payload: Schema.Struct({ role: Schema.optional(CompanyRole), allowedFeatures: Schema.optional(Features) }),
     success: CompanyUser,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Change a company user",
-    description: "Changes a company user's role or allowed features; takes effect on their next request. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an unknown user or another company."
+    does: "Changes a company user's role or allowed features; takes effect on their next request.",
+    who: "companyUsers:manage",
+    errors: { 403: "for other roles", 404: "for an unknown user or another company" }
   })),
   HttpApiEndpoint.delete("remove", "/company_users/:companyId/:userId", {
     params: { companyId: Schema.String, userId: Schema.String },
     success: CompanyUser,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Remove a user from the company",
-    description: "Removes a person from the company; their personal access key stops reaching it on the next request. Answers the removed company user. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an unknown user or another company."
+    does: "Removes a person from the company; their personal access key stops reaching it on the next request. Answers the removed company user.",
+    who: "companyUsers:manage",
+    errors: { 403: "for other roles", 404: "for an unknown user or another company" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}
 
@@ -112,16 +120,19 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
     description: "Companies of the organizations the caller belongs to.",
     override: { "x-displayName": "Companies" }
   })).add(
-  HttpApiEndpoint.get("list", "/companies", { query: PageQuery, success: Page(CompanyResource), error: errors }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/companies", { query: PageQuery, success: Page(CompanyResource), error: errors }).pipe(described({
     summary: "List companies",
-    description: "The companies the caller can reach, paginated: a company key sees its company, a person the companies they belong to. Who: any valid key. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 429."
+    does: "The companies the caller can reach, paginated: a company key sees its company, a person the companies they belong to.",
+    who: "anyKey"
   })),
   HttpApiEndpoint.post("create", "/companies", {
     payload: Schema.Struct({ organizationId: NonEmpty, name: NonEmpty }),
     success: CompanyResource.pipe(HttpApiSchema.status(201)),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a company",
-    description: "Creates a company in an organization, within its company limit; the calling user becomes its owner. Who: an organization owner or admin (a personal access key, or a company key whose creator is one). Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other organization roles or at the company limit; 404 for an organization the caller is not in."
+    does: "Creates a company in an organization, within its company limit; the calling user becomes its owner.",
+    who: "companies:create",
+    errors: { 403: "for other organization roles or at the company limit", 404: "for an organization the caller is not in" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

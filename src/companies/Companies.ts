@@ -1,9 +1,11 @@
 import { Effect, Option } from "effect"
+import { AlreadyInCompany, CompanyLimitReached, CompanyUserNotFound, LastOwner, OwnerOnly } from "./Errors.ts"
+import { OrganizationNotFound } from "../organizations/Errors.ts"
 import { changing } from "../auth/AccessRevision.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { OrganizationsRepo } from "../organizations/OrganizationsRepo.ts"
-import { BadRequest, Forbidden, orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { offsetOf, pageCount, type PageRequest } from "../platform/Pagination.ts"
 import { UsersRepo } from "../users/UsersRepo.ts"
 import type { CompanyRole } from "../auth/Roles.ts"
@@ -39,8 +41,7 @@ export const listCompanyUsers = Effect.fn("Companies.listCompanyUsers")(function
   }
 })
 
-const ownerOnly = (what: string) =>
-  new Forbidden({ error: `Only a company owner can ${what}` })
+const ownerOnly = (what: string) => new OwnerOnly({ what })
 
 /** Owners may do anything; admins may not touch the owner role. */
 const mayAssign = (actorRole: CompanyRole, role: CompanyRole | undefined) =>
@@ -68,7 +69,7 @@ export const addCompanyUser = Effect.fn("Companies.addCompanyUser")(function*(in
     repo.addUser({ companyId: principal.companyId, userId: user.id, role: input.role, allowedFeatures: input.allowedFeatures })
   ))
   return yield* Option.match(added, {
-    onNone: () => Effect.fail(new BadRequest({ error: `${input.email} already belongs to this company` })),
+    onNone: () => Effect.fail(new AlreadyInCompany({ who: input.email })),
     onSome: Effect.succeed
   })
 })
@@ -76,7 +77,7 @@ export const addCompanyUser = Effect.fn("Companies.addCompanyUser")(function*(in
 const targetUser = (companyId: string, userId: string) =>
   Effect.flatMap(
     CompaniesRepo.use((repo) => repo.getUser(companyId, userId)),
-    orNotFound(`Company user ${userId} not found`)
+    orRefuse(() => new CompanyUserNotFound({ userId }))
   )
 
 /** Refuses to leave the company without an owner. */
@@ -84,7 +85,7 @@ const keepAnOwner = (target: CompanyUserView, losesOwnership: boolean) =>
   Effect.gen(function*() {
     if (target.role !== "owner" || !losesOwnership) return
     const owners = yield* CompaniesRepo.use((repo) => repo.countOwners(target.companyId))
-    if (owners <= 1) return yield* new BadRequest({ error: "The last owner of a company cannot be removed or demoted" })
+    if (owners <= 1) return yield* new LastOwner({})
   })
 
 export const updateCompanyUser = Effect.fn("Companies.updateCompanyUser")(function*(
@@ -122,14 +123,12 @@ export const createCompany = Effect.fn("Companies.createCompany")(function*(orga
   const { principal } = yield* Authorized("companies:create")
   const organization = yield* Effect.flatMap(
     OrganizationsRepo.use((repo) => repo.get(organizationId)),
-    orNotFound(`Organization ${organizationId} not found`)
+    orRefuse(() => new OrganizationNotFound({ id: organizationId }))
   )
   const companies = yield* CompaniesRepo
   const count = yield* companies.countInOrganization(organizationId)
   if (count >= organization.companyLimit) {
-    return yield* new Forbidden({
-      error: `Company limit reached: the organization's plan allows ${organization.companyLimit} companies`
-    })
+    return yield* new CompanyLimitReached({ limit: organization.companyLimit })
   }
   const company = yield* companies.create({ organizationId, name })
   yield* changing(companies.addUser({ companyId: company.id, userId: principal.userId, role: "owner" }))

@@ -1,32 +1,42 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { CompanyRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
+import { CompanyRole as CompanyRoleSchema } from "../platform/Schemas.ts"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 
+export const Company = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  name: Schema.String,
+  createdAt: Timestamp
+})
+export type Company = typeof Company.Type
 
-export interface Company {
-  readonly id: string
-  readonly organizationId: string
-  readonly name: string
-  readonly createdAt: Date
-}
-
-export interface CompanyUserRecord {
-  readonly id: string
-  readonly companyId: string
-  readonly userId: string
-  readonly role: CompanyRole
-  readonly allowedFeatures: ReadonlyArray<string>
-  readonly createdAt: Date
-}
+export const CompanyUserRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  userId: Schema.String,
+  role: CompanyRoleSchema,
+  allowedFeatures: Schema.Array(Schema.String),
+  createdAt: Timestamp
+})
+export type CompanyUserRecord = typeof CompanyUserRecord.Type
 
 /** A company user with the person's profile, as listings show it. */
-export interface CompanyUserView extends CompanyUserRecord {
-  readonly email: string
-  readonly displayName: string
-  readonly photo: string
-}
+export const CompanyUserView = Schema.Struct({
+  ...CompanyUserRecord.fields,
+  email: Schema.String,
+  displayName: Schema.String,
+  photo: Schema.String
+})
+export type CompanyUserView = typeof CompanyUserView.Type
+
+const CompanyRow = fromColumns(Company)
+const CompanyUserRow = fromColumns(CompanyUserView)
+/** A page's row carries the count of all matching rows. */
+const CompanyUserPageRow = fromColumns(Schema.Struct({ ...CompanyUserView.fields, total: NumberColumn }))
 
 export interface CompanyUserQuery {
   readonly search?: string | undefined
@@ -70,13 +80,13 @@ export interface CompaniesRepository {
 export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepository>()("companies/CompaniesRepo") {
   static readonly layer = Layer.effect(CompaniesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const companies = readerOf(CompanyRow)
+    const companyUsers = readerOf(CompanyUserRow)
+    const companyUserPages = readerOf(CompanyUserPageRow)
     const viewSelect = sql`
       SELECT cu.*, u.email, u.display_name, u.photo FROM company_users cu JOIN users u ON u.id = cu.user_id`
     const getUser = (companyId: string, userId: string) =>
-      Effect.map(
-        sql<CompanyUserRow>`${viewSelect} WHERE cu.company_id = ${companyId} AND cu.user_id = ${userId}`,
-        (rows) => Option.map(Option.fromNullishOr(rows[0]), viewFromRow)
-      )
+      companyUsers.first(sql`${viewSelect} WHERE cu.company_id = ${companyId} AND cu.user_id = ${userId}`)
     const searchFilter = (companyId: string, search: string | undefined) =>
       search === undefined || search === ""
         ? sql`cu.company_id = ${companyId}`
@@ -85,20 +95,17 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
         })`
     return {
       create: Effect.fn("CompaniesRepo.create")(function*(input) {
-        const rows = yield* sql<CompanyRow>`
+        return yield* companies.one(sql`
           INSERT INTO companies (id, organization_id, name) VALUES (${newId("cmp")}, ${input.organizationId}, ${input.name})
-          RETURNING *`
-        return companyFromRow(rows[0])
+          RETURNING *`)
       }, Effect.orDie),
       get: Effect.fn("CompaniesRepo.get")(function*(id) {
-        const rows = yield* sql<CompanyRow>`SELECT * FROM companies WHERE id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), companyFromRow)
+        return yield* companies.first(sql`SELECT * FROM companies WHERE id = ${id}`)
       }, Effect.orDie),
       listForUser: Effect.fn("CompaniesRepo.listForUser")(function*(userId) {
-        const rows = yield* sql<CompanyRow>`
+        return yield* companies.all(sql`
           SELECT c.* FROM companies c JOIN company_users cu ON cu.company_id = c.id
-          WHERE cu.user_id = ${userId} ORDER BY c.id`
-        return rows.map(companyFromRow)
+          WHERE cu.user_id = ${userId} ORDER BY c.id`)
       }, Effect.orDie),
       countInOrganization: Effect.fn("CompaniesRepo.countInOrganization")(function*(organizationId) {
         const rows = yield* sql<{ readonly count: unknown }>`
@@ -117,12 +124,12 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
       listUsers: Effect.fn("CompaniesRepo.listUsers")(function*(companyId, query) {
         const where = searchFilter(companyId, query.search)
         // One query for the page and the total; only a page past the end needs a separate count.
-        const rows = yield* sql<CompanyUserRow & { readonly total: unknown }>`
+        const rows = yield* companyUserPages.all(sql`
           SELECT cu.*, u.email, u.display_name, u.photo, count(*) OVER () AS total
           FROM company_users cu JOIN users u ON u.id = cu.user_id
-          WHERE ${where} ORDER BY cu.id LIMIT ${query.limit} OFFSET ${query.offset}`
+          WHERE ${where} ORDER BY cu.id LIMIT ${query.limit} OFFSET ${query.offset}`)
         if (rows.length > 0 || query.offset === 0) {
-          return { rows: rows.map(viewFromRow), total: toNumber(rows[0]?.total) }
+          return { rows: rows.map(({ total: _, ...view }) => view), total: rows[0]?.total ?? 0 }
         }
         const count = yield* sql<{ readonly count: unknown }>`
           SELECT count(*) AS count FROM company_users cu JOIN users u ON u.id = cu.user_id WHERE ${where}`
@@ -150,41 +157,3 @@ export class CompaniesRepo extends Context.Service<CompaniesRepo, CompaniesRepos
     }
   }))
 }
-
-interface CompanyRow {
-  readonly id: string
-  readonly organization_id: string
-  readonly name: string
-  readonly created_at: Date
-}
-
-interface CompanyUserRow {
-  readonly id: string
-  readonly company_id: string
-  readonly user_id: string
-  readonly role: CompanyRole
-  readonly allowed_features: ReadonlyArray<string>
-  readonly created_at: Date
-  readonly email: string
-  readonly display_name: string
-  readonly photo: string
-}
-
-const companyFromRow = (row: CompanyRow): Company => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  name: row.name,
-  createdAt: new Date(row.created_at)
-})
-
-const viewFromRow = (row: CompanyUserRow): CompanyUserView => ({
-  id: row.id,
-  companyId: row.company_id,
-  userId: row.user_id,
-  role: row.role,
-  allowedFeatures: row.allowed_features,
-  createdAt: new Date(row.created_at),
-  email: row.email,
-  displayName: row.display_name,
-  photo: row.photo
-})

@@ -5,11 +5,14 @@ import { requireCompany } from "../auth/Authentication.ts"
 import { authorize, authorizeInOrganization } from "../auth/Policy.ts"
 import { type RevisionCache, revisionCacheLayer } from "../auth/RevisionCache.ts"
 import { jsonResponse } from "../http/JsonResponses.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
-import { CompanyUserList, toCompanyUser } from "./Api.ts"
+import { CompaniesApi, CompanyUserList, CompanyUsersApi, toCompanyUser } from "./Api.ts"
 import * as Companies from "./Companies.ts"
 import type { Company } from "./CompaniesRepo.ts"
+import { answer } from "../http/Refusals.ts"
+
+const api = areaApi(CompanyUsersApi, CompaniesApi)
 
 /**
  * Pages of a company's users (without a search), answered whole, per
@@ -42,30 +45,30 @@ const companyResource = (company: Company) => ({
   createdDate: company.createdAt
 })
 
-export const CompanyUsersLive = HttpApiBuilder.group(Api, "companyUsers", (handlers) =>
+export const CompanyUsersLive = HttpApiBuilder.group(api, "companyUsers", (handlers) =>
   handlers
     .handle("list", ({ params, query }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:read")(listCompanyUsers(params.companyId, query))
+        answer(authorize("companyUsers:read")(listCompanyUsers(params.companyId, query)))
       ))
     .handle("add", ({ params, payload }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:manage")(Effect.map(Companies.addCompanyUser(payload), toCompanyUser))
+        answer(authorize("companyUsers:manage")(Effect.map(Companies.addCompanyUser(payload), toCompanyUser)))
       ))
     .handle("update", ({ params, payload }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:manage")(Effect.map(Companies.updateCompanyUser(params.userId, payload), toCompanyUser))
+        answer(authorize("companyUsers:manage")(Effect.map(Companies.updateCompanyUser(params.userId, payload), toCompanyUser)))
       ))
     .handle("remove", ({ params }) =>
       Effect.andThen(
         requireCompany(params.companyId),
-        authorize("companyUsers:manage")(Effect.map(Companies.removeCompanyUser(params.userId), toCompanyUser))
+        answer(authorize("companyUsers:manage")(Effect.map(Companies.removeCompanyUser(params.userId), toCompanyUser)))
       )))
 
-export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
+export const CompaniesLive = HttpApiBuilder.group(api, "companies", (handlers) =>
   handlers
     .handle("list", ({ query }) =>
       Effect.map(Companies.listCallerCompanies(), (companies) => {
@@ -74,6 +77,6 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
         return toPage(companies.slice(start, start + request.pageSize).map(companyResource), companies.length, request)
       }))
     .handle("create", ({ payload }) =>
-      authorizeInOrganization("companies:create", payload.organizationId)(
+      answer(authorizeInOrganization("companies:create", payload.organizationId)(
         Effect.map(Companies.createCompany(payload.organizationId, payload.name), companyResource)
-      )))
+      ))))

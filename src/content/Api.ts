@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -68,29 +69,29 @@ export class ContentApi extends HttpApiGroup.make("content")
     success: SpamAnalysis,
     error: [BadRequest, Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Check an e-mail for spam signals")
-    .annotate(
-      OpenApi.Description,
-      "Scores an e-mail body (plain text or HTML, at most 500 KB) and optional subject for deliverability: eight " +
+    .pipe(described({
+    summary: "Check an e-mail for spam signals",
+    does: "Scores an e-mail body (plain text or HTML, at most 500 KB) and optional subject for deliverability: eight " +
         "metrics (subject line, trigger phrases, formatting, links, images, compliance, length, personalisation), " +
         "each with issues and suggestions, a weighted overall score and a verdict. Below 70 it adds improvedSubject " +
         "and improvedContent (a model's rewrite when a model provider is configured, billed under `content`; " +
         "otherwise, or when the rewrite does not score better, a rule-based one). Needs the `content:use` " +
-        "permission. 400 for empty or oversized content, 403 without the permission or credits, 404 for another company."
-    ),
+        "permission. 400 for empty or oversized content, 403 without the permission or credits, 404 for another company.",
+    who: "content:use"
+  })),
   HttpApiEndpoint.post("spintax", "/content/spintax", {
     payload: SpintaxRequest,
     success: SpintaxResult,
     error: [BadRequest, Forbidden, NotFound]
   })
-    .annotate(OpenApi.Summary, "Add spintax variations to an e-mail")
-    .annotate(
-      OpenApi.Description,
-      "Rewrites the body and subject with `{{RANDOM | option1 | option2}}` groups so that each recipient can get a " +
+    .pipe(described({
+    summary: "Add spintax variations to an e-mail",
+    does: "Rewrites the body and subject with `{{RANDOM | option1 | option2}}` groups so that each recipient can get a " +
         "different wording: greetings, openers, calls to action and sign-offs first, then single words (every " +
         "eligible word with `aggressive: true`). Merge fields, URLs, e-mail addresses, numbers, prices, HTML markup " +
         "and existing spintax are never changed. With a model provider configured the model proposes variations " +
         "(billed under `content`) which are validated before use. Needs `content:use`. 400 for empty or oversized " +
-        "content, a non-boolean `aggressive`, or malformed spintax (naming its line and column)."
-    )
+        "content, a non-boolean `aggressive`, or malformed spintax (naming its line and column).",
+    who: "content:use"
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,18 +1,21 @@
 import { Effect, Option, Schema } from "effect"
+import { ContentRefused } from "./Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { BadRequest } from "../platform/Errors.ts"
 import type { SpamAnalysis, SpamCheckRequest, SpintaxRequest } from "./Api.ts"
 import { askContentModel, decodeModelJson } from "./ContentModel.ts"
 import { ContentPool } from "./ContentPool.ts"
+import { SpamAssassin } from "./SpamAssassin.ts"
+import { hasSubject, withSpamAssassin } from "./SpamScore.ts"
 import { maxAlternatives, type Variation } from "./SpintaxConverter.ts"
 
 const Rewrite = Schema.Struct({ subject: Schema.optional(Schema.String), content: Schema.String })
 
 const rewriteSystem =
-  "You improve the deliverability of e-mails. Rewrite the e-mail so that it keeps its meaning, language, " +
-  "merge fields ({{name}}), spintax ({{RANDOM | a | b}}), links and HTML structure, but fixes every issue listed. " +
-  "Answer with only a JSON object {\"subject\": \"…\", \"content\": \"…\"}."
+  "You improve the deliverability of e-mails. Rewrite the e-mail in grammatical, plain sentences so that it keeps " +
+  "its meaning, language, merge fields ({{name}}), spintax ({{RANDOM | a | b}}) and HTML structure, but fixes every " +
+  "issue listed: no shouting, no hype or pressure, and no risky links (URL shorteners, raw IP addresses, link text " +
+  "naming another site). Answer with only a JSON object {\"subject\": \"…\", \"content\": \"…\"}."
 
 const rewritePrompt = (input: typeof SpamCheckRequest.Type, analysis: typeof SpamAnalysis.Type) =>
   [
@@ -24,37 +27,50 @@ const rewritePrompt = (input: typeof SpamCheckRequest.Type, analysis: typeof Spa
     input.content
   ].join("\n")
 
-/** The better of the model's rewrite (when there is a model) and the rules' rewrite, by the same analysis. */
-const improve = (
-  input: typeof SpamCheckRequest.Type,
-  analysis: typeof SpamAnalysis.Type,
-  rules: { readonly subject: string; readonly content: string; readonly score: number }
-) =>
+/** Below this overall score the spam check answers with an improved subject and body. */
+const improveBelow = 70
+
+interface Email {
+  readonly subject: string | undefined
+  readonly content: string
+}
+
+/** The rules' analysis on a content worker, with SpamAssassin's report as one more metric when it is configured. */
+const analyse = (email: Email) =>
   Effect.gen(function*() {
+    const checked = yield* (yield* ContentPool).run("checkSpam", email)
+    if ("error" in checked) return yield* new ContentRefused({ message: checked.error })
+    const report = yield* (yield* SpamAssassin).check({ ...email, isHtml: checked.isHtml, text: checked.text })
+    return Option.match(report, {
+      onNone: () => checked.analysis,
+      onSome: (found) => withSpamAssassin(checked.analysis, found, hasSubject(email.subject))
+    })
+  })
+
+/**
+ * The model's rewrite when there is a model and it scores higher than the
+ * rules' rewrite, else the rules' rewrite; both scored by the same analysis.
+ */
+const improve = (input: typeof SpamCheckRequest.Type, analysis: typeof SpamAnalysis.Type) =>
+  Effect.gen(function*() {
+    const rules = yield* (yield* ContentPool).run("rewrite", { content: input.content, subject: input.subject })
     const answer = yield* askContentModel(rewriteSystem, rewritePrompt(input, analysis), 8_000)
     const model = Option.flatMap(answer, (text) => decodeModelJson(Rewrite, text))
-    if (Option.isSome(model) && model.value.content.trim().length > 0) {
-      const subject = model.value.subject ?? rules.subject
-      const score = yield* (yield* ContentPool).run("scoreOf", {
-        content: model.value.content,
-        subject: input.subject === undefined ? undefined : subject
-      })
-      if (score > rules.score) return { subject, content: model.value.content }
-    }
-    return rules
+    if (Option.isNone(model) || model.value.content.trim().length === 0) return rules
+    const rewritten = { subject: input.subject === undefined ? undefined : model.value.subject ?? rules.subject, content: model.value.content }
+    const [modelScore, rulesScore] = yield* Effect.all([analyse(rewritten), analyse(rules)], { concurrency: 2 })
+    return modelScore.overallScore > rulesScore.overallScore ? rewritten : rules
   })
 
 export const spamCheck = Effect.fn("Content.spamCheck")(function*(input: typeof SpamCheckRequest.Type) {
   yield* Authorized("content:use")
   yield* requireCompany(input.companyId)
-  const checked = yield* (yield* ContentPool).run("checkSpam", { content: input.content, subject: input.subject })
-  if ("error" in checked) return yield* new BadRequest({ error: checked.error })
-  const { analysis, rules } = checked
-  if (rules === undefined) return analysis
-  const improved = yield* improve(input, analysis, rules)
+  const analysis = yield* analyse({ content: input.content, subject: input.subject })
+  if (analysis.overallScore >= improveBelow) return analysis
+  const improved = yield* improve(input, analysis)
   return {
     ...analysis,
-    ...(input.subject === undefined ? {} : { improvedSubject: improved.subject }),
+    ...(improved.subject === undefined ? {} : { improvedSubject: improved.subject }),
     improvedContent: improved.content
   } satisfies typeof SpamAnalysis.Type
 })
@@ -89,7 +105,7 @@ export const spintax = Effect.fn("Content.spintax")(function*(input: typeof Spin
   const pool = yield* ContentPool
   const email = { content: input.content, subject: input.subject }
   const unfit = yield* pool.run("checkSpintax", email)
-  if (unfit !== undefined) return yield* new BadRequest({ error: unfit })
+  if (unfit !== undefined) return yield* new ContentRefused({ message: unfit })
   const answer = yield* askContentModel(proposeSystem, `Subject: ${input.subject ?? ""}\n\n${input.content}`, 2_000)
   const proposed = Option.match(Option.flatMap(answer, (text) => decodeModelJson(Proposals, text)), {
     onNone: () => [],

@@ -13,9 +13,6 @@ import { type Converted, convert, type Variation, variantsOf } from "./SpintaxCo
  * and returns plain data; a `{ error }` reply is a 400 for the caller.
  */
 
-/** Below this overall score the spam check answers with an improved subject and body. */
-const improveBelow = 70
-
 interface Email {
   readonly content: string
   readonly subject: string | undefined
@@ -33,23 +30,21 @@ const unreadable = (content: string) => {
 const malformed = (field: string, text: string) =>
   Result.match(parse(text), { onSuccess: () => undefined, onFailure: (error) => `Malformed spintax in ${field}: ${error.message}` })
 
-const scoreOf = (email: Email) => analyse(email.content, email.subject).overallScore
-
-/** The analysis and, below `improveBelow`, the rules' rewrite with its own score (to compare a model's with). */
+/** The rules' analysis, and what SpamAssassin needs to read the same e-mail (its visible text as the plain-text part). */
 const checkSpam = (email: Email):
   | { readonly error: string }
-  | {
-    readonly analysis: typeof SpamAnalysis.Type
-    readonly rules?: { readonly subject: string; readonly content: string; readonly score: number }
-  } =>
+  | { readonly analysis: typeof SpamAnalysis.Type; readonly isHtml: boolean; readonly text: string } =>
 {
   const error = unreadable(email.content)
   if (error !== undefined) return { error }
-  const analysis = analyse(email.content, email.subject)
-  if (analysis.overallScore >= improveBelow) return { analysis }
-  const subject = improveSubject(email.subject ?? "")
+  const markup = readEmail(email.content)
+  return { analysis: analyse(email.content, email.subject), isHtml: markup.isHtml, text: markup.text }
+}
+
+/** The rules' rewrite: risky links, trigger phrases and shouting out, an unsubscribe line in (`SpamRewrite`). */
+const rewrite = (email: Email) => {
   const content = improveContent(email.content)
-  return { analysis, rules: { subject, content, score: scoreOf({ content, subject: email.subject === undefined ? undefined : subject }) } }
+  return { subject: email.subject === undefined ? undefined : improveSubject(email.subject, content), content }
 }
 
 /** Why the spintax converter cannot take this e-mail, for a 400; `undefined` when it can. */
@@ -91,7 +86,7 @@ const spintaxOf = (input: Email & { readonly aggressive: boolean; readonly propo
   return { content: body.text, subject: subject?.text ?? "", explanation: explanationOf(body, subject) }
 }
 
-const jobs = { checkSpam, scoreOf, checkSpintax, spintaxOf }
+const jobs = { checkSpam, rewrite, checkSpintax, spintaxOf }
 
 export type ContentJobs = typeof jobs
 export type ContentTool = keyof ContentJobs

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
+import { ContentRefused } from "./Errors.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { BadRequest } from "../platform/Errors.ts"
 import { makeWorkerPool, siblingModule } from "../platform/WorkerPool.ts"
 import type { ContentJob, ContentJobs, ContentTool } from "./ContentJobs.ts"
 
@@ -18,7 +18,7 @@ export class ContentPool extends Context.Service<ContentPool, {
   readonly run: <Tool extends ContentTool>(
     tool: Tool,
     input: Parameters<ContentJobs[Tool]>[0]
-  ) => Effect.Effect<ReturnType<ContentJobs[Tool]>, BadRequest>
+  ) => Effect.Effect<ReturnType<ContentJobs[Tool]>, ContentRefused>
 }>()("content/ContentPool") {
   static readonly layer = Layer.effect(ContentPool, Effect.gen(function*() {
     const { contentWorkers } = yield* AppConfig
@@ -35,9 +35,9 @@ export class ContentPool extends Context.Service<ContentPool, {
           Effect.catchTag("WorkerFailed", (failed) => {
             switch (failed.reason) {
               case "timeout":
-                return Effect.fail(new BadRequest({ error: `content: could not be processed within ${contentJobTimeoutMs / 1000} s` }))
+                return Effect.fail(new ContentRefused({ message: `content: could not be processed within ${contentJobTimeoutMs / 1000} s` }))
               case "out-of-memory":
-                return Effect.fail(new BadRequest({ error: `content: needs more than ${contentWorkerMemoryMb} MB of memory to process` }))
+                return Effect.fail(new ContentRefused({ message: `content: needs more than ${contentWorkerMemoryMb} MB of memory to process` }))
               case "crashed":
                 return Effect.die(failed)
             }

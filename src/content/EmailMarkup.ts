@@ -14,6 +14,8 @@ export interface Link {
   readonly text: string
   /** Source range `[start, end)` from the link's first to its last piece of visible text (empty when it has none). */
   readonly textRange: readonly [number, number]
+  /** Source range of the whole element, `<a …>` to `</a>` (the URL itself in plain text); `undefined` when it is never closed. */
+  readonly elementRange: readonly [number, number] | undefined
 }
 
 export interface Image {
@@ -103,6 +105,8 @@ interface LinkInProgress {
   readonly href: string
   readonly parts: Array<string>
   textRange: [number, number] | undefined
+  readonly openedAt: number
+  closedAt: number | undefined
 }
 
 const collapse = (text: string) => text.replace(/[ \t\f\v\r\u00a0]+/g, " ").replace(/ ?\n[\s]*/g, "\n").trim()
@@ -114,7 +118,8 @@ const plainText = (content: string): EmailMarkup => ({
   links: [...content.matchAll(/\bhttps?:\/\/[^\s<>"')\]]+/gi)].map((match) => ({
     href: match[0],
     text: match[0],
-    textRange: [match.index, match.index + match[0].length] as const
+    textRange: [match.index, match.index + match[0].length] as const,
+    elementRange: [match.index, match.index + match[0].length] as const
   })),
   images: [],
   fontTags: 0,
@@ -173,7 +178,7 @@ export const readEmail = (content: string): EmailMarkup => {
       if (blockElements.has(name)) text.push("\n")
       let link: LinkInProgress | undefined
       if (name === "a" && attributes.href !== undefined) {
-        link = { href: attributes.href.trim(), parts: [], textRange: undefined }
+        link = { href: attributes.href.trim(), parts: [], textRange: undefined, openedAt: parser.startIndex, closedAt: undefined }
         links.push(link)
         openLinks.push(link)
       }
@@ -186,7 +191,11 @@ export const readEmail = (content: string): EmailMarkup => {
       if (element === undefined) return
       if (element.nonRendered) nonRenderedDepth -= 1
       if (element.hidden) hiddenDepth -= 1
-      if (element.link !== undefined) openLinks.pop()
+      if (element.link !== undefined) {
+        openLinks.pop()
+        // An implied close (end of input, a parent closing) is no `</a>` in the source.
+        if (/^<\/a\s*>$/i.test(content.slice(parser.startIndex, parser.endIndex + 1))) element.link.closedAt = parser.endIndex + 1
+      }
       if (blockElements.has(element.name)) text.push("\n")
     },
     ontext(data) {
@@ -209,7 +218,12 @@ export const readEmail = (content: string): EmailMarkup => {
     isHtml: true,
     text: collapse(text.join("")),
     textRanges,
-    links: links.map((link) => ({ href: link.href, text: collapse(link.parts.join("")), textRange: link.textRange ?? [0, 0] })),
+    links: links.map((link) => ({
+      href: link.href,
+      text: collapse(link.parts.join("")),
+      textRange: link.textRange ?? [0, 0],
+      elementRange: link.closedAt === undefined ? undefined : [link.openedAt, link.closedAt]
+    })),
     images,
     fontTags,
     colours,

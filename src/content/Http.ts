@@ -1,13 +1,23 @@
 import { Effect, Layer } from "effect"
+import { ContentApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import * as Content from "./Content.ts"
 import { ContentPool } from "./ContentPool.ts"
+import { answer } from "../http/Refusals.ts"
+import { SpamAssassin } from "./SpamAssassin.ts"
 
-export const ContentLive = HttpApiBuilder.group(Api, "content", (handlers) =>
-  Effect.map(ContentPool, (pool) =>
-    handlers
-      .handle("spamCheck", ({ payload }) => authorize("content:use")(Content.spamCheck(payload)).pipe(Effect.provideService(ContentPool, pool)))
-      .handle("spintax", ({ payload }) => authorize("content:use")(Content.spintax(payload)).pipe(Effect.provideService(ContentPool, pool))))
-).pipe(Layer.provide(ContentPool.layer))
+const api = areaApi(ContentApi)
+
+export const ContentLive = HttpApiBuilder.group(api, "content", (handlers) =>
+  Effect.gen(function*() {
+    const pool = yield* ContentPool
+    const spamAssassin = yield* SpamAssassin
+    const withTools = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.provideService(ContentPool, pool), Effect.provideService(SpamAssassin, spamAssassin))
+    return handlers
+      .handle("spamCheck", ({ payload }) => withTools(answer(authorize("content:use")(Content.spamCheck(payload)))))
+      .handle("spintax", ({ payload }) => withTools(answer(authorize("content:use")(Content.spintax(payload)))))
+  })
+).pipe(Layer.provide([ContentPool.layer, SpamAssassin.layer]))

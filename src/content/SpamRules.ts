@@ -1,62 +1,18 @@
 import { Result } from "effect"
+import abusedTlds from "./data/abused-tlds.json" with { type: "json" }
 import shortenerHosts from "./data/url-shorteners.json" with { type: "json" }
-import { type EmailMarkup, hostOf, mismatchedHosts, readEmail } from "./EmailMarkup.ts"
+import { type EmailMarkup, hostOf, type Link, mismatchedHosts, readEmail } from "./EmailMarkup.ts"
 import { countVariants, mergeFieldNames, parse, type Template } from "./Spintax.ts"
 import { findTriggerPhrases, findTriggerPhrasesIn, type Severity, type TriggerPhrase } from "./TriggerPhrases.ts"
+import { hasSubject, type MetricName, plural, quoted, scoreMetrics, type SpamAnalysis, type WeighedMetric } from "./SpamScore.ts"
 import { type Chunk, chunksOf } from "./Words.ts"
 
 /**
  * The deterministic spam analysis: eight metrics, each scored 0–100 from
- * documented penalties (docs/content.md), combined by weight. Every rule is
- * a single pass or a bounded regular expression over the text.
+ * documented penalties (docs/content.md), combined by `SpamScore`. Every
+ * rule is a single pass or a bounded regular expression over the text.
  */
 
-export interface Metric {
-  readonly name: string
-  readonly score: number
-  readonly description: string
-  readonly issues: ReadonlyArray<string>
-  readonly suggestions: ReadonlyArray<string>
-}
-
-export type Verdict = "excellent" | "good" | "average" | "poor" | "spam"
-
-export interface SpamAnalysis {
-  readonly overallScore: number
-  readonly verdict: Verdict
-  readonly metrics: ReadonlyArray<Metric>
-  readonly spamWordsFound: ReadonlyArray<string>
-  readonly summary: string
-}
-
-/** Metric weights (sum 100). Without a subject the subject metric is reported but weighs nothing. */
-export const weights = {
-  "Subject line": 15,
-  "Trigger phrases": 20,
-  "Formatting": 15,
-  "Links": 15,
-  "Images": 10,
-  "Compliance": 10,
-  "Length": 10,
-  "Personalisation": 5
-} as const
-
-type MetricName = keyof typeof weights
-
-interface WeighedMetric extends Metric {
-  readonly name: MetricName
-}
-
-export const verdictThresholds: ReadonlyArray<readonly [Verdict, number]> = [
-  ["excellent", 90],
-  ["good", 75],
-  ["average", 60],
-  ["poor", 40],
-  ["spam", 0]
-]
-
-/** One very bad metric drags the whole down: the overall never exceeds the lowest metric plus this. */
-export const lowestMetricAllowance = 40
 
 /** Gmail clips a message whose HTML is over about 102 KB. */
 export const gmailClipBytes = 102 * 1024
@@ -65,6 +21,8 @@ const severityPoints: Record<Severity, number> = { high: 15, medium: 8, low: 4 }
 const subjectSeverityPoints: Record<Severity, number> = { high: 25, medium: 15, low: 8 }
 
 const shorteners: ReadonlySet<string> = new Set(shortenerHosts)
+/** Top-level domains that abuse reports (Spamhaus, Interisle) find mostly used for spam and phishing. */
+const abusedTopLevel: ReadonlySet<string> = new Set(abusedTlds)
 
 /** Accumulates a metric's penalties with their reasons. */
 const scorer = (name: MetricName) => {
@@ -87,8 +45,6 @@ const scorer = (name: MetricName) => {
   }
 }
 
-const quoted = (text: string) => `“${text}”`
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`
 
 /** Text as one variant reads (first option of each group, merge fields by their fallback), and every option's text. */
 interface Readings {
@@ -173,14 +129,27 @@ const phraseSuggestion = (phrase: TriggerPhrase) =>
     ? `Replace ${quoted(phrase.phrase)} with ${quoted(phrase.replacement)}.`
     : `Remove ${quoted(phrase.phrase)}.`
 
-const triggerMetric = (body: ReadonlyArray<TriggerPhrase>, subject: ReadonlyArray<TriggerPhrase>): WeighedMetric => {
+/** A sum of money of a million or more, or written with two thousands separators ($1,000,000; 12.500.000 EUR). */
+const largeSum = /(?:[$€£]\s?\d{1,3}(?:[,.]\d{3}){2,}|\d{1,3}(?:[,.]\d{3}){2,}(?:[.,]\d{2})?\s?(?:usd|eur|gbp|dollars|euros|pounds)\b|\b\d+(?:[.,]\d+)?\s?(?:million|billion)\b)/i
+/** A Bitcoin (legacy or bech32) or Ethereum address: payment that cannot be traced or reversed. */
+const walletAddress = /\b(?:bc1[ac-hj-np-z02-9]{25,87}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|0x[a-fA-F0-9]{40})\b/
+
+/** Lines of at most this length are searched for sums and wallet addresses (longer ones are no such thing). */
+const maxPatternLine = 2_000
+
+const someLine = (text: string, pattern: RegExp) =>
+  text.split("\n").some((line) => line.length <= maxPatternLine && pattern.test(line))
+
+const triggerMetric = (text: string, body: ReadonlyArray<TriggerPhrase>, subject: ReadonlyArray<TriggerPhrase>): WeighedMetric => {
   const metric = scorer("Trigger phrases")
   const all = [...new Set([...subject, ...body])]
   for (const phrase of all) {
     metric.penalise(severityPoints[phrase.severity], `${quoted(phrase.phrase)} (${phrase.category}, ${phrase.severity})`, phraseSuggestion(phrase))
   }
+  if (someLine(text, largeSum)) metric.penalise(severityPoints.high, "A sum of a million or more", "Leave out large sums of money: they read as lottery or inheritance fraud.")
+  if (someLine(text, walletAddress)) metric.penalise(severityPoints.high, "A cryptocurrency wallet address", "Do not ask for payment to a crypto wallet.")
   return metric.done(
-    `Phrases from a curated list of spam triggers, counted once each: high ${severityPoints.high}, medium ${severityPoints.medium}, low ${severityPoints.low} points.`
+    `Phrases from a curated list of spam triggers, counted once each (high ${severityPoints.high}, medium ${severityPoints.medium}, low ${severityPoints.low} points), huge sums of money and crypto wallet addresses.`
   )
 }
 
@@ -210,7 +179,24 @@ const formattingMetric = (markup: EmailMarkup, text: string, chunks: ReadonlyArr
   return metric.done("Capitals, exclamation marks, currency symbols, emoji, and colour, font and hidden-text tricks in the markup.")
 }
 
+/** Words that phishing hosts put in their names to look like a sign-in or billing page. */
+const lureWords = /(?:^|[.-])(?:login|log-in|signin|sign-in|secure|verify|verification|account|acct|update|confirm|wallet|billing|refund|claims?|redelivery|unlock|recover)(?:[.-]|$)/
+/** A well-known domain suffix inside a host's name rather than at its end: `paypal.com.verify-user.cc`, `gov-uk.claims.net`. */
+const domainInside = /(?:\.|-)(?:com|net|org|gov|co|uk)(?:\.|-)(?=.*\.[a-z]{2,}$)/
+
+/** Why a link's host looks deceptive, or `undefined`. */
+const deceptiveHost = (host: string): string | undefined =>
+  domainInside.test(host) ? "another domain inside its name" : lureWords.test(host) ? "sign-in or billing words in its name" : undefined
+
 const isIpAddress = (host: string) => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.startsWith("[")
+
+/** Links that the rewrite drops: scripts, URL shorteners, raw IP addresses, deceptive hosts and text naming another site. */
+export const isRiskyLink = (link: Link): boolean => {
+  if (/^(?:javascript|data|vbscript):/i.test(link.href)) return true
+  const host = hostOf(link.href)
+  return host !== undefined &&
+    (shorteners.has(host) || isIpAddress(host) || deceptiveHost(host) !== undefined || mismatchedHosts(link) !== undefined)
+}
 
 const linksMetric = (markup: EmailMarkup, words: number): WeighedMetric => {
   const metric = scorer("Links")
@@ -222,6 +208,8 @@ const linksMetric = (markup: EmailMarkup, words: number): WeighedMetric => {
   }
   let shortened = 0
   let mismatched = 0
+  let abused = 0
+  const deceptive = new Set<string>()
   for (const link of links) {
     if (/^(?:javascript|data|vbscript):/i.test(link.href)) {
       metric.penalise(30, `Script or data link: ${link.href.slice(0, 60)}`, "Use ordinary https links.")
@@ -234,16 +222,27 @@ const linksMetric = (markup: EmailMarkup, words: number): WeighedMetric => {
       if (shortened <= 2) metric.penalise(20, `URL shortener: ${host}`, "Link to your own domain instead of a URL shortener.")
     }
     if (isIpAddress(host)) metric.penalise(30, `Link to a raw IP address: ${host}`, "Link to a domain name, never an IP address.")
+    else if (abusedTopLevel.has(host.slice(host.lastIndexOf(".") + 1))) {
+      abused += 1
+      if (abused <= 2) metric.penalise(15, `Link to a domain under a top-level domain mostly used by spam: ${host}`, "Link to your own domain on a reputable top-level domain.")
+    }
+    const deception = deceptiveHost(host)
+    if (deception !== undefined && !deceptive.has(host)) {
+      deceptive.add(host)
+      if (deceptive.size <= 2) metric.penalise(20, `Deceptive link host ${host}: ${deception}`, "Link to your own domain, named plainly.")
+    }
     const mismatch = mismatchedHosts(link)
     if (mismatch !== undefined) {
       mismatched += 1
       if (mismatched <= 2) {
-        metric.penalise(25, `Link text shows ${mismatch.shown} but leads to ${mismatch.real}`, "Make link text match where the link goes.")
+        metric.penalise(30, `Link text shows ${mismatch.shown} but leads to ${mismatch.real}`, "Make link text match where the link goes.")
       }
     }
   }
-  if (links.some((link) => /^http:\/\//i.test(link.href))) metric.penalise(5, "Links over plain http", "Use https links.")
-  return metric.done("Number of links, links per word, URL shorteners, raw IP addresses, unsafe schemes and anchor text that names another site.")
+  if (links.some((link) => /^http:\/\//i.test(link.href))) metric.penalise(10, "Links over plain http", "Use https links.")
+  return metric.done(
+    "Number of links, links per word, URL shorteners, raw IP addresses, abused top-level domains, deceptive hosts, unsafe schemes and anchor text that names another site."
+  )
 }
 
 const imagesMetric = (markup: EmailMarkup, words: number): WeighedMetric => {
@@ -279,11 +278,45 @@ export const offersUnsubscribe = (markup: EmailMarkup, content: string): boolean
   markup.links.some((link) => unsubscribeWording.test(link.href)) ||
   /\{\{\s*unsubscribe/i.test(content)
 
-const complianceMetric = (markup: EmailMarkup, content: string): WeighedMetric => {
+/** Trigger-phrase categories that read as marketing rather than as a personal note. */
+const promotionalCategories: ReadonlySet<string> = new Set([
+  "urgency", "overpromise", "money", "pushy-call-to-action", "sales-hype", "impersonal-greeting", "seo-and-bulk-pitch", "finance", "health"
+])
+
+/**
+ * How much the mail reads like bulk mail, 0 (a personal note) to 1 (a
+ * newsletter or a promotion): HTML layout, several links, images, merge
+ * fields, promotional wording, and footer wording that only bulk mail has.
+ * Unsubscribe and address rules matter for bulk mail only (CAN-SPAM, GDPR).
+ */
+const bulkinessOf = (markup: EmailMarkup, readings: Readings, phrases: ReadonlyArray<TriggerPhrase>, unsubscribe: boolean) => {
+  const links = markup.links.filter((link) => /^https?:/i.test(link.href)).length
+  const signals: ReadonlyArray<readonly [boolean, number, string]> = [
+    [markup.isHtml, 0.2, "HTML layout"],
+    [links >= 3, 0.2, `${links} links`],
+    [markup.images.length > 0, 0.2, "images"],
+    [readings.template !== undefined && mergeFieldNames(readings.template).length > 0, 0.2, "merge fields"],
+    [unsubscribe, 0.5, "unsubscribe wording"]
+  ]
+  const promotional = phrases.filter((phrase) => promotionalCategories.has(phrase.category)).length
+  const found = signals.filter(([present]) => present)
+  const share = Math.min(1, found.reduce((sum, [, points]) => sum + points, 0) + 0.15 * promotional)
+  return { share, reasons: [...found.map(([, , reason]) => reason), ...(promotional > 0 ? [plural(promotional, "promotional phrase")] : [])] }
+}
+
+const complianceMetric = (markup: EmailMarkup, content: string, bulk: { readonly share: number; readonly reasons: ReadonlyArray<string> }): WeighedMetric => {
   const metric = scorer("Compliance")
-  if (!offersUnsubscribe(markup, content)) metric.penalise(50, "No unsubscribe link or wording", "Add an unsubscribe link or line (required for bulk mail; CAN-SPAM, GDPR).")
-  if (!hasPostalAddress(markup.text)) metric.penalise(30, "No postal address found", "Add the sender's postal address in the footer (CAN-SPAM).")
-  return metric.done("An unsubscribe link or wording, and the sender's postal address.")
+  const percent = Math.round(bulk.share * 100)
+  const context = `(the mail reads ${percent}% like bulk mail${bulk.reasons.length > 0 ? `: ${bulk.reasons.join(", ")}` : ""})`
+  if (bulk.share > 0 && !offersUnsubscribe(markup, content)) {
+    metric.penalise(50 * bulk.share, `No unsubscribe link or wording ${context}`, "Add an unsubscribe link or line (required for bulk mail; CAN-SPAM, GDPR).")
+  }
+  if (bulk.share > 0 && !hasPostalAddress(markup.text)) {
+    metric.penalise(30 * bulk.share, `No postal address found ${context}`, "Add the sender's postal address in the footer (CAN-SPAM).")
+  }
+  return metric.done(
+    `An unsubscribe link or wording (up to 50 points) and the sender's postal address (up to 30), weighed by how much the mail reads like bulk mail (${percent}%): a one-to-one note needs neither.`
+  )
 }
 
 const lengthMetric = (markup: EmailMarkup, content: string, words: number): WeighedMetric => {
@@ -309,7 +342,7 @@ const foreignTags: ReadonlyArray<readonly [RegExp, string]> = [
   [/\{\{\{/, "triple-brace"]
 ]
 
-const personalisationMetric = (readings: Readings, content: string): WeighedMetric => {
+const personalisationMetric = (readings: Readings, content: string, bulk: number): WeighedMetric => {
   const metric = scorer("Personalisation")
   if (readings.syntaxError !== undefined) {
     metric.penalise(60, `Malformed merge field or spintax: ${readings.syntaxError}`, "Balance every {{ with }}; recipients would see the braces.")
@@ -318,28 +351,15 @@ const personalisationMetric = (readings: Readings, content: string): WeighedMetr
     if (pattern.test(content)) metric.penalise(40, `${kind} merge tag that this platform does not fill`, "Use {{fieldName}} merge fields.")
   }
   const fields = readings.template === undefined ? [] : mergeFieldNames(readings.template)
-  if (readings.syntaxError === undefined && fields.length === 0) metric.penalise(30, "No merge fields", "Personalise with merge fields such as {{firstName}}.")
+  if (readings.syntaxError === undefined && fields.length === 0 && bulk > 0) {
+    metric.penalise(30 * bulk, "No merge fields in a mail that reads like bulk mail", "Personalise with merge fields such as {{firstName}}.")
+  }
   const variants = readings.template === undefined ? 1 : countVariants(readings.template)
   const notes = [
     fields.length > 0 ? `Merge fields: ${fields.join(", ")}.` : undefined,
     variants > 1 ? `Spintax gives ${variants} variants.` : undefined
   ].filter((note) => note !== undefined)
   return metric.done(["Merge fields, and merge tags or spintax that would reach recipients unexpanded.", ...notes].join(" "))
-}
-
-const verdictOf = (score: number): Verdict => verdictThresholds.find(([, minimum]) => score >= minimum)![0]
-
-const summaryOf = (overall: number, verdict: Verdict, metrics: ReadonlyArray<Metric>, phrases: ReadonlyArray<string>) => {
-  const weakest = [...metrics].filter((metric) => metric.score < 80).sort((a, b) => a.score - b.score).slice(0, 3)
-  const sentences = [`Deliverability score ${overall}/100 (${verdict}).`]
-  if (weakest.length === 0) sentences.push("Every area looks healthy.")
-  else {
-    sentences.push(`Weakest: ${weakest.map((metric) => `${metric.name.toLowerCase()} (${metric.score}: ${metric.issues[0] ?? "minor issues"})`).join("; ")}.`)
-  }
-  if (phrases.length > 0) sentences.push(`${plural(phrases.length, "trigger phrase")} found: ${phrases.slice(0, 8).map(quoted).join(", ")}${phrases.length > 8 ? "…" : ""}.`)
-  const advice = weakest.flatMap((metric) => metric.suggestions).slice(0, 2)
-  if (advice.length > 0) sentences.push(`First fixes: ${advice.join(" ")}`)
-  return sentences.join(" ")
 }
 
 /** Analyses an e-mail body (plain text or HTML) and optional subject. */
@@ -350,23 +370,17 @@ export const analyse = (content: string, subject: string | undefined): SpamAnaly
   const words = wordsIn(chunks)
   const subjectPhrases = subject === undefined ? [] : findTriggerPhrases(readingsOf(subject).everyOption)
   const bodyPhrases = findTriggerPhrasesIn(readings.everyOption === readings.sample ? chunks : chunksOf(readings.everyOption))
+  const bulk = bulkinessOf(markup, readings, [...subjectPhrases, ...bodyPhrases], offersUnsubscribe(markup, content))
   const metrics = [
     subjectMetric(subject),
-    triggerMetric(bodyPhrases, subjectPhrases),
+    triggerMetric(readings.sample, bodyPhrases, subjectPhrases),
     formattingMetric(markup, readings.sample, chunks),
     linksMetric(markup, words),
     imagesMetric(markup, words),
-    complianceMetric(markup, content),
+    complianceMetric(markup, content, bulk),
     lengthMetric(markup, content, words),
-    personalisationMetric(readings, content)
+    personalisationMetric(readings, content, bulk.share)
   ]
-  const hasSubject = subject !== undefined && subject.trim().length > 0
-  const weighed = metrics.filter((metric) => hasSubject || metric.name !== "Subject line")
-  const totalWeight = weighed.reduce((sum, metric) => sum + weights[metric.name], 0)
-  const mean = weighed.reduce((sum, metric) => sum + metric.score * weights[metric.name], 0) / totalWeight
-  const lowest = Math.min(...weighed.map((metric) => metric.score))
-  const overallScore = Math.round(Math.min(mean, lowest + lowestMetricAllowance))
-  const verdict = verdictOf(overallScore)
   const spamWordsFound = [...new Set([...subjectPhrases, ...bodyPhrases].map((phrase) => phrase.phrase))]
-  return { overallScore, verdict, metrics, spamWordsFound, summary: summaryOf(overallScore, verdict, metrics, spamWordsFound) }
+  return scoreMetrics(metrics, hasSubject(subject), spamWordsFound)
 }

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
-import { whoMay } from "../auth/Policy.ts"
+import { described } from "../http/Describe.ts"
 import { BodyDocument } from "../campaigns/Api.ts"
 import { SseEvent } from "../gateway/Sse.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -46,12 +46,16 @@ export class DesignChatApi extends HttpApiGroup.make("designChat")
       payload: CampaignChatRequest,
       success: events,
       error: errors
-    }).annotateMerge(OpenApi.annotations({
+    }).pipe(described({
       summary: "Campaign design chat",
-      description:
-        `An AI designer edits the campaign's body through tools (read, replace, set text or attributes, insert, remove, subject, preheader), starting from the bodyDocument sent; every edit is saved as a new body version. ${eventsDescription} ${
-          whoMay("campaigns:write")
-        } Errors before the stream: 400 missing message or bodyDocument.html, html over 1,000,000 characters, a campaign no longer draft or scheduled; 403 without credits; 404 another company's campaign.`
+      does:
+        `An AI designer edits the campaign's body through tools (read, replace, set text or attributes, insert, remove, subject, preheader), starting from the bodyDocument sent; every edit is saved as a new body version. ${eventsDescription} Errors come before the stream.`,
+      who: "campaigns:write",
+      errors: {
+        400: "missing message or bodyDocument.html, html over 1,000,000 characters, a campaign no longer draft or scheduled",
+        403: "naming the missing role or feature, or without credits",
+        404: "for another company's campaign"
+      }
     }))
   )
   .add(
@@ -60,12 +64,16 @@ export class DesignChatApi extends HttpApiGroup.make("designChat")
       payload: TemplateChatRequest,
       success: events,
       error: errors
-    }).annotateMerge(OpenApi.annotations({
+    }).pipe(described({
       summary: "Template visual-builder chat",
-      description:
-        `The design chat on a campaign template; \`attachments\` (this template's upload ids) reach the model as images. ${eventsDescription} ${
-          whoMay("campaigns:write")
-        } Errors before the stream: 400 as the campaign chat or an unknown attachment; 403 without credits; 404 another company's template.`
+      does:
+        `The design chat on a campaign template; \`attachments\` (this template's upload ids) reach the model as images. ${eventsDescription} Errors come before the stream.`,
+      who: "campaigns:write",
+      errors: {
+        400: "as the campaign chat or an unknown attachment",
+        403: "naming the missing role or feature, or without credits",
+        404: "for another company's template"
+      }
     }))
   )
   .middleware(Authentication)

@@ -1,10 +1,10 @@
 import { Effect, Option, Ref, Sink, Stream } from "effect"
+import { InsufficientCredits } from "../usage/Errors.ts"
 import { readFileSync } from "node:fs"
 import { AgentLimit, type AgentEvent, runAgent } from "../llm/Agent.ts"
 import { type ContentPart, LlmError, type LlmMessage } from "../llm/Llm.ts"
 import type { SseEvent } from "../gateway/Sse.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { Forbidden } from "../platform/Errors.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import type { Payer } from "../usage/Credits.ts"
 import { type DesignTarget, designTools } from "./DesignTools.ts"
@@ -106,7 +106,7 @@ export const open = (chat: DesignChat) =>
     const bounded = Stream.merge(agent, timeLimit, { haltStrategy: "left" })
     const [first, rest] = yield* Stream.peel(bounded, Sink.head()).pipe(
       Effect.catch((error) =>
-        error instanceof Forbidden
+        error instanceof InsufficientCredits
           ? Effect.fail(error)
           : Effect.succeed([Option.none(), Stream.fail(error)] as const)
       )

@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
+import { DesignChatApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { authorize } from "../auth/Policy.ts"
 import { maxBodyDocumentChars } from "../campaigns/Api.ts"
@@ -9,15 +10,19 @@ import { checkEditable } from "../campaigns/CampaignStates.ts"
 import { Blob } from "../files/Blob.ts"
 import { FilesRepo } from "../files/FilesRepo.ts"
 import type { ContentPart } from "../llm/Llm.ts"
+import { answer } from "../http/Refusals.ts"
 import { BadRequest } from "../platform/Errors.ts"
+import type { Refusal } from "../platform/Refusal.ts"
 import * as Templates from "../templates/Templates.ts"
 import { payerOf } from "../usage/Credits.ts"
 import { conversation, open, systemPrompt, templatePrompt } from "./DesignChat.ts"
 
-const write = authorize("campaigns:write")
+const api = areaApi(DesignChatApi)
+
+const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("campaigns:write")(effect))
 
 /** An error the model reads: the API error's message. */
-const messageOf = (error: { readonly error: string }) => error.error
+const messageOf = (error: { readonly error: string } | Refusal) => "refusal" in error ? error.message : error.error
 
 /** The template's uploads named by `attachments`, as image parts; 400 naming one that is not. */
 const attachedImages = (companyId: string, templateId: string, attachments: ReadonlyArray<string>) =>
@@ -34,7 +39,7 @@ const attachedImages = (companyId: string, templateId: string, attachments: Read
       return part
     }))
 
-export const DesignChatLive = HttpApiBuilder.group(Api, "designChat", (handlers) =>
+export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers) =>
   handlers
     .handle("campaignChat", ({ params, payload }) =>
       write(Effect.gen(function*() {

@@ -1,16 +1,13 @@
 import { Effect } from "effect"
 import { parse as parseCsv } from "csv-parse/sync"
-import { zipSync } from "fflate"
+import { docxToMarkdown } from "./Docx.ts"
 import { csvDelimiterOf, type Hints, officeFormatOf, sniff, type TextFormat } from "./Formats.ts"
 import { htmlToMarkdown, markdownTable } from "./Markdown.ts"
+import { pdfToMarkdown } from "./Pdf.ts"
+import { pptxToMarkdown } from "./Pptx.ts"
 import { unzipBounded, type ZipLimits } from "./SafeZip.ts"
 import { Unconvertible, unconvertible } from "./Unconvertible.ts"
-
-/**
- * Parsers load on first use: a fresh worker thread starts fast, and pays
- * only for the formats it meets.
- */
-const load = <A>(module: () => Promise<A>) => Effect.promise(module)
+import { xlsxToMarkdown } from "./Xlsx.ts"
 
 /** What one conversion may use, beyond the worker's own memory and time limits. */
 export interface ConversionLimits extends ZipLimits {
@@ -55,158 +52,13 @@ const textToMarkdown = (format: TextFormat, text: string, limits: ConversionLimi
   }
 }
 
-/** Failures pdf.js reports by name; anything else is a corrupt file. */
-const pdfFailure = (cause: unknown) =>
-  cause instanceof Error && cause.name === "PasswordException"
-    ? new Unconvertible({ reason: "is an encrypted PDF (password protected)" })
-    : unconvertible("a PDF")(cause)
-
-/** A PDF's text, page by page; a file past `maxPdfPages` is refused before any page is read. */
-const pdfToMarkdown = (bytes: Uint8Array, limits: ConversionLimits) =>
-  Effect.acquireUseRelease(
-    Effect.flatMap(load(() => import("unpdf")), ({ getDocumentProxy }) => Effect.tryPromise({
-      // No fonts, no network: text extraction needs neither (the bytes are given, no URL).
-      try: () =>
-        getDocumentProxy(new Uint8Array(bytes), {
-          disableFontFace: true,
-          useSystemFonts: false,
-          verbosity: 0
-        }),
-      catch: pdfFailure
-    })),
-    (pdf) =>
-      Effect.gen(function*() {
-        if (pdf.numPages > limits.maxPdfPages) {
-          return yield* new Unconvertible({ reason: `has ${pdf.numPages} pages; at most ${limits.maxPdfPages} are accepted` })
-        }
-        const pages: Array<string> = []
-        for (let number = 1; number <= pdf.numPages; number++) {
-          const content = yield* Effect.tryPromise({
-            try: () => pdf.getPage(number).then((page) => page.getTextContent()),
-            catch: pdfFailure
-          })
-          let text = ""
-          for (const item of content.items) {
-            if ("str" in item) text += item.str + (item.hasEOL ? "\n" : "")
-          }
-          pages.push(text.trim())
-        }
-        return pages.filter((page) => page.length > 0).join("\n\n")
-      }),
-    (pdf) => Effect.promise(() => pdf.loadingTask.destroy().catch(() => undefined))
-  )
-
-/** The unpacked, size-checked entries again as a zip, so that parsers read only what was checked. */
-const checkedZip = (entries: ReadonlyMap<string, Buffer>) =>
-  Buffer.from(zipSync(Object.fromEntries(entries), { level: 0 }))
-
-const docxToMarkdown = (entries: ReadonlyMap<string, Buffer>, limits: ConversionLimits) =>
-  Effect.flatMap(
-    Effect.flatMap(load(() => import("mammoth")), ({ default: mammoth }) => Effect.tryPromise({
-      // Linked (external) files are never opened; images are dropped (turndown keeps their alt text).
-      try: () =>
-        mammoth.convertToHtml({ buffer: checkedZip(entries) }, {
-          externalFileAccess: false,
-          convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: "" }))
-        }),
-      catch: unconvertible("a Word document")
-    })),
-    (result) => htmlToMarkdown(result.value, limits.maxHtmlDepth)
-  )
-
-/** exceljs types its input as an `ArrayBuffer` (and reads Node buffers too): hand it exactly the zip's bytes. */
-const asArrayBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-
-const xlsxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
-  Effect.map(
-    Effect.flatMap(load(() => import("exceljs")), ({ default: ExcelJS }) => Effect.tryPromise({
-      try: () => new ExcelJS.Workbook().xlsx.load(asArrayBuffer(checkedZip(entries))),
-      catch: unconvertible("an Excel workbook")
-    })),
-    (workbook) =>
-      workbook.worksheets.map((sheet) => {
-        // Only the cells that hold something, and only the columns where some row does: one cell in
-        // column XFD would otherwise make 16,384 cells of its row (exceljs builds each empty one).
-        const rows: Array<Map<number, string>> = []
-        const used = new Set<number>()
-        sheet.eachRow({ includeEmpty: false }, (row) => {
-          const cells = new Map<number, string>()
-          row.eachCell({ includeEmpty: false }, (cell, column) => {
-            cells.set(column, cell.text ?? "")
-            used.add(column)
-          })
-          rows.push(cells)
-        })
-        const columns = [...used].sort((a, b) => a - b)
-        const table = markdownTable(rows.map((cells) => columns.map((column) => cells.get(column) ?? "")))
-        return `## ${sheet.name}\n\n${table}`.trim()
-      }).join("\n\n")
-  )
-
-type XmlNode = Record<string, unknown>
-
-/** Pushes `nodes` so that they pop in document order (no spread: slides can hold very many nodes). */
-const pushInOrder = (stack: Array<XmlNode>, nodes: ReadonlyArray<XmlNode>) => {
-  for (let index = nodes.length - 1; index >= 0; index--) stack.push(nodes[index])
-}
-
-/** The text of each `<a:p>` paragraph of a slide, in order, walked without recursion. */
-const slideParagraphs = (tree: ReadonlyArray<XmlNode>): Array<string> => {
-  const paragraphs: Array<string> = []
-  const textOf = (nodes: ReadonlyArray<XmlNode>): string => {
-    let text = ""
-    const stack: Array<XmlNode> = []
-    pushInOrder(stack, nodes)
-    while (stack.length > 0) {
-      for (const [key, value] of Object.entries(stack.pop()!)) {
-        if (key === "#text") text += String(value)
-        else if (Array.isArray(value)) pushInOrder(stack, value)
-      }
-    }
-    return text
-  }
-  const stack: Array<XmlNode> = []
-  pushInOrder(stack, tree)
-  while (stack.length > 0) {
-    for (const [key, value] of Object.entries(stack.pop()!)) {
-      if (!Array.isArray(value)) continue
-      if (key === "a:p") {
-        const text = textOf(value).trim()
-        if (text.length > 0) paragraphs.push(text)
-      } else {
-        pushInOrder(stack, value)
-      }
-    }
-  }
-  return paragraphs
-}
-
-const slideNumber = (name: string) => Number(/slide(\d+)\.xml$/.exec(name)?.[1] ?? 0)
-
-const pptxToMarkdown = (entries: ReadonlyMap<string, Buffer>) =>
-  Effect.flatMap(load(() => import("fast-xml-parser")), ({ XMLParser }) => {
-    const xml = new XMLParser({ ignoreAttributes: true, preserveOrder: true, trimValues: false, parseTagValue: false })
-    return Effect.try({
-      try: () =>
-        [...entries.keys()]
-          .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
-          .sort((a, b) => slideNumber(a) - slideNumber(b))
-          .map((name, index) => {
-            const paragraphs = slideParagraphs(xml.parse(entries.get(name)!.toString("utf8")))
-            return [`## Slide ${index + 1}`, ...paragraphs].join("\n\n")
-          })
-          .join("\n\n"),
-      catch: unconvertible("a PowerPoint presentation")
-    })
-  })
-
 const officeToMarkdown = (bytes: Buffer, limits: ConversionLimits) =>
   Effect.gen(function*() {
     const entries = yield* unzipBounded(bytes, limits)
     const format = officeFormatOf(entries)
     switch (format) {
       case "docx":
-        return { type: format, content: yield* docxToMarkdown(entries, limits) }
+        return { type: format, content: yield* docxToMarkdown(entries, limits.maxHtmlDepth) }
       case "xlsx":
         return { type: format, content: yield* xlsxToMarkdown(entries) }
       case "pptx":

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { DocumentRefused } from "./Errors.ts"
 import type { Multipart } from "effect/http"
 import { FileSystem } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
@@ -6,7 +7,6 @@ import { Authorized } from "../auth/Policy.ts"
 import { toApiError } from "../gateway/Gateway.ts"
 import { prompt, textOf } from "../llm/Llm.ts"
 import { AppConfig, type DocumentSettings } from "../platform/AppConfig.ts"
-import { BadRequest } from "../platform/Errors.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { type Payer, payerOf } from "../usage/Credits.ts"
 import type { ConvertedDocument } from "./Api.ts"
@@ -52,7 +52,7 @@ export const summarize = (payer: Payer, content: string) =>
     (response) => textOf(response).trim()
   )
 
-const refused = (name: string, reason: string) => new BadRequest({ error: `File "${name}" ${reason}` })
+const refused = (name: string, reason: string) => new DocumentRefused({ name, reason })
 
 /** Sizes and count checked before any parsing, each failure naming its file. */
 const checkSizes = (files: ReadonlyArray<Multipart.PersistedFile>, settings: DocumentSettings) =>

@@ -1,13 +1,20 @@
 import { ByteSize, Effect, Layer } from "effect"
-import { HttpIncomingMessage, Multipart } from "effect/http"
+import { HttpIncomingMessage, HttpServerRequest, Multipart } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { BadRequest } from "../platform/Errors.ts"
-import { UploadLimits } from "./Api.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import { DocumentsApi, KnowledgeApi, KnowledgeUploadLimits, UploadLimits } from "./Api.ts"
 import { ConversionPool } from "./ConversionPool.ts"
 import * as Documents from "./Documents.ts"
+import { EmbeddingsModel } from "./EmbeddingsModel.ts"
+import * as Knowledge from "./Knowledge.ts"
+import { KnowledgeConfig } from "./KnowledgeConfig.ts"
+import { answer } from "../http/Refusals.ts"
+
+const api = areaApi(DocumentsApi, KnowledgeApi)
 
 /** Form fields beside the files (`companyId`, `generateSummary`) and some slack for the parser's count. */
 const fieldParts = 4
@@ -43,12 +50,45 @@ export const UploadLimitsLive = Layer.effect(UploadLimits, AppConfig.useSync(({ 
     )
 }))
 
-export const DocumentsLive = HttpApiBuilder.group(Api, "documents", (handlers) =>
+export const DocumentsLive = HttpApiBuilder.group(api, "documents", (handlers) =>
   Effect.map(ConversionPool, (pool) =>
     handlers.handle("convert", ({ payload }) =>
-      authorize("documents:convert")(Documents.convert({
+      answer(authorize("documents:convert")(Documents.convert({
         files: payload.files,
         companyId: payload.companyId,
         generateSummary: payload.generateSummary === "true"
-      })).pipe(Effect.provideService(ConversionPool, pool))))
+      }))).pipe(Effect.provideService(ConversionPool, pool))))
 ).pipe(Layer.provide([UploadLimitsLive, ConversionPool.layer]))
+
+/** The upload limits of `/documents/convert` for multipart requests; other bodies keep the service's limit. */
+const KnowledgeUploadLimitsLive = Layer.effect(KnowledgeUploadLimits, Effect.gen(function*() {
+  const multipartLimits = yield* UploadLimits
+  return (httpEffect, options) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/") ? multipartLimits(httpEffect, options) : httpEffect)
+})).pipe(Layer.provide(UploadLimitsLive))
+
+/** The knowledge model and settings the endpoints and the indexer share, from the environment. */
+export const KnowledgeSettingsLive = EmbeddingsModel.layer.pipe(Layer.provideMerge(KnowledgeConfig.layer))
+
+export const KnowledgeLive = HttpApiBuilder.group(api, "knowledge", (handlers) =>
+  Effect.gen(function*() {
+    const pool = yield* ConversionPool
+    const model = yield* EmbeddingsModel
+    const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.provideService(ConversionPool, pool), Effect.provideService(EmbeddingsModel, model))
+    return handlers
+      .handle("create", ({ payload }) =>
+        withServices(
+          "files" in payload
+            ? answer(authorize("documents:write")(authorize("documents:convert")(Knowledge.upload(payload))))
+            : authorize("documents:write")(Knowledge.create(payload))
+        ))
+      .handle("list", ({ query }) =>
+        authorize("documents:read")(Knowledge.list(pageRequest(query), { search: query.search, tag: query.tag, projectId: query.projectId })))
+      .handle("get", ({ params }) => authorize("documents:read")(Knowledge.get(params.documentId)))
+      .handle("getContent", ({ params }) => authorize("documents:read")(Knowledge.content(params.documentId)))
+      .handle("delete", ({ params }) => authorize("documents:write")(Knowledge.remove(params.documentId)))
+      .handle("search", ({ payload }) => withServices(answer(authorize("documents:read")(Knowledge.search(payload)))))
+  })
+).pipe(Layer.provide([KnowledgeUploadLimitsLive, ConversionPool.layer, KnowledgeSettingsLive]))

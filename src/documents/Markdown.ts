@@ -52,6 +52,13 @@ const loadTools = () =>
       })
   )
 
+/** Whether turndown's escaping would change the text: one pass instead of its thirteen. */
+const needsEscape = /[\\*`[\]_]|^[-+=#~>]|^\d+\. /
+
+/** turndown's escaping of text that would otherwise read as Markdown. */
+export const markdownEscaper = Effect.map(loadTools(), ({ turndown }) => (text: string) =>
+  needsEscape.test(text) ? turndown.escape(text) : text)
+
 /**
  * Whether elements nest deeper than `maxDepth`, read by htmlparser2's
  * streaming tokenizer (no tree), which stops at the limit. Checked before
@@ -96,6 +103,25 @@ const promoteHeaderRows = (document: domino.DomDocument) => {
 }
 
 /**
+ * Preformatted blocks as one `<code>` holding their text (line breaks kept),
+ * the shape turndown fences: Word's code paragraphs and highlighted HTML come
+ * as `<pre>` of several runs and breaks.
+ */
+const codeInPreformatted = (document: domino.DomDocument) => {
+  for (const pre of Array.from(document.querySelectorAll("pre"))) {
+    const only = pre.children.length === 1 ? pre.children[0] : undefined
+    if (only?.tagName === "CODE" && pre.childNodes.length === 1) continue
+    for (const lineBreak of Array.from(pre.querySelectorAll("br"))) {
+      lineBreak.parentNode?.replaceChild(document.createTextNode("\n"), lineBreak)
+    }
+    const code = document.createElement("code")
+    code.textContent = pre.textContent
+    while (pre.firstChild !== null) pre.removeChild(pre.firstChild)
+    pre.appendChild(code)
+  }
+}
+
+/**
  * HTML as Markdown: refused past `maxDepth` nested elements before any tree
  * is built, else parsed like a browser (nothing runs, nothing is loaded) and
  * converted by turndown with GitHub-flavoured tables.
@@ -109,6 +135,7 @@ export const htmlToMarkdown = (html: string, maxDepth: number): Effect.Effect<st
     const document = yield* Effect.try({ try: () => parse(html), catch: unconvertible("HTML") })
     return yield* Effect.try({ try: () => {
       promoteHeaderRows(document)
+      codeInPreformatted(document)
       return turndown.turndown((document.body ?? document.documentElement) as unknown as TurndownService.Node)
     }, catch: unconvertible("HTML") })
   })

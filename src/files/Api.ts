@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { NotFound } from "../platform/Errors.ts"
 
@@ -12,9 +13,9 @@ export class FilesApi extends HttpApiGroup.make("files")
     params: { fileId: Schema.String, name: Schema.String },
     success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" })),
     error: [NotFound]
-  }).annotate(OpenApi.Summary, "Fetch an uploaded file")
-    .annotate(
-      OpenApi.Description,
-      "Public, without an API key (e-mail clients load images from here): the bytes of an uploaded image under its sniffed content type (image/png, image/jpeg, image/gif or image/webp), with X-Content-Type-Options: nosniff and a one-year immutable cache. The file id is unguessable; an unknown id, or a name that is not the file's, answers 404."
-    )
+  }).pipe(described({
+    summary: "Fetch an uploaded file",
+    does: "Public, without an API key (e-mail clients load images from here): the bytes of an uploaded image under its sniffed content type (image/png, image/jpeg, image/gif or image/webp), with X-Content-Type-Options: nosniff and a one-year immutable cache. The file id is unguessable; an unknown id, or a name that is not the file's, answers 404.",
+    who: "public"
+  }))
 ).prefix("/api/v0") {}

@@ -1,11 +1,11 @@
 import { Effect, Option } from "effect"
+import { FileNotFound, InvalidImage } from "./Errors.ts"
 import { HttpServerResponse, type Multipart } from "effect/http"
 import { fileTypeFromBuffer } from "file-type"
 import { imageSize } from "image-size"
 import { randomBytes } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { BadRequest, NotFound } from "../platform/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Blob } from "./Blob.ts"
 import { type FileRecord, FilesRepo } from "./FilesRepo.ts"
@@ -38,17 +38,17 @@ export const storeImage = Effect.fn("Files.storeImage")(function*(
   upload: Multipart.PersistedFile
 ) {
   const bytes = new Uint8Array(yield* Effect.promise(() => readFile(upload.path)))
-  if (bytes.length === 0) return yield* new BadRequest({ error: "The file is empty" })
+  if (bytes.length === 0) return yield* new InvalidImage({ message: "The file is empty" })
   const sniffed = yield* Effect.promise(() => fileTypeFromBuffer(bytes))
   const extension = sniffed === undefined ? undefined : imageExtensions[sniffed.mime]
   if (sniffed === undefined || extension === undefined) {
-    return yield* new BadRequest({
-      error: `The file is not a PNG, JPEG, GIF or WebP image (its content is ${sniffed?.mime ?? "not a known file type"})`
+    return yield* new InvalidImage({
+      message: `The file is not a PNG, JPEG, GIF or WebP image (its content is ${sniffed?.mime ?? "not a known file type"})`
     })
   }
   const dimensions = yield* Effect.try({
     try: () => imageSize(bytes),
-    catch: () => new BadRequest({ error: `The ${extension.toUpperCase()} image is damaged: its dimensions cannot be read` })
+    catch: () => new InvalidImage({ message: `The ${extension.toUpperCase()} image is damaged: its dimensions cannot be read` })
   })
   const id = `fil_${randomBytes(16).toString("hex")}`
   yield* Blob.use((blob) => blob.put({ id, contentType: sniffed.mime, bytes }))
@@ -80,7 +80,7 @@ export const removeOwned = Effect.fn("Files.removeOwned")(function*(companyId: s
 
 /** The public answer for a file: its bytes under the sniffed type; 404 unless id and name both match. */
 export const serve = Effect.fn("Files.serve")(function*(fileId: string, name: string) {
-  const notFound = new NotFound({ error: "File not found" })
+  const notFound = new FileNotFound({})
   const file = yield* FilesRepo.use((repo) => repo.get(fileId))
   if (Option.isNone(file) || file.value.name !== name) return yield* notFound
   const blob = yield* Blob.use((store) => store.get(fileId))

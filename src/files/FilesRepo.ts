@@ -1,21 +1,23 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 
 /** A publicly served file; its bytes are the `Blob` of the same id. */
-export interface FileRecord {
+export const FileRecord = Schema.Struct({
   /** 128 random bits: the public URL's secret. */
-  readonly id: string
-  readonly companyId: string
+  id: Schema.String,
+  companyId: Schema.String,
   /** What the file belongs to (a campaign template's id). */
-  readonly ownerId: string
+  ownerId: Schema.String,
   /** Safe for a URL path segment, with the extension of the sniffed type. */
-  readonly name: string
-  readonly contentType: string
-  readonly size: number
-  readonly width: number
-  readonly height: number
-  readonly createdAt: Date
-}
+  name: Schema.String,
+  contentType: Schema.String,
+  size: NumberColumn,
+  width: NumberColumn,
+  height: NumberColumn,
+  createdAt: Timestamp
+})
+export type FileRecord = typeof FileRecord.Type
 
 export interface FilesRepository {
   readonly create: (file: FileRecord) => Effect.Effect<FileRecord>
@@ -27,56 +29,31 @@ export interface FilesRepository {
   readonly removeByOwner: (companyId: string, ownerId: string) => Effect.Effect<ReadonlyArray<FileRecord>>
 }
 
+const FileRow = fromColumns(FileRecord)
+
 export class FilesRepo extends Context.Service<FilesRepo, FilesRepository>()("files/FilesRepo") {
   static readonly layer = Layer.effect(FilesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const records = readerOf(FileRow)
     return {
       create: Effect.fn("FilesRepo.create")(function*(file) {
-        const rows = yield* sql<FileRow>`
+        return yield* records.one(sql`
           INSERT INTO files (id, company_id, owner_id, name, content_type, size, width, height, created_at)
           VALUES (${file.id}, ${file.companyId}, ${file.ownerId}, ${file.name}, ${file.contentType}, ${file.size},
             ${file.width}, ${file.height}, ${file.createdAt})
-          RETURNING *`
-        return fromRow(rows[0])
+          RETURNING *`)
       }, Effect.orDie),
       get: Effect.fn("FilesRepo.get")(function*(id) {
-        const rows = yield* sql<FileRow>`SELECT * FROM files WHERE id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        return yield* records.first(sql`SELECT * FROM files WHERE id = ${id}`)
       }, Effect.orDie),
       listByOwner: Effect.fn("FilesRepo.listByOwner")(function*(companyId, ownerId) {
-        const rows = yield* sql<FileRow>`
-          SELECT * FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} ORDER BY created_at, id`
-        return rows.map(fromRow)
+        return yield* records.all(sql`
+          SELECT * FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} ORDER BY created_at, id`)
       }, Effect.orDie),
       removeByOwner: Effect.fn("FilesRepo.removeByOwner")(function*(companyId, ownerId) {
-        const rows = yield* sql<FileRow>`
-          DELETE FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} RETURNING *`
-        return rows.map(fromRow)
+        return yield* records.all(sql`
+          DELETE FROM files WHERE company_id = ${companyId} AND owner_id = ${ownerId} RETURNING *`)
       }, Effect.orDie)
     }
   }))
 }
-
-interface FileRow {
-  readonly id: string
-  readonly company_id: string
-  readonly owner_id: string
-  readonly name: string
-  readonly content_type: string
-  readonly size: number
-  readonly width: number
-  readonly height: number
-  readonly created_at: Date
-}
-
-const fromRow = (row: FileRow): FileRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  ownerId: row.owner_id,
-  name: row.name,
-  contentType: row.content_type,
-  size: Number(row.size),
-  width: Number(row.width),
-  height: Number(row.height),
-  createdAt: new Date(row.created_at)
-})

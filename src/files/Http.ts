@@ -1,6 +1,10 @@
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { answer } from "../http/Refusals.ts"
+import { FilesApi } from "./Api.ts"
+import { areaApi } from "../http/Area.ts"
 import * as Files from "./Files.ts"
 
-export const FilesLive = HttpApiBuilder.group(Api, "files", (handlers) =>
-  handlers.handle("publicFile", ({ params }) => Files.serve(params.fileId, params.name)))
+const api = areaApi(FilesApi)
+
+export const FilesLive = HttpApiBuilder.group(api, "files", (handlers) =>
+  handlers.handle("publicFile", ({ params }) => answer(Files.serve(params.fileId, params.name))))

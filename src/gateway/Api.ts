@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { described } from "../http/Describe.ts"
 import { Authentication } from "../auth/Authentication.ts"
 import { acceptingUnknownFields } from "../http/StrictInput.ts"
 import * as AnthropicWire from "../llm/anthropic/Wire.ts"
@@ -24,9 +25,10 @@ export class ModelsApi extends HttpApiGroup.make("models")
     description: "The model catalog in OpenAI's format, for OpenAI SDKs pointed at `/api/v0`.",
     override: { "x-displayName": "Models (OpenAI-compatible)" }
   })).add(
-  HttpApiEndpoint.get("list", "/models", { success: OpenAiWire.ModelList, error: errors }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/models", { success: OpenAiWire.ModelList, error: errors }).pipe(described({
     summary: "List models",
-    description: "The catalog's models in OpenAI's list format. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The catalog's models in OpenAI's list format.",
+    who: "chat:use"
   }))
 ).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
@@ -39,9 +41,29 @@ export class ChatApi extends HttpApiGroup.make("chat")
     payload: OpenAiWire.ChatCompletionRequest,
     success: orStream(OpenAiWire.ChatCompletion),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a chat completion",
-    description: "OpenAI-compatible chat completion on a model of the catalog (tier names such as `balanced` and client model names are routed too); `stream: true` answers server-sent events. The organization's credits are checked before and billed after. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429; 502/504 when the provider fails."
+    does: "OpenAI-compatible chat completion on a model of the catalog (tier names such as `balanced` and client model names are routed too); `stream: true` answers server-sent events. The organization's credits are checked before and billed after.",
+    who: "chat:use",
+    errors: {
+      400: "naming the invalid field or an unknown model",
+      403: "without the feature or credits",
+      500: "when the model provider fails"
+    }
+  })),
+  HttpApiEndpoint.post("createEmbedding", "/embeddings", {
+    payload: OpenAiWire.EmbeddingRequest,
+    success: OpenAiWire.EmbeddingList,
+    error: errors
+  }).pipe(described({
+    summary: "Create embeddings",
+    does: "OpenAI-compatible embeddings of one text or a list of up to 2048 texts, with a model of kind `embedding` from the catalog (offline: `local-embedding`, a hashed bag of words). `encoding_format` `float` (numbers) or `base64` (little-endian float32, what the official SDK asks for). Billed under `chat` by input tokens: held before, settled to the provider's count.",
+    who: "chat:use",
+    errors: {
+      400: "naming the invalid field, an unknown model or one that is not an embedding model",
+      403: "without the feature or credits",
+      500: "when the model provider fails"
+    }
   }))
 ).middleware(Authentication).prefix("/api/v0").annotateMerge(acceptingUnknownFields) {}
 
@@ -54,20 +76,25 @@ export class AnthropicApi extends HttpApiGroup.make("anthropic")
     payload: AnthropicWire.MessagesRequest,
     success: orStream(AnthropicWire.MessageResponse),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a message",
-    description: "Anthropic Messages API on a model of the catalog; `stream: true` answers Anthropic's event stream. Billed in credits like chat. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403 without the feature or credits; 429."
+    does: "Anthropic Messages API on a model of the catalog; `stream: true` answers Anthropic's event stream. Billed in credits like chat.",
+    who: "chat:use",
+    errors: { 400: "naming the invalid field or an unknown model", 403: "without the feature or credits" }
   })),
   HttpApiEndpoint.post("countTokens", "/messages/count_tokens", {
     payload: AnthropicWire.CountTokensRequest,
     success: AnthropicWire.CountTokensResponse,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Count a message's tokens",
-    description: "Counts the input tokens of a Messages request (system, messages, tools) with the service's tokenizer, without calling a model and without billing. Cost is linear in the body, and a large body never holds up other requests. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 400 naming the invalid field or an unknown model; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 429."
+    does: "Counts the input tokens of a Messages request (system, messages, tools) with the service's tokenizer, without calling a model and without billing. Cost is linear in the body, and a large body never holds up other requests.",
+    who: "chat:use",
+    errors: { 400: "naming the invalid field or an unknown model" }
   })),
-  HttpApiEndpoint.get("listModels", "/models", { success: AnthropicWire.ModelList, error: errors }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("listModels", "/models", { success: AnthropicWire.ModelList, error: errors }).pipe(described({
     summary: "List models (Anthropic format)",
-    description: "The catalog's models in Anthropic's list format. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `chat` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The catalog's models in Anthropic's list format.",
+    who: "chat:use"
   }))
 ).middleware(Authentication).prefix("/api/v0/anthropic/v1").annotateMerge(acceptingUnknownFields) {}

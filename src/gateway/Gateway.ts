@@ -1,7 +1,7 @@
 import { Effect, Stream } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { LlmError, type LlmRequest } from "../llm/Llm.ts"
+import { type EmbeddingRequest, LlmError, type LlmRequest } from "../llm/Llm.ts"
 import { BadRequest, InternalError, RateLimited } from "../platform/Errors.ts"
 import { started } from "../platform/Streams.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
@@ -39,6 +39,10 @@ const apiErrorOf = <E>(error: LlmError | E) => (error instanceof LlmError ? toAp
 export const complete = (request: LlmRequest) =>
   Effect.flatMap(payer, (paying) => Effect.mapError(BilledLlm.generate(paying, "chat", request), apiErrorOf))
 
+/** Texts embedded, billed under feature `chat` (`BilledLlm.embed`). */
+export const embed = (request: EmbeddingRequest) =>
+  Effect.flatMap(payer, (paying) => Effect.mapError(BilledLlm.embed(paying, "chat", request), apiErrorOf))
+
 /**
  * Opens a billed stream (`BilledLlm.stream`, feature `chat`). It answers
  * once the credits are held and the provider accepted the request (the
@@ -51,5 +55,5 @@ export const openStream = Effect.fnUntraced(function*(request: LlmRequest) {
   const events = yield* Effect.mapError(started(billed), apiErrorOf)
   // Credits are held before the first event, so later failures are the model's, reported in-band.
   return Stream.mapError(events, (error) =>
-    error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.error }))
+    error instanceof LlmError ? error : new LlmError({ kind: "invalid_request", message: error.message }))
 })

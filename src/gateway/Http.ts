@@ -1,7 +1,9 @@
 import { Effect, Layer, Result } from "effect"
+import { AnthropicApi, ChatApi, ModelsApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { answer } from "../http/Refusals.ts"
+import { areaApi } from "../http/Area.ts"
 import { fromMessagesRequest, toMessage } from "../llm/anthropic/Translate.ts"
 import { type LlmRequest, ModelCatalog, requireKnownModel } from "../llm/Llm.ts"
 import type * as AnthropicWire from "../llm/anthropic/Wire.ts"
@@ -13,7 +15,9 @@ import { BadRequest } from "../platform/Errors.ts"
 import * as Gateway from "./Gateway.ts"
 import { chatCompletionEvents, messageEvents, sseResponse } from "./Sse.ts"
 
-const chat = authorize("chat:use")
+const api = areaApi(ModelsApi, ChatApi, AnthropicApi)
+
+const chat = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("chat:use")(effect))
 
 /** A translated request, or 400 naming what it cannot mean. */
 const canonical = (translated: Result.Result<LlmRequest, string>) =>
@@ -24,7 +28,7 @@ const canonical = (translated: Result.Result<LlmRequest, string>) =>
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-export const ModelsLive = HttpApiBuilder.group(Api, "models", (handlers) =>
+export const ModelsLive = HttpApiBuilder.group(api, "models", (handlers) =>
   Effect.gen(function*() {
     const { models } = yield* ModelCatalog
     const created = nowSeconds()
@@ -52,8 +56,34 @@ const createCompletion = Effect.fnUntraced(function*(payload: OpenAiWire.ChatCom
   return toChatCompletion(yield* Gateway.complete(request), created)
 })
 
-export const ChatLive = HttpApiBuilder.group(Api, "chat", (handlers) =>
-  handlers.handle("createCompletion", ({ payload }) => chat(createCompletion(payload))))
+/** A vector as OpenAI's `base64` encoding sends it: its float32 values, little-endian. */
+const base64Floats = (vector: ReadonlyArray<number>) => {
+  const bytes = Buffer.alloc(vector.length * 4)
+  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4))
+  return bytes.toString("base64")
+}
+
+const createEmbedding = Effect.fnUntraced(function*(payload: OpenAiWire.EmbeddingRequest) {
+  const input = typeof payload.input === "string" ? [payload.input] : payload.input
+  const response = yield* Gateway.embed({
+    model: payload.model,
+    input,
+    dimensions: payload.dimensions ?? undefined,
+    user: payload.user ?? undefined
+  })
+  const encode = payload.encoding_format === "base64" ? base64Floats : (vector: ReadonlyArray<number>) => vector
+  return {
+    object: "list" as const,
+    data: response.embeddings.map((vector, index) => ({ object: "embedding" as const, index, embedding: encode(vector) })),
+    model: response.model,
+    usage: { prompt_tokens: response.inputTokens, total_tokens: response.inputTokens }
+  }
+})
+
+export const ChatLive = HttpApiBuilder.group(api, "chat", (handlers) =>
+  handlers
+    .handle("createCompletion", ({ payload }) => chat(createCompletion(payload)))
+    .handle("createEmbedding", ({ payload }) => chat(createEmbedding(payload))))
 
 const createMessage = Effect.fnUntraced(function*(payload: AnthropicWire.MessagesRequest) {
   const request = yield* canonical(fromMessagesRequest(payload))
@@ -68,7 +98,7 @@ const countTokens = Effect.fnUntraced(function*(payload: typeof AnthropicWire.Co
   return { input_tokens: yield* counter.request(request) }
 })
 
-export const AnthropicLive = HttpApiBuilder.group(Api, "anthropic", (handlers) =>
+export const AnthropicLive = HttpApiBuilder.group(api, "anthropic", (handlers) =>
   Effect.gen(function*() {
     const { models } = yield* ModelCatalog
     const createdAt = new Date().toISOString()

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { described } from "../http/Describe.ts"
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
@@ -16,8 +17,9 @@ export class HealthApi extends HttpApiGroup.make("health")
     description: "Liveness and readiness of the service and its storage, without authentication.",
     override: { "x-displayName": "Health" }
   })).add(
-  HttpApiEndpoint.get("check", "/health", { success: Health }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("check", "/health", { success: Health }).pipe(described({
     summary: "Check that the service is up",
-    description: "Answers 200 with the storage backend and the applied migration version once storage is ready. No authentication; not rate limited. Meant for load balancers and process managers."
+    does: "Answers 200 with the storage backend and the applied migration version once storage is ready. Not rate limited. Meant for load balancers and process managers.",
+    who: "public"
   }))
 ).annotate(OpenApi.Exclude, true) {}

@@ -1,9 +1,12 @@
 import { Effect } from "effect"
+import { HealthApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { Storage } from "../storage/Database.ts"
 
-export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
+const api = areaApi(HealthApi)
+
+export const HealthLive = HttpApiBuilder.group(api, "health", (handlers) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const health = { status: "ok" as const, storage: storage.backend, migrationVersion: storage.migrationVersion }

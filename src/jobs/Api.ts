@@ -1,10 +1,11 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../platform/Errors.ts"
 import { JsonObject, NonBlankText, Text } from "../platform/Schemas.ts"
 
-/** Query parameters of the job listing search, named as DESIGN.md §4 "Pagination" fixes them. */
+/** Query parameters of the job listing search (docs/jobs.md maps each to the provider's). */
 export const JobSearchQuery = Schema.Struct({
   companyId: Schema.optional(Schema.String).annotate({ description: "Company whose data credits are billed" }),
   q: NonBlankText(1_000).annotate({ description: "Search query text, e.g. `barista new york`" }),
@@ -33,15 +34,16 @@ export class WebApi extends HttpApiGroup.make("web").add(
     }),
     error: [BadRequest, Forbidden, NotFound, RateLimited, InternalError]
   })
-    .annotate(OpenApi.Summary, "Search job listings")
-    .annotate(
-      OpenApi.Description,
-      "Searches job listings (Google Jobs through the configured SerpApi-compatible provider) and answers the " +
+    .pipe(described({
+    summary: "Search job listings",
+    does: "Searches job listings (Google Jobs through the configured SerpApi-compatible provider) and answers the " +
         "provider's payload as is. Each successful call costs exactly 1 data credit of the organization; a " +
         "failed call costs nothing. Pass `nextPageToken` from `serpapi_pagination.next_page_token` for the next " +
         "page. 403 when the organization has no data credits left, when the caller's role or plan lacks the " +
-        "jobs feature, or when no provider is configured; 429 when the provider keeps rate limiting."
-    )
+        "jobs feature, or when the server has no provider (`SERPAPI_API_KEY` unset); 429 when the provider keeps " +
+        "rate limiting.",
+    who: "jobs:search"
+  }))
 ).middleware(Authentication).prefix("/api/v0")
   .annotate(OpenApi.Description, "Web: job listing search, billed in data credits.")
   .annotate(OpenApi.Override, { "x-displayName": "Web search" }) {}

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
+import { JobSearchFailed, JobSearchLimited, JobSearchNotConfigured, JobSearchRejected } from "./Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { BadRequest, Forbidden, InternalError, RateLimited } from "../platform/Errors.ts"
 import type { OutboundError } from "../platform/Outbound.ts"
 import type { JobSearchQuery } from "./Api.ts"
 import { JobProvider } from "./JobProvider.ts"
@@ -28,19 +28,19 @@ export const providerParameters = (query: typeof JobSearchQuery.Type): Record<st
   return parameters
 }
 
-/** The provider's failure as the API answers it: its rate limiting 429, a request it rejects 400, else 500. */
-const toApiError = (error: OutboundError) => {
+/** The provider's failure: its rate limiting, a request it rejects, or its own failure. */
+const toRefusal = (error: OutboundError) => {
   switch (error.kind) {
     case "rate_limited":
-      return new RateLimited({ error: error.message })
+      return new JobSearchLimited({ message: error.message })
     case "rejected":
-      return new BadRequest({ error: error.message })
+      return new JobSearchRejected({ message: error.message })
     default:
-      return new InternalError({ error: error.message })
+      return new JobSearchFailed({ message: error.message })
   }
 }
 
-export const notConfigured = () => new Forbidden({ error: "Job search is not configured" })
+export const notConfigured = () => new JobSearchNotConfigured({})
 
 /** What one successful search costs: 1 data credit, held before the provider is asked. */
 const searchCost = { feature: "jobs", credits: 1, pool: "data" } as const
@@ -54,6 +54,6 @@ export const search = Effect.fn("Jobs.search")(function*(query: typeof JobSearch
   return yield* credits.withHold(payerOf(principal), searchCost, (hold) =>
     provider.search(providerParameters(query)).pipe(
       Effect.tap(() => hold.report({ credits: searchCost.credits })),
-      Effect.mapError(toApiError)
+      Effect.mapError(toRefusal)
     ))
 })

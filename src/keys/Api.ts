@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -21,41 +22,51 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     query: { companyId: Schema.optional(Schema.String) },
     success: ApiKeyResponse,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Get the company's default key",
-    description: "The company's default (oldest) API key, masked. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 404 when the company has no key or is another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
+    does: "The company's default (oldest) API key, masked.",
+    who: "apiKeys:manage",
+    errors: { 403: "for other roles", 404: "when the company has no key or is another company" }
   })),
   HttpApiEndpoint.post("create", "/api_keys", {
     payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
     success: ApiKeyResponse.pipe(HttpApiSchema.status(201)),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a company API key",
-    description: "Creates a named company API key; the plaintext `apiKey` is in this answer only. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 when the name exists or is invalid; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
+    does: "Creates a named company API key; the plaintext `apiKey` is in this answer only.",
+    who: "apiKeys:manage",
+    errors: { 400: "when the name exists or is invalid", 403: "for other roles", 404: "for another company" }
   })),
   HttpApiEndpoint.get("getByName", "/api_keys/:companyId/:name", {
     params: { companyId: Schema.String, name: Schema.String },
     success: ApiKeyResponse,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Get a company API key by name",
-    description: "The named key, masked. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 404 for an unknown name or another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
+    does: "The named key, masked.",
+    who: "apiKeys:manage",
+    errors: { 403: "for other roles", 404: "for an unknown name or another company" }
   })),
   HttpApiEndpoint.put("ensure", "/api_keys", {
     payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
     success: ApiKeyResponse,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Get or create a company API key",
-    description: "Answers the named key masked when it exists, else creates it and answers the plaintext once. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for another company."
+    does: "Answers the named key masked when it exists, else creates it and answers the plaintext once.",
+    who: "apiKeys:manage",
+    errors: { 403: "for other roles", 404: "for another company" }
   })),
   HttpApiEndpoint.delete("delete", "/api_keys", {
     payload: Schema.Struct({ companyId: Schema.optional(NonEmpty), name: KeyName }),
     success: ApiKeyResponse,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Delete a company API key",
-    description: "Deletes the named key permanently: it fails with 401 on its next request, on every process. Answers the deleted key masked. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner or admin. Errors: 404 for an unknown name or another company; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles."
+    does: "Deletes the named key permanently: it fails with 401 on its next request, on every process. Answers the deleted key masked.",
+    who: "apiKeys:manage",
+    errors: { 403: "for other roles", 404: "for an unknown name or another company" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}
 
@@ -95,24 +106,28 @@ export class KeysApi extends HttpApiGroup.make("keys")
     description: "The calling person's own keys: their personal access keys and the company keys they may manage.",
     override: { "x-displayName": "Your keys" }
   })).add(
-  HttpApiEndpoint.get("list", "/keys", { success: KeyList, error: errors }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/keys", { success: KeyList, error: errors }).pipe(described({
     summary: "List your keys",
-    description: "The caller's keys, masked. A personal access key lists the person's personal access keys and the company keys of every company where they may manage keys; a company key lists its company's keys (when its role may manage them). Who: any valid key. Errors: 401 when the key is missing, malformed, unknown, revoked or expired."
+    does: "The caller's keys, masked. A personal access key lists the person's personal access keys and the company keys of every company where they may manage keys; a company key lists its company's keys (when its role may manage them).",
+    who: "anyKey"
   })),
   HttpApiEndpoint.post("create", "/keys", {
     payload: Schema.Struct({ name: KeyName, expiresAt: Schema.optional(FutureDate) }),
     success: CreatedKey.pipe(HttpApiSchema.status(201)),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a personal access key",
-    description: "Issues a personal access key for the calling person, optionally expiring; the plaintext `key` is in this answer only. Who: a personal access key (a company key cannot). Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for a company key."
+    does: "Issues a personal access key for the calling person, optionally expiring; the plaintext `key` is in this answer only.",
+    who: "personalKey"
   })),
   HttpApiEndpoint.delete("revoke", "/keys/:keyId", {
     params: { keyId: Schema.String },
     success: PersonalKeySummary,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Revoke a personal access key",
-    description: "Revokes one of the caller's own personal access keys; it fails with 401 on its next request. Who: a personal access key (a company key cannot: 403). Errors: 404 for a key that is not the caller's; 401 when the key is missing, malformed, unknown, revoked or expired."
+    does: "Revokes one of the caller's own personal access keys; it fails with 401 on its next request.",
+    who: "personalKey",
+    errors: { 404: "for a key that is not the caller's" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,10 +1,14 @@
 import { Effect } from "effect"
+import { answer } from "../http/Refusals.ts"
+import { ApiKeysApi, KeysApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { requireCompany } from "../auth/Authentication.ts"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import * as Keys from "./Keys.ts"
 import type { CompanyApiKey, PersonalAccessKey } from "./KeysRepo.ts"
+
+const api = areaApi(ApiKeysApi, KeysApi)
 
 const personalKeySummary = (key: PersonalAccessKey) => ({
   id: key.id,
@@ -27,9 +31,9 @@ const manage = authorize("apiKeys:manage")
 
 /** Runs `effect` for the company the client named, with the key-management permission. */
 const inCompany = <A, E, R>(companyId: string | undefined, effect: Effect.Effect<A, E, R>) =>
-  Effect.andThen(requireCompany(companyId), manage(effect))
+  answer(Effect.andThen(requireCompany(companyId), manage(effect)))
 
-export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
+export const ApiKeysLive = HttpApiBuilder.group(api, "apiKeys", (handlers) =>
   handlers
     .handle("get", ({ query }) =>
       inCompany(query.companyId, Effect.map(Keys.defaultCompanyKey(), (key) => ({ apiKey: key.masked }))))
@@ -42,7 +46,7 @@ export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
     .handle("delete", ({ payload }) =>
       inCompany(payload.companyId, Effect.map(Keys.deleteCompanyKey(payload.name), (key) => ({ apiKey: key.masked })))))
 
-export const KeysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
+export const KeysLive = HttpApiBuilder.group(api, "keys", (handlers) =>
   handlers
     .handle("list", () =>
       Effect.map(Keys.listCallerKeys(), (listing) => ({
@@ -50,10 +54,10 @@ export const KeysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
         companyKeys: listing.companyKeys.map(companyKeySummary)
       })))
     .handle("create", ({ payload }) =>
-      Effect.map(Keys.createOwnPersonalKey(payload.name, payload.expiresAt ?? null), ({ key, plaintext }) => ({
+      answer(Effect.map(Keys.createOwnPersonalKey(payload.name, payload.expiresAt ?? null), ({ key, plaintext }) => ({
         id: key.id,
         name: key.name,
         key: plaintext,
         expiresAt: key.expiresAt
-      })))
-    .handle("revoke", ({ params }) => Effect.map(Keys.revokeOwnPersonalKey(params.keyId), personalKeySummary)))
+      }))))
+    .handle("revoke", ({ params }) => answer(Effect.map(Keys.revokeOwnPersonalKey(params.keyId), personalKeySummary))))

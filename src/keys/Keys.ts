@@ -1,11 +1,11 @@
 import { Effect, Option } from "effect"
+import { CompanyKeyNotFound, ExpiryInPast, KeyNameTaken, NoCompanyKey, NotAPerson, PersonalKeyNotFound } from "./Errors.ts"
 import { Authorized, check } from "../auth/Policy.ts"
 import { changing } from "../auth/AccessRevision.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
-import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { generateKey } from "./KeyFormat.ts"
-import { type CompanyApiKey, KeysRepo, type PersonalAccessKey } from "./KeysRepo.ts"
+import { KeysRepo } from "./KeysRepo.ts"
 
 /**
  * Issuing, reading and revoking keys. A plaintext key leaves here once, in
@@ -30,7 +30,7 @@ export const issueCompanyKey = Effect.fn("Keys.issueCompanyKey")(function*(
     masked: generated.masked
   })
   if (Option.isNone(created)) {
-    return yield* new BadRequest({ error: `An API key named "${name}" already exists for this company` })
+    return yield* new KeyNameTaken({ name })
   }
   return { key: created.value, plaintext: generated.plaintext }
 })
@@ -41,7 +41,7 @@ export const issuePersonalKey = Effect.fn("Keys.issuePersonalKey")(function*(
   expiresAt: Date | null
 ) {
   if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
-    return yield* new BadRequest({ error: "expiresAt must be in the future" })
+    return yield* new ExpiryInPast({})
   }
   const repo = yield* KeysRepo
   const generated = generateKey("personal")
@@ -55,7 +55,7 @@ export const issuePersonalKey = Effect.fn("Keys.issuePersonalKey")(function*(
   return { key, plaintext: generated.plaintext }
 })
 
-const keyNotFound = (name: string) => new NotFound({ error: `No API key named "${name}" for this company` })
+const keyNotFound = (name: string) => new CompanyKeyNotFound({ name })
 
 /** The company's key of that name, masked. */
 export const companyKeyByName = Effect.fn("Keys.companyKeyByName")(function*(name: string) {
@@ -68,7 +68,7 @@ export const companyKeyByName = Effect.fn("Keys.companyKeyByName")(function*(nam
 export const defaultCompanyKey = Effect.fn("Keys.defaultCompanyKey")(function*() {
   const { principal } = yield* Authorized("apiKeys:manage")
   const keys = yield* KeysRepo.use((repo) => repo.listCompanyKeys(principal.companyId))
-  if (keys.length === 0) return yield* new NotFound({ error: "This company has no API key" })
+  if (keys.length === 0) return yield* new NoCompanyKey({})
   return keys[0]
 })
 
@@ -84,7 +84,7 @@ export const ensureCompanyKey = Effect.fn("Keys.ensureCompanyKey")(function*(nam
   if (Option.isSome(existing)) return existing.value.masked
   const created = yield* issueCompanyKey(principal.companyId, name, principal.userId).pipe(
     // Another request may have created it between the lookup and the insert.
-    Effect.catchTag("BadRequest", (error) =>
+    Effect.catchTag("KeyNameTaken", (error) =>
       Effect.flatMap(
         KeysRepo.use((repo) => repo.findCompanyKey(principal.companyId, name)),
         Option.match({ onNone: () => Effect.fail(error), onSome: (raced) => Effect.succeed({ plaintext: raced.masked }) })
@@ -99,11 +99,6 @@ export const deleteCompanyKey = Effect.fn("Keys.deleteCompanyKey")(function*(nam
   if (Option.isNone(deleted)) return yield* keyNotFound(name)
   return deleted.value
 })
-
-export interface KeyListing {
-  readonly personalAccessKeys: ReadonlyArray<PersonalAccessKey>
-  readonly companyKeys: ReadonlyArray<CompanyApiKey>
-}
 
 /**
  * Every key of the caller: a user's personal access keys and the company
@@ -132,7 +127,7 @@ export const listCallerKeys = Effect.fn("Keys.listCallerKeys")(function*() {
 
 const requireUser = CurrentPrincipal.use((principal) =>
   principal.keyKind === "company"
-    ? Effect.fail(new Forbidden({ error: "A company API key has no personal access keys: use a personal access key" }))
+    ? Effect.fail(new NotAPerson({}))
     : Effect.succeed(principal.userId)
 )
 
@@ -144,6 +139,6 @@ export const createOwnPersonalKey = Effect.fn("Keys.createOwnPersonalKey")(funct
 export const revokeOwnPersonalKey = Effect.fn("Keys.revokeOwnPersonalKey")(function*(keyId: string) {
   const userId = yield* requireUser
   const deleted = yield* changing(KeysRepo.use((repo) => repo.deletePersonalKey(userId, keyId)))
-  if (Option.isNone(deleted)) return yield* new NotFound({ error: `Personal access key ${keyId} not found` })
+  if (Option.isNone(deleted)) return yield* new PersonalKeyNotFound({ id: keyId })
   return deleted.value
 })

@@ -78,9 +78,11 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
 export const PrincipalLookupLive = Layer.effect(PrincipalLookup, Effect.gen(function*() {
   const context = yield* Effect.context<KeysRepo | CompaniesRepo | OrganizationsRepo>()
   const organizations = yield* OrganizationsRepo
+  const companies = yield* CompaniesRepo
   return {
     resolve: (credential, requestedCompanyId) =>
       Effect.provideContext(resolvePrincipal(credential, requestedCompanyId), context),
+    isCompanyUser: (companyId, userId) => Effect.map(companies.getUser(companyId, userId), Option.isSome),
     organizationRole: organizations.roleOf
   }
 }))

@@ -1,8 +1,8 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
-import { whoMay } from "../auth/Policy.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { NonBlankText, Text } from "../platform/Schemas.ts"
@@ -105,8 +105,6 @@ export const Suppression = Schema.Struct({
 export const NewSuppression = Schema.Struct({ email: ContactEmail, companyId: Schema.optional(Schema.String) })
 
 const listId = { listId: Schema.String }
-const readers = whoMay("campaigns:read")
-const writers = whoMay("campaigns:write")
 
 export class ListsApi extends HttpApiGroup.make("lists")
   .annotateMerge(OpenApi.annotations({
@@ -117,84 +115,96 @@ export class ListsApi extends HttpApiGroup.make("lists")
     payload: NewList,
     success: ContactList.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Create a contact list")
-    .annotate(
-      OpenApi.Description,
-      `Creates a list, optionally with up to ${maxRowsPerCall} rows. A row is {email, firstName?, lastName?, company?, …}; further string fields are kept as merge fields. An invalid e-mail answers 400 naming the row, and nothing is stored. Addresses are kept as given and deduplicated ignoring case. ${writers}`
-    ),
+  }).pipe(described({
+    summary: "Create a contact list",
+    does: `Creates a list, optionally with up to ${maxRowsPerCall} rows. A row is {email, firstName?, lastName?, company?, …}; further string fields are kept as merge fields. An invalid e-mail answers 400 naming the row, and nothing is stored. Addresses are kept as given and deduplicated ignoring case.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.get("list", "/lists", { query: PageQuery, success: Page(ContactList), error: [Forbidden] })
-    .annotate(OpenApi.Summary, "List contact lists")
-    .annotate(OpenApi.Description, `The company's contact lists, newest first. ${readers}`),
+    .pipe(described({
+    summary: "List contact lists",
+    does: `The company's contact lists, newest first.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.get("get", "/lists/:listId", { params: listId, success: ContactList, error: [Forbidden, NotFound] })
-    .annotate(OpenApi.Summary, "Get a contact list")
-    .annotate(OpenApi.Description, `One list with its row count; another company's list is 404. ${readers}`),
+    .pipe(described({
+    summary: "Get a contact list",
+    does: `One list with its row count; another company's list is 404.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.delete("delete", "/lists/:listId", {
     params: listId,
     success: ContactList,
     error: [Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Delete a contact list")
-    .annotate(OpenApi.Description, `Deletes the list and its rows; answers the deleted list. ${writers}`),
+  }).pipe(described({
+    summary: "Delete a contact list",
+    does: `Deletes the list and its rows; answers the deleted list.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.post("appendRows", "/lists/:listId/rows", {
     params: listId,
     payload: AppendRows,
     success: AppendResult.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Append rows to a contact list")
-    .annotate(
-      OpenApi.Description,
-      `Appends up to ${maxRowsPerCall} rows (the request body must also fit MAX_BODY_BYTES). Rows whose address is already in the list, ignoring case, are left out and counted as duplicates. An invalid e-mail answers 400 naming the row, and nothing is stored. ${writers}`
-    ),
+  }).pipe(described({
+    summary: "Append rows to a contact list",
+    does: `Appends up to ${maxRowsPerCall} rows (the request body must also fit MAX_BODY_BYTES). Rows whose address is already in the list, ignoring case, are left out and counted as duplicates. An invalid e-mail answers 400 naming the row, and nothing is stored.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.get("listRows", "/lists/:listId/rows", {
     params: listId,
     query: RowsQuery,
     success: Page(ContactRow),
     error: [Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "List the rows of a contact list")
-    .annotate(
-      OpenApi.Description,
-      `Rows in the order they were added, paged; \`search\` keeps rows whose e-mail, names or company contain it, ignoring case. ${readers}`
-    ),
+  }).pipe(described({
+    summary: "List the rows of a contact list",
+    does: `Rows in the order they were added, paged; \`search\` keeps rows whose e-mail, names or company contain it, ignoring case.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.delete("deleteRow", "/lists/:listId/rows/:rowId", {
     params: { ...listId, rowId: Schema.String },
     success: ContactRow,
     error: [Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Delete a row of a contact list")
-    .annotate(OpenApi.Description, `Deletes one row and answers it. ${writers}`),
+  }).pipe(described({
+    summary: "Delete a row of a contact list",
+    does: `Deletes one row and answers it.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.post("import", "/lists/:listId/import", {
     params: listId,
     payload: CsvUpload,
     success: ImportResult.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Import a CSV file into a contact list")
-    .annotate(
-      OpenApi.Description,
-      `multipart/form-data with one part \`file\`: a CSV file whose header row names the columns (email, first name, last name, company; other columns become merge fields). Valid rows are appended like POST rows; invalid ones are counted and the first 100 reported with their line numbers. A file over IMPORT_MAX_BYTES, over 100,000 rows, without an email column, or not CSV answers 400. ${writers}`
-    ),
+  }).pipe(described({
+    summary: "Import a CSV file into a contact list",
+    does: `multipart/form-data with one part \`file\`: a CSV file whose header row names the columns (email, first name, last name, company; other columns become merge fields). Valid rows are appended like POST rows; invalid ones are counted and the first 100 reported with their line numbers. A file over IMPORT_MAX_BYTES, over 100,000 rows, without an email column, or not CSV answers 400.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.get("listSuppressions", "/suppressions", {
     query: { ...PageQuery, search: Schema.optional(Text(320)) },
     success: Page(Suppression),
     error: [Forbidden]
-  }).annotate(OpenApi.Summary, "List suppressed addresses")
-    .annotate(
-      OpenApi.Description,
-      `The company's suppression list, newest first: addresses no campaign or sequence mails (unsubscribed, hard bounced, added by hand). \`search\` filters by a substring of the address. ${readers}`
-    ),
+  }).pipe(described({
+    summary: "List suppressed addresses",
+    does: `The company's suppression list, newest first: addresses no campaign or sequence mails (unsubscribed, hard bounced, added by hand). \`search\` filters by a substring of the address.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.post("addSuppression", "/suppressions", {
     payload: NewSuppression,
     success: Suppression.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Suppress an address")
-    .annotate(
-      OpenApi.Description,
-      `Adds an address to the suppression list by hand (reason \`manual\`); an address already there keeps its entry. ${writers}`
-    ),
+  }).pipe(described({
+    summary: "Suppress an address",
+    does: `Adds an address to the suppression list by hand (reason \`manual\`); an address already there keeps its entry.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.delete("deleteSuppression", "/suppressions/:email", {
     params: { email: Schema.String },
     success: Suppression,
     error: [Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Remove an address from the suppression list")
-    .annotate(
-      OpenApi.Description,
-      `Lets campaigns mail the address again (matched ignoring case); 404 when it is not suppressed. ${writers}`
-    )
+  }).pipe(described({
+    summary: "Remove an address from the suppression list",
+    does: `Lets campaigns mail the address again (matched ignoring case); 404 when it is not suppressed.`,
+    who: "campaigns:write"
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,7 +1,7 @@
 import { parse } from "csv-parse"
+import { InvalidCsv } from "./Errors.ts"
 import { Effect } from "effect"
 import { createReadStream } from "node:fs"
-import { BadRequest } from "../platform/Errors.ts"
 import { mergeFieldPattern } from "./Api.ts"
 import { type ContactInput, isValidEmail } from "./Contacts.ts"
 
@@ -58,19 +58,18 @@ const columnsOf = (header: ReadonlyArray<string>) =>
     })
     for (const [i, column] of columns.entries()) {
       if (column !== undefined && !mergeFieldPattern.test(column)) {
-        return yield* new BadRequest({
-          error: `CSV column ${i + 1} ("${header[i].slice(0, 64)}"): a header must start with a letter and name a field of at most 64 letters, digits or underscores`
+        return yield* new InvalidCsv({ message: `CSV column ${i + 1} ("${header[i].slice(0, 64)}"): a header must start with a letter and name a field of at most 64 letters, digits or underscores`
         })
       }
       if (column !== undefined && columns.indexOf(column) !== i) {
-        return yield* new BadRequest({ error: `CSV columns ${columns.indexOf(column) + 1} and ${i + 1} both name "${column}"` })
+        return yield* new InvalidCsv({ message: `CSV columns ${columns.indexOf(column) + 1} and ${i + 1} both name "${column}"` })
       }
     }
     if (!columns.includes("email")) {
-      return yield* new BadRequest({ error: "The CSV header row has no email column (e.g. \"email\" or \"Email address\")" })
+      return yield* new InvalidCsv({ message: "The CSV header row has no email column (e.g. \"email\" or \"Email address\")" })
     }
     if (columns.filter((column) => column !== undefined).length > maxColumns) {
-      return yield* new BadRequest({ error: `A CSV file may have at most ${maxColumns} columns` })
+      return yield* new InvalidCsv({ message: `A CSV file may have at most ${maxColumns} columns` })
     }
     return columns
   })
@@ -91,7 +90,7 @@ const contactOf = (columns: ReadonlyArray<string | undefined>, record: ReadonlyA
 }
 
 const csvError = (cause: unknown) =>
-  new BadRequest({ error: `The file is not valid CSV: ${cause instanceof Error ? cause.message : String(cause)}` })
+  new InvalidCsv({ message: `The file is not valid CSV: ${cause instanceof Error ? cause.message : String(cause)}` })
 
 /** Reads the contacts of a CSV file; a file that is not CSV or too large fails with 400. */
 export const readCsvContacts = (path: string) =>
@@ -113,7 +112,7 @@ export const readCsvContacts = (path: string) =>
       parser[Symbol.asyncIterator]()
     const next = Effect.tryPromise({ try: () => iterator.next(), catch: csvError })
     const first = yield* next
-    if (first.done === true) return yield* new BadRequest({ error: "The CSV file is empty: it needs a header row" })
+    if (first.done === true) return yield* new InvalidCsv({ message: "The CSV file is empty: it needs a header row" })
     const columns = yield* columnsOf(first.value.record)
     const rows: Array<ContactInput> = []
     const errors: Array<{ line: number; error: string }> = []
@@ -126,7 +125,7 @@ export const readCsvContacts = (path: string) =>
       const line = info.lines - overcounted
       if (record.every((cell) => cell === "")) continue
       if (rows.length + invalid >= maxImportRows) {
-        return yield* new BadRequest({ error: `A CSV import may hold at most ${maxImportRows} rows` })
+        return yield* new InvalidCsv({ message: `A CSV import may hold at most ${maxImportRows} rows` })
       }
       const contact = contactOf(columns, record)
       if (typeof contact === "string") {

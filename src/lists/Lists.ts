@@ -1,10 +1,11 @@
 import { Effect } from "effect"
+import { ListNotFound, NotSuppressed, RowNotFound } from "./Errors.ts"
 import type { HttpServerRequest } from "effect/http"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { uploadedFile } from "../http/Uploads.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -42,7 +43,7 @@ const toSuppression = (record: SuppressionRecord): typeof Suppression.Type => ({
   created_date: record.createdAt.toISOString()
 })
 
-const listNotFound = (id: string) => orNotFound(`Contact list ${id} not found`)
+const listNotFound = (id: string) => orRefuse(() => new ListNotFound({ id }))
 
 const appendResult = (appended: Appended, offered: number) => ({
   list: toContactList(appended.list),
@@ -117,7 +118,7 @@ export const removeRow = Effect.fn("Lists.removeRow")(function*(listId: string, 
   const { principal } = yield* Authorized("campaigns:write")
   const now = yield* currentDate
   const removed = yield* ListsRepo.use((repo) => repo.removeRow(principal.companyId, listId, rowId, now))
-  return toContactRow(yield* orNotFound(`Row ${rowId} not found in contact list ${listId}`)(removed))
+  return toContactRow(yield* orRefuse(() => new RowNotFound({ listId, rowId }))(removed))
 })
 
 /** Appends the valid rows of an uploaded CSV file; invalid ones are counted and reported by line. */
@@ -156,5 +157,5 @@ export const addSuppression = Effect.fn("Lists.addSuppression")(function*(input:
 export const removeSuppression = Effect.fn("Lists.removeSuppression")(function*(email: string) {
   const { principal } = yield* Authorized("campaigns:write")
   const removed = yield* Suppressions.use((repo) => repo.remove(principal.companyId, email))
-  return toSuppression(yield* orNotFound(`${email} is not on the suppression list`)(removed))
+  return toSuppression(yield* orRefuse(() => new NotSuppressed({ email }))(removed))
 })

@@ -1,32 +1,44 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
-import { selectPage, type Window } from "../storage/Windows.ts"
-import { emailKey, searchTextOf } from "./Contacts.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
 
-export interface ContactListRecord {
-  readonly id: string
-  readonly companyId: string
+export const ContactListRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
   /** The person who made it; null for a company API key. */
-  readonly userId: string | null
-  readonly name: string
-  readonly rowCount: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  userId: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  rowCount: NumberColumn,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type ContactListRecord = typeof ContactListRecord.Type
 
-export interface ContactRowRecord {
-  readonly id: string
-  readonly listId: string
+export const ContactRowRecord = Schema.Struct({
+  id: Schema.String,
+  listId: Schema.String,
   /** As given (trimmed); deduplicated by its lower-case form. */
-  readonly email: string
-  readonly firstName: string | null
-  readonly lastName: string | null
-  readonly company: string | null
+  email: Schema.String,
+  firstName: Schema.NullOr(Schema.String),
+  lastName: Schema.NullOr(Schema.String),
+  company: Schema.NullOr(Schema.String),
   /** Further merge fields. */
-  readonly fields: Readonly<Record<string, string>>
-  readonly createdAt: Date
-}
+  fields: Schema.Record(Schema.String, Schema.String),
+  createdAt: Timestamp
+})
+export type ContactRowRecord = typeof ContactRowRecord.Type
+
+/** The key an address is deduplicated and suppressed by: its lower-case form. */
+export const emailKey = (email: string): string => email.trim().toLowerCase()
+
+/** What a row search matches: e-mail, names and company, lower-cased (stored with the row). */
+export const searchTextOf = (row: ContactRowRecord): string =>
+  [row.email, row.firstName, row.lastName, row.company].filter((value) => value !== null).join(" | ").toLowerCase()
+
+const ListRow = fromColumns(ContactListRecord)
+const ContactRow = fromColumns(ContactRowRecord)
 
 export interface Appended {
   readonly list: ContactListRecord
@@ -95,8 +107,10 @@ const insertChunk = 5_000
 export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("lists/ListsRepo") {
   static readonly layer = Layer.effect(ListsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const lists = readerOf(ListRow)
+    const contactRows = readerOf(ContactRow)
     const ownedList = (companyId: string, listId: string) =>
-      sql<ListRow>`SELECT * FROM contact_lists WHERE company_id = ${companyId} AND id = ${listId}`
+      lists.first(sql`SELECT * FROM contact_lists WHERE company_id = ${companyId} AND id = ${listId}`)
     /** Inserts the rows a chunk at a time; answers how many were new to the list. */
     const insertRows = (listId: string, rows: ReadonlyArray<ContactRowRecord>) =>
       Effect.gen(function*() {
@@ -126,15 +140,15 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
         }
         return added
       })
-    const appendTo = (list: ListRow, rows: ReadonlyArray<ContactRowRecord>, now: Date) =>
+    const appendTo = (list: ContactListRecord, rows: ReadonlyArray<ContactRowRecord>, now: Date) =>
       Effect.gen(function*() {
         const added = yield* insertRows(list.id, rows)
-        const updated = yield* sql<ListRow>`
+        const updated = yield* lists.one(sql`
           UPDATE contact_lists SET row_count = row_count + ${added},
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE id = ${list.id}
-          RETURNING *`
-        return { list: listFromRow(updated[0]), added }
+          RETURNING *`)
+        return { list: updated, added }
       })
     const rowFilter = (companyId: string, listId: string, search: string | undefined) => {
       const inList = sql`list_id = ${listId} AND EXISTS (
@@ -145,37 +159,34 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
     return {
       create: Effect.fn("ListsRepo.create")(function*(list, rows) {
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const created = yield* sql<ListRow>`
+          const created = yield* lists.one(sql`
             INSERT INTO contact_lists (id, company_id, user_id, name, row_count, created_at, updated_at)
             VALUES (${list.id}, ${list.companyId}, ${list.userId}, ${list.name}, 0, ${list.createdAt}, ${list.updatedAt})
-            RETURNING *`
-          if (rows.length === 0) return { list: listFromRow(created[0]), added: 0 }
+            RETURNING *`)
+          if (rows.length === 0) return { list: created, added: 0 }
           const added = yield* insertRows(list.id, rows)
-          const counted = yield* sql<ListRow>`
-            UPDATE contact_lists SET row_count = ${added} WHERE id = ${list.id} RETURNING *`
-          return { list: listFromRow(counted[0]), added }
+          const counted = yield* lists.one(sql`
+            UPDATE contact_lists SET row_count = ${added} WHERE id = ${list.id} RETURNING *`)
+          return { list: counted, added }
         }))
       }, Effect.orDie),
       get: Effect.fn("ListsRepo.get")(function*(companyId, id) {
-        const rows = yield* ownedList(companyId, id)
-        return Option.map(Option.fromNullishOr(rows[0]), listFromRow)
+        return yield* ownedList(companyId, id)
       }, Effect.orDie),
       list: Effect.fn("ListsRepo.list")(function*(companyId, window) {
-        const page = yield* selectPage<ListRow>(sql, "contact_lists", sql`company_id = ${companyId}`, window)
-        return { rows: page.rows.map(listFromRow), total: page.total }
+        return yield* selectRecords(ListRow, sql, "contact_lists", sql`company_id = ${companyId}`, window)
       }, Effect.orDie),
       remove: Effect.fn("ListsRepo.remove")(function*(companyId, id) {
-        const rows = yield* sql<ListRow>`
-          DELETE FROM contact_lists WHERE company_id = ${companyId} AND id = ${id} RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), listFromRow)
+        return yield* lists.first(sql`
+          DELETE FROM contact_lists WHERE company_id = ${companyId} AND id = ${id} RETURNING *`)
       }, Effect.orDie),
       appendRows: Effect.fn("ListsRepo.appendRows")(function*(companyId, listId, rows, now) {
         return yield* sql.withTransaction(Effect.gen(function*() {
           // The lock orders concurrent appends to one list, so that row_count stays exact.
-          const lists = yield* sql<ListRow>`
-            SELECT * FROM contact_lists WHERE company_id = ${companyId} AND id = ${listId} FOR UPDATE`
-          if (lists.length === 0) return Option.none()
-          return Option.some(yield* appendTo(lists[0], rows, now))
+          const list = yield* lists.first(sql`
+            SELECT * FROM contact_lists WHERE company_id = ${companyId} AND id = ${listId} FOR UPDATE`)
+          if (Option.isNone(list)) return Option.none()
+          return Option.some(yield* appendTo(list.value, rows, now))
         }))
       }, Effect.orDie),
       listRows: Effect.fn("ListsRepo.listRows")(function*(companyId, listId, search, window) {
@@ -186,82 +197,38 @@ export class ListsRepo extends Context.Service<ListsRepo, ListsRepository>()("li
             SELECT row_count AS count FROM contact_lists WHERE id = ${listId} AND company_id = ${companyId}`
           : sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM contact_list_rows WHERE ${where}`
         const [rows, count] = yield* Effect.all([
-          sql<RowRow>`SELECT * FROM contact_list_rows WHERE ${where} ORDER BY id LIMIT ${window.limit}
-            OFFSET ${window.offset}`,
+          contactRows.all(sql`SELECT * FROM contact_list_rows WHERE ${where} ORDER BY id LIMIT ${window.limit}
+            OFFSET ${window.offset}`),
           counting
         ])
-        return { rows: rows.map(rowFromRow), total: toNumber(count[0]?.count) }
+        return { rows, total: toNumber(count[0]?.count) }
       }, Effect.orDie),
       removeRow: Effect.fn("ListsRepo.removeRow")(function*(companyId, listId, rowId, now) {
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const deleted = yield* sql<RowRow>`
+          const deleted = yield* contactRows.first(sql`
             DELETE FROM contact_list_rows r USING contact_lists l
             WHERE r.id = ${rowId} AND r.list_id = ${listId} AND l.id = r.list_id AND l.company_id = ${companyId}
-            RETURNING r.*`
-          if (deleted.length === 0) return Option.none()
+            RETURNING r.*`)
+          if (Option.isNone(deleted)) return deleted
           yield* sql`
             UPDATE contact_lists SET row_count = row_count - 1,
               updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
             WHERE id = ${listId}`
-          return Option.some(rowFromRow(deleted[0]))
+          return deleted
         }))
       }, Effect.orDie),
       rowsAfter: Effect.fn("ListsRepo.rowsAfter")(function*(companyId, listId, afterId, limit) {
-        const rows = yield* sql<RowRow>`
+        return yield* contactRows.all(sql`
           SELECT * FROM contact_list_rows WHERE ${rowFilter(companyId, listId, undefined)}
-            AND id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`
-        return rows.map(rowFromRow)
+            AND id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`)
       }, Effect.orDie),
       rowsByIds: Effect.fn("ListsRepo.rowsByIds")(function*(companyId, ids) {
         if (ids.length === 0) return []
-        const rows = yield* sql<RowRow>`
+        return yield* contactRows.all(sql`
           SELECT * FROM contact_list_rows
           WHERE ${sql.in("id", ids)} AND list_id IN (SELECT id FROM contact_lists WHERE company_id = ${companyId})
-          ORDER BY id`
-        return rows.map(rowFromRow)
+          ORDER BY id`)
       }, Effect.orDie)
     }
   }))
 }
-
-interface ListRow {
-  readonly id: string
-  readonly company_id: string
-  readonly user_id: string | null
-  readonly name: string
-  readonly row_count: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-interface RowRow {
-  readonly id: string
-  readonly list_id: string
-  readonly email: string
-  readonly first_name: string | null
-  readonly last_name: string | null
-  readonly company: string | null
-  readonly fields: Record<string, string>
-  readonly created_at: Date
-}
-
-const listFromRow = (row: ListRow): ContactListRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  userId: row.user_id,
-  name: row.name,
-  rowCount: Number(row.row_count),
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at)
-})
-
-const rowFromRow = (row: RowRow): ContactRowRecord => ({
-  id: row.id,
-  listId: row.list_id,
-  email: row.email,
-  firstName: row.first_name,
-  lastName: row.last_name,
-  company: row.company,
-  fields: row.fields,
-  createdAt: new Date(row.created_at)
-})

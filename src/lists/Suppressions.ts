@@ -1,20 +1,22 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { currentDate } from "../platform/Time.ts"
-import { memoryTable } from "../storage/MemoryStore.ts"
+import { fromColumns, readerOf, Timestamp } from "../storage/Columns.ts"
 import { containing, jsonParam, toNumber } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
-import { emailKey } from "./Contacts.ts"
+import { emailKey } from "./ListsRepo.ts"
 
-export type SuppressionReason = "unsubscribed" | "hard_bounce" | "manual"
-
-export interface SuppressionRecord {
-  readonly companyId: string
+export const SuppressionRecord = Schema.Struct({
+  companyId: Schema.String,
   /** As first seen; matched ignoring case. */
-  readonly email: string
-  readonly reason: SuppressionReason
-  readonly createdAt: Date
-}
+  email: Schema.String,
+  reason: Schema.Literals(["unsubscribed", "hard_bounce", "manual"]),
+  createdAt: Timestamp
+})
+export type SuppressionRecord = typeof SuppressionRecord.Type
+export type SuppressionReason = SuppressionRecord["reason"]
+
+const SuppressionRow = fromColumns(SuppressionRecord)
 
 /**
  * The company-wide suppression list: addresses that no campaign or sequence
@@ -37,18 +39,13 @@ export interface SuppressionsRepository {
   readonly remove: (companyId: string, email: string) => Effect.Effect<Option.Option<SuppressionRecord>>
 }
 
-/** The memory backend's suppressions, still read by `campaigns/RecipientsMemory.ts` until that twin is deleted. */
-export const suppressionsTable = memoryTable(
-  "suppressions",
-  (): Map<string, Map<string, SuppressionRecord>> => new Map()
-)
-
 /** Addresses per `suppressedAmong` statement. */
 const lookupChunk = 10_000
 
 export class Suppressions extends Context.Service<Suppressions, SuppressionsRepository>()("lists/Suppressions") {
   static readonly layer = Layer.effect(Suppressions, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const records = readerOf(SuppressionRow)
     const filter = (companyId: string, search: string | undefined) =>
       search === undefined || search === ""
         ? sql`company_id = ${companyId}`
@@ -56,16 +53,15 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsRepo
     return {
       add: Effect.fn("Suppressions.add")(function*(companyId, email, reason) {
         const now = yield* currentDate
-        const inserted = yield* sql<SuppressionRow>`
+        const inserted = yield* records.all(sql`
           INSERT INTO suppressions (company_id, email_key, email, reason, created_at)
           VALUES (${companyId}, ${emailKey(email)}, ${email.trim()}, ${reason}, ${now})
           ON CONFLICT (company_id, email_key) DO NOTHING
-          RETURNING *`
-        if (inserted.length > 0) return fromRow(inserted[0])
+          RETURNING *`)
+        if (inserted.length > 0) return inserted[0]
         // Already suppressed (perhaps by a concurrent add that committed meanwhile): its entry stands.
-        const existing = yield* sql<SuppressionRow>`
-          SELECT * FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)}`
-        return fromRow(existing[0])
+        return yield* records.one(sql`
+          SELECT * FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)}`)
       }, Effect.orDie),
       isSuppressed: Effect.fn("Suppressions.isSuppressed")(function*(companyId, email) {
         const rows = yield* sql`
@@ -86,32 +82,16 @@ export class Suppressions extends Context.Service<Suppressions, SuppressionsRepo
       list: Effect.fn("Suppressions.list")(function*(companyId, search, window) {
         const where = filter(companyId, search)
         const [rows, count] = yield* Effect.all([
-          sql<SuppressionRow>`SELECT * FROM suppressions WHERE ${where} ORDER BY created_at DESC, email_key COLLATE "C"
-            LIMIT ${window.limit} OFFSET ${window.offset}`,
+          records.all(sql`SELECT * FROM suppressions WHERE ${where} ORDER BY created_at DESC, email_key COLLATE "C"
+            LIMIT ${window.limit} OFFSET ${window.offset}`),
           sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM suppressions WHERE ${where}`
         ])
-        return { rows: rows.map(fromRow), total: toNumber(count[0].count) }
+        return { rows, total: toNumber(count[0].count) }
       }, Effect.orDie),
       remove: Effect.fn("Suppressions.remove")(function*(companyId, email) {
-        const rows = yield* sql<SuppressionRow>`
-          DELETE FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)} RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        return yield* records.first(sql`
+          DELETE FROM suppressions WHERE company_id = ${companyId} AND email_key = ${emailKey(email)} RETURNING *`)
       }, Effect.orDie)
     }
   }))
 }
-
-interface SuppressionRow {
-  readonly company_id: string
-  readonly email_key: string
-  readonly email: string
-  readonly reason: SuppressionReason
-  readonly created_at: Date
-}
-
-const fromRow = (row: SuppressionRow): SuppressionRecord => ({
-  companyId: row.company_id,
-  email: row.email,
-  reason: row.reason,
-  createdAt: new Date(row.created_at)
-})

@@ -1,6 +1,7 @@
 import { Option } from "effect"
 import type { ModelEntry } from "../platform/AppConfig.ts"
-import type { CatalogModel, ProviderName, Tier } from "./Llm.ts"
+import { type CatalogModel, isEmbeddingModel, type ProviderName, type Tier } from "./Llm.ts"
+import { localEmbeddingDimensions } from "./local/LocalEmbedding.ts"
 
 /**
  * The model catalog: platform model ids, the provider serving each, the
@@ -23,12 +24,15 @@ export interface CatalogSettings {
 const entries = (provider: ProviderName, models: ReadonlyArray<readonly [string, Tier]>): Array<CatalogModel> =>
   models.map(([id, tier]) => ({ id, provider, upstream: id, tier }))
 
-/** The offline demo models, one per tier. */
-export const localModels = entries("local", [
-  ["local-highest", "highest"],
-  ["local-balanced", "balanced"],
-  ["local-fastest", "fastest"]
-])
+/** The offline demo models, one per tier, and the offline embedding model (`local/LocalEmbedding.ts`). */
+export const localModels: ReadonlyArray<CatalogModel> = [
+  ...entries("local", [
+    ["local-highest", "highest"],
+    ["local-balanced", "balanced"],
+    ["local-fastest", "fastest"]
+  ]),
+  { id: "local-embedding", provider: "local", upstream: "local-embedding", kind: "embedding", dimensions: localEmbeddingDimensions }
+]
 
 const anthropicDefaults = entries("anthropic", [
   ["claude-opus-4-1", "highest"],
@@ -99,11 +103,13 @@ export const resolveModel = (models: ReadonlyArray<CatalogModel>, model: string)
   if (exact !== undefined) return exact
   const tier = tierOfName(model)
   if (tier === undefined) return undefined
+  // Tier names ask for a model that chats: embedding models are only reached by their id.
+  const chatModels = models.filter((entry) => !isEmbeddingModel(entry))
   for (const candidate of fallbackOrder[tier]) {
-    const found = models.find((entry) => entry.tier === candidate)
+    const found = chatModels.find((entry) => entry.tier === candidate)
     if (found !== undefined) return found
   }
-  return models[0]
+  return chatModels[0]
 }
 
 /** What a model costs, in credits per million tokens, and the most output tokens one call may produce. */
@@ -134,7 +140,3 @@ export const priceOf = (model: CatalogModel): ModelPrice => {
     maxOutputTokens: model.maxOutputTokens ?? defaults.maxOutputTokens
   }
 }
-
-/** Why a model id cannot be served. */
-export const unknownModelMessage = (model: string) =>
-  `Unknown model "${model}": GET /api/v0/models lists the available models`

@@ -1,6 +1,5 @@
 import { Context, Data, Effect, Stream } from "effect"
-import { BadRequest } from "../platform/Errors.ts"
-import { unknownModelMessage } from "./Catalog.ts"
+import { UnknownModel } from "./Errors.ts"
 
 /**
  * The canonical model call every feature uses (gateway, content tools,
@@ -143,6 +142,7 @@ export class LlmError extends Data.TaggedError("LlmError")<{
 export class Llm extends Context.Service<Llm, {
   readonly generate: (request: LlmRequest) => Effect.Effect<LlmResponse, LlmError>
   readonly stream: (request: LlmRequest) => Stream.Stream<LlmStreamEvent, LlmError>
+  readonly embed: (request: EmbeddingRequest) => Effect.Effect<EmbeddingResponse, LlmError>
 }>()("llm/Llm") {}
 
 /**
@@ -153,7 +153,7 @@ export class Llm extends Context.Service<Llm, {
 export const requireKnownModel = (model: string | null | undefined) =>
   ModelCatalog.use((catalog) =>
     model !== null && model !== undefined && catalog.resolve(model) === undefined
-      ? Effect.fail(new BadRequest({ error: unknownModelMessage(model) }))
+      ? Effect.fail(new UnknownModel({ model }))
       : Effect.void
   )
 
@@ -177,7 +177,31 @@ export interface CatalogModel {
   readonly inputCreditsPerMillion?: number | undefined
   readonly outputCreditsPerMillion?: number | undefined
   readonly maxOutputTokens?: number | undefined
+  /** `embedding` models embed text (`Llm.embed`); absent or `chat`: they answer messages. */
+  readonly kind?: "chat" | "embedding" | undefined
+  /** An embedding model's vector length. */
+  readonly dimensions?: number | undefined
 }
+
+/** Texts to embed with an embedding model of the catalog. */
+export interface EmbeddingRequest {
+  readonly model: string
+  readonly input: ReadonlyArray<string>
+  /** Vector length, for models that can shorten theirs; else the catalog's `dimensions`, else the model's own. */
+  readonly dimensions?: number | undefined
+  /** An end-user id for the provider's abuse monitoring. */
+  readonly user?: string | undefined
+}
+
+export interface EmbeddingResponse {
+  /** The platform model id that answered. */
+  readonly model: string
+  /** One vector per input, in the order given. */
+  readonly embeddings: ReadonlyArray<ReadonlyArray<number>>
+  readonly inputTokens: number
+}
+
+export const isEmbeddingModel = (model: CatalogModel) => model.kind === "embedding"
 
 /** The text of a response's text parts, joined. */
 export const textOf = (response: Pick<LlmResponse, "content">): string =>

@@ -1,10 +1,20 @@
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Effect, Layer, Option, Result, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { outboundClient } from "../platform/Outbound.ts"
-import { catalogFrom, resolveModel, unknownModelMessage } from "./Catalog.ts"
-import { type CatalogModel, invalidRequest, Llm, type LlmRequest, ModelCatalog, type ProviderName } from "./Llm.ts"
+import { catalogFrom, resolveModel } from "./Catalog.ts"
+import { unknownModelMessage } from "./Errors.ts"
+import {
+  type CatalogModel,
+  invalidRequest,
+  isEmbeddingModel,
+  Llm,
+  type LlmError,
+  type LlmRequest,
+  ModelCatalog,
+  type ProviderName
+} from "./Llm.ts"
 import { LocalProvider } from "./local/LocalProvider.ts"
 import { makeAnthropicProvider } from "./anthropic/AnthropicProvider.ts"
 import { makeOpenAiProvider } from "./openai/OpenAiProvider.ts"
@@ -63,19 +73,38 @@ const LlmRouting = Layer.effect(
         apiKey: Option.getOrUndefined(settings.anthropicApiKey)
       })
     }
-    const route = (request: LlmRequest): [Provider, CatalogModel] | undefined => {
+    const route = (request: { readonly model: string }): [Provider, CatalogModel] | undefined => {
       const model = catalog.resolve(request.model)
       return model === undefined ? undefined : [providers[model.provider], model]
     }
-    const unknownModel = (request: LlmRequest) => invalidRequest(unknownModelMessage(request.model))
+    const unknownModel = (request: { readonly model: string }) => invalidRequest(unknownModelMessage(request.model))
+    /** The provider and model of a chat request; an embedding model cannot chat. */
+    const chatRoute = (request: LlmRequest): Result.Result<[Provider, CatalogModel], LlmError> => {
+      const routed = route(request)
+      if (routed === undefined) return Result.fail(unknownModel(request))
+      if (isEmbeddingModel(routed[1])) {
+        return Result.fail(invalidRequest(`Model ${routed[1].id} is an embedding model: call POST /api/v0/embeddings with it`))
+      }
+      return Result.succeed(routed)
+    }
     return {
-      generate: (request) => {
+      generate: (request) =>
+        Result.match(chatRoute(request), {
+          onFailure: Effect.fail,
+          onSuccess: ([provider, model]) => provider.generate(request, model)
+        }),
+      stream: (request) =>
+        Result.match(chatRoute(request), {
+          onFailure: Stream.fail,
+          onSuccess: ([provider, model]) => provider.stream(request, model)
+        }),
+      embed: (request) => {
         const routed = route(request)
-        return routed === undefined ? Effect.fail(unknownModel(request)) : routed[0].generate(request, routed[1])
-      },
-      stream: (request) => {
-        const routed = route(request)
-        return routed === undefined ? Stream.fail(unknownModel(request)) : routed[0].stream(request, routed[1])
+        if (routed === undefined) return Effect.fail(unknownModel(request))
+        if (!isEmbeddingModel(routed[1])) {
+          return Effect.fail(invalidRequest(`Model ${routed[1].id} is not an embedding model: GET /api/v0/models lists the models`))
+        }
+        return routed[0].embed(request, routed[1])
       }
     }
   })

@@ -16,6 +16,12 @@ import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions }
 export interface MailerService {
   readonly backend: "smtp" | "outbox"
   readonly send: (message: OutgoingMessage) => Effect.Effect<SendOutcome>
+  /**
+   * As `send`, but `start` runs once the pacing allows the message, right
+   * before the transport gets it (a sender records it as in flight there);
+   * when `start` answers false nothing is sent and the answer is none.
+   */
+  readonly sendStarting: (message: OutgoingMessage, start: Effect.Effect<boolean>) => Effect.Effect<Option.Option<SendOutcome>>
 }
 
 export interface MailSettings {
@@ -61,18 +67,24 @@ const mailerOver = <Info>(
   deliver: (options: ReturnType<typeof toMailOptions>) => Promise<Info>,
   accepted: (info: Info) => string
 ) =>
-  Effect.map(pacer(settings.ratePerSecond), (pace): MailerService => ({
-    backend,
-    send: (message) =>
+  Effect.map(pacer(settings.ratePerSecond), (pace): MailerService => {
+    const sendStarting = (message: OutgoingMessage, start: Effect.Effect<boolean>) =>
       Effect.gen(function*() {
         yield* pace
         const prepared = toMailOptions(message, settings.from)
+        if (!(yield* start)) return Option.none<SendOutcome>()
         return yield* Effect.tryPromise(() => deliver(prepared)).pipe(
           Effect.map((info): SendOutcome => ({ _tag: "Accepted", messageId: prepared.messageId, response: accepted(info) })),
-          Effect.catch((error) => Effect.succeed(failureOutcome(prepared.messageId, error.cause)))
+          Effect.catch((error) => Effect.succeed(failureOutcome(prepared.messageId, error.cause))),
+          Effect.map(Option.some)
         )
       })
-  }))
+    return {
+      backend,
+      sendStarting,
+      send: (message) => Effect.map(sendStarting(message, Effect.succeed(true)), Option.getOrThrow)
+    }
+  })
 
 /** File name of a message in the outbox: sortable by time, unique by Message-ID. */
 const outboxName = (messageId: string, now: Date) =>

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest } from "../platform/Errors.ts"
@@ -85,26 +86,32 @@ export class McpApi extends HttpApiGroup.make("mcp")
     override: { "x-displayName": "MCP server" }
   })).add(
   HttpApiEndpoint.post("rpc", "/mcp", { payload: JsonRpcMessage, success: JsonRpcResponse })
-    .annotate(OpenApi.Summary, "MCP Streamable HTTP endpoint (JSON-RPC 2.0)")
-    .annotate(
-      OpenApi.Description,
-      "The Model Context Protocol over Streamable HTTP, stateless: initialize (protocol-version negotiation), " +
+    .pipe(described({
+    summary: "MCP Streamable HTTP endpoint (JSON-RPC 2.0)",
+    does: "The Model Context Protocol over Streamable HTTP, stateless: initialize (protocol-version negotiation), " +
         "notifications/initialized, ping, tools/list and tools/call. Answers JSON, or one server-sent event when the " +
         "client accepts only text/event-stream. Notifications answer 202 without a body. Malformed JSON-RPC answers " +
-        "400 with a JSON-RPC error; unknown methods and tools answer JSON-RPC errors. Any credential of the REST API. " +
-        toolsDescription
-    ),
+        "400 with a JSON-RPC error; unknown methods and tools answer JSON-RPC errors." +
+        toolsDescription,
+    who: "anyKey"
+  })),
   HttpApiEndpoint.get("info", "/mcp/info", { success: McpInfo })
-    .annotate(OpenApi.Summary, "MCP server information")
-    .annotate(OpenApi.Description, "Name, version, supported protocol versions, capabilities and tool names. Any credential."),
+    .pipe(described({
+    summary: "MCP server information",
+    does: "Name, version, supported protocol versions, capabilities and tool names.",
+    who: "anyKey"
+  })),
   HttpApiEndpoint.get("toolsList", "/mcp/tools/list", { success: McpToolList })
-    .annotate(OpenApi.Summary, "List the MCP tools")
-    .annotate(OpenApi.Description, `The three tools with their descriptions and input JSON Schemas. ${toolsDescription}`),
+    .pipe(described({
+    summary: "List the MCP tools",
+    does: `The three tools with their descriptions and input JSON Schemas. ${toolsDescription}`,
+    who: "anyKey"
+  })),
   HttpApiEndpoint.post("toolsCall", "/mcp/tools/call", { payload: CallToolRequest, success: CallToolResult, error: BadRequest })
-    .annotate(OpenApi.Summary, "Call an MCP tool")
-    .annotate(
-      OpenApi.Description,
-      "Runs one tool with `arguments` and answers its CallToolResult; a failing operation is a result with " +
-        "`isError: true` (status and `{error}` inside), not an HTTP error. A missing `name` or an unknown tool answers 400."
-    )
+    .pipe(described({
+    summary: "Call an MCP tool",
+    does: "Runs one tool with `arguments` and answers its CallToolResult; a failing operation is a result with " +
+        "`isError: true` (status and `{error}` inside), not an HTTP error. A missing `name` or an unknown tool answers 400.",
+    who: "anyKey"
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

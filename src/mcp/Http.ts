@@ -1,12 +1,15 @@
 import { Effect, Layer } from "effect"
+import { McpApi } from "./Api.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, OpenApi } from "effect/http-api"
-import { Api } from "../app/Api.ts"
+import { HttpApiBuilder } from "effect/http-api"
+import { ApiDocument, areaApi } from "../http/Area.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import { fromOpenApi } from "./Catalog.ts"
 import { callerHeaders, makeExecutor } from "./Execute.ts"
 import { capabilities, handleMessage, protocolVersions, serverInfo } from "./JsonRpc.ts"
 import { makeTools, toolDefinitions, toolNames } from "./Tools.ts"
+
+const api = areaApi(McpApi)
 
 /** JSON, unless the client accepts only server-sent events. */
 const wantsEventStream = (accept: string | undefined) =>
@@ -21,10 +24,10 @@ const info = {
   tools: toolNames
 }
 
-const McpGroupLive = HttpApiBuilder.group(Api, "mcp", (handlers) =>
+const McpGroupLive = HttpApiBuilder.group(api, "mcp", (handlers) =>
   Effect.gen(function*() {
     const router = yield* HttpRouter.HttpRouter
-    const tools = makeTools(fromOpenApi(OpenApi.fromApi(Api)), makeExecutor(router))
+    const tools = makeTools(fromOpenApi(yield* ApiDocument), makeExecutor(router))
     return handlers
       .handleRaw("rpc", ({ request }) =>
         Effect.gen(function*() {

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { described } from "../http/Describe.ts"
 import { Authentication } from "../auth/Authentication.ts"
 import { Me } from "../auth/Principal.ts"
 
@@ -8,8 +9,10 @@ export class MeApi extends HttpApiGroup.make("me")
     description: "Who the credential stands for.",
     override: { "x-displayName": "Me" }
   })).add(
-  HttpApiEndpoint.get("get", "/me", { success: Me }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("get", "/me", { success: Me }).pipe(described({
     summary: "Who am I",
-    description: "The principal the credential stands for: key kind, company, organization, plan, the acting user (a company key's creator), role and allowed features. Who: any valid key (a personal access key with `X-Company-ID`). Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 404 for a company the key cannot reach."
+    does: "The principal the credential stands for: key kind, company, organization, plan, the acting user (a company key's creator), role and allowed features.",
+    who: "anyKey",
+    errors: { 404: "for a company the key cannot reach" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -64,34 +65,41 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     payload: NewMemory,
     success: Memory.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Keep a memory",
-    description: "Stores a memory (content, category, metadata) for the company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    does: "Stores a memory (content, category, metadata) for the company.",
+    who: "memories:use",
+    errors: { 404: "for another company" }
   })),
   HttpApiEndpoint.get("list", "/companies/:companyId/memories", {
     params: companyId,
     query: MemoryQuery,
     success: MemoryPage,
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "List memories",
-    description: "The company's memories, newest first, filtered by category and (optionally) including inactive ones, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The company's memories, newest first, filtered by category and (optionally) including inactive ones, paginated.",
+    who: "memories:use"
   })),
   HttpApiEndpoint.patch("update", "/companies/:companyId/memories/:memory_id", {
     params: memoryId,
     payload: MemoryPatch,
     success: Memory,
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Change a memory",
-    description: "Changes a memory's content, category, metadata or active flag. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company."
+    does: "Changes a memory's content, category, metadata or active flag.",
+    who: "memories:use",
+    errors: { 404: "for an unknown id or another company" }
   })),
   HttpApiEndpoint.delete("delete", "/companies/:companyId/memories/:memory_id", {
     params: memoryId,
     success: Memory,
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Delete a memory",
-    description: "Deletes a memory and answers it. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `memories` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company."
+    does: "Deletes a memory and answers it.",
+    who: "memories:use",
+    errors: { 404: "for an unknown id or another company" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,12 +1,13 @@
 import { Effect, Option, type Schema } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import { orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { Memory, MemoryPatch, MemoryQuery, NewMemory } from "./Api.ts"
+import { MemoryNotFound } from "./Errors.ts"
 import { MemoriesRepo, type MemoryOwner, type MemoryRecord } from "./MemoriesRepo.ts"
 
 /**
@@ -35,7 +36,7 @@ const ownerIn = (companyId: string) =>
   })
 
 const found = (id: string) => (record: Option.Option<MemoryRecord>) =>
-  Effect.map(orNotFound(`Memory ${id} not found`)(record), toMemory)
+  Effect.map(orRefuse(() => new MemoryNotFound({ id }))(record), toMemory)
 
 export const create = Effect.fn("Memories.create")(function*(companyId: string, input: typeof NewMemory.Type) {
   const owner = yield* ownerIn(companyId)

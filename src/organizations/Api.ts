@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
@@ -59,7 +60,7 @@ const Instant = Schema.String.check(
   )
 )
 
-/** Filters shared by the usage endpoints (DESIGN.md's parameter names). */
+/** Filters shared by the usage endpoints (documented in docs/usage-and-credits.md). */
 export const UsageFilterQuery = {
   startDate: Schema.optional(Instant),
   endDate: Schema.optional(Instant),
@@ -78,9 +79,10 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
   HttpApiEndpoint.get("list", "/organizations", {
     success: Schema.Struct({ organizations: Schema.Array(OrganizationEntry) }),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "List your organizations",
-    description: "The organizations where the calling user has a role (for a company key, the user who created it), with plan, credits, seats and company limit. Who: any valid key. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 429."
+    does: "The organizations where the calling user has a role (for a company key, the user who created it), with plan, credits, seats and company limit.",
+    who: "anyKey"
   })),
   HttpApiEndpoint.get("usageSummary", "/organizations/:orgId/usage/history/summary", {
     params: { orgId: Schema.String },
@@ -91,17 +93,21 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
     },
     success: UsageSummary,
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Summarize an organization's usage",
-    description: "Credits and tokens used in a time window, by feature. Who: an organization owner or admin (a personal access key, or a company key whose creator is one). Errors: 400 for an invalid window; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an organization the caller is not in."
+    does: "Credits and tokens used in a time window, by feature.",
+    who: "usage:read",
+    errors: { 400: "for an invalid window", 404: "for an organization the caller is not in" }
   })),
   HttpApiEndpoint.get("usageHistory", "/organizations/:orgId/usage/history", {
     params: { orgId: Schema.String },
     query: { ...UsageFilterQuery, ...PageQuery },
     success: Page(UsageEventResource),
     error: errors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "List an organization's usage events",
-    description: "The organization's usage events (credits, tokens, model, feature) in a time window, newest first, paginated. Who: an organization owner or admin (a personal access key, or a company key whose creator is one). Errors: 400 for an invalid window or page; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other roles; 404 for an organization the caller is not in."
+    does: "The organization's usage events (credits, tokens, model, feature) in a time window, newest first, paginated.",
+    who: "usage:read",
+    errors: { 400: "for an invalid window or page", 404: "for an organization the caller is not in" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -14,7 +14,7 @@ const usagesOf = (usages: ReadonlyMap<string, number>, ids: ReadonlyArray<string
 /**
  * Each organization's credit usage, as the organizations listing shows it.
  * It changes on every billed call, so it is never cached at the access
- * revision. On the memory backend it is a map lookup. On a shared PostgreSQL
+ * revision. On a shared PostgreSQL
  * (other processes bill too) it is read for every request, concurrent
  * requests sharing one read sent after they asked (`sharedReads`). The embedded
  * database serves one process, in one session: there usages are kept in
@@ -31,15 +31,13 @@ export class Balances extends Context.Service<Balances, {
   static readonly layer = Layer.effect(Balances, Effect.gen(function*() {
     const repo = yield* OrganizationsRepo
     const embedded = yield* Effect.serviceOption(Pglite)
-    const client = yield* Effect.serviceOption(SqlClient.SqlClient)
-    if (Option.isNone(client)) return { creditUsage: repo.creditUsage }
+    const sql = yield* SqlClient.SqlClient
     if (Option.isNone(embedded)) {
       // Reads run outside the asking request's fiber, so never on a connection of a transaction it is in.
       const shared = sharedReads((ids: ReadonlySet<string>) => repo.creditUsage([...ids]), Effect.runForkWith(yield* Effect.context<never>()))
       // A shared read holds other callers' organizations too: each caller gets only its own.
       return { creditUsage: (ids) => Effect.map(shared(ids), (usages) => usagesOf(usages, ids)) }
     }
-    const sql = client.value
     const usages = new Map<string, number>()
     /** Counts the notified changes, so that a read that overlapped one is not kept. */
     let changes = 0

@@ -1,11 +1,15 @@
 import { Effect } from "effect"
+import { OrganizationsApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorizeInOrganization } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
 import * as Usage from "../usage/Usage.ts"
 import type { UsageEvent } from "../usage/UsageRepo.ts"
 import { listCallersOrganizations } from "./Organizations.ts"
+import { answer } from "../http/Refusals.ts"
+
+const api = areaApi(OrganizationsApi)
 
 const usageEventResource = (event: UsageEvent) => ({
   id: event.id,
@@ -20,7 +24,7 @@ const usageEventResource = (event: UsageEvent) => ({
   createdDate: event.createdAt
 })
 
-export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>
+export const OrganizationsLive = HttpApiBuilder.group(api, "organizations", (handlers) =>
   handlers
     .handle("list", () =>
       Effect.map(listCallersOrganizations, (entries) => ({
@@ -37,13 +41,13 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
         }))
       })))
     .handle("usageSummary", ({ params, query }) =>
-      authorizeInOrganization("usage:read", params.orgId)(
+      answer(authorizeInOrganization("usage:read", params.orgId)(
         Usage.summary(params.orgId, query, { offset: query.offset ?? 0, limit: query.limit ?? 100 })
-      ))
+      )))
     .handle("usageHistory", ({ params, query }) =>
-      authorizeInOrganization("usage:read", params.orgId)(
+      answer(authorizeInOrganization("usage:read", params.orgId)(
         Effect.map(
           Usage.history(params.orgId, query, pageRequest(query)),
           ({ events, total }) => toPage(events.map(usageEventResource), total, pageRequest(query))
         )
-      )))
+      ))))

@@ -1,25 +1,34 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgRole } from "../auth/Roles.ts"
 import { newId } from "../platform/Ids.ts"
+import { OrganizationRole } from "../platform/Schemas.ts"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { toNumber } from "../storage/Rows.ts"
 
+export const OrganizationRecord = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  ownerUserId: Schema.NullOr(Schema.String),
+  ownerIds: Schema.Array(Schema.String),
+  subscriptionType: Schema.String,
+  status: Schema.String,
+  creditLimit: NumberColumn,
+  creditUsage: NumberColumn,
+  dataCreditLimit: NumberColumn,
+  dataCreditUsage: NumberColumn,
+  seats: NumberColumn,
+  companyLimit: NumberColumn,
+  createdAt: Timestamp
+})
+export type OrganizationRecord = typeof OrganizationRecord.Type
 
-export interface OrganizationRecord {
-  readonly id: string
-  readonly name: string
-  readonly ownerUserId: string | null
-  readonly ownerIds: ReadonlyArray<string>
-  readonly subscriptionType: string
-  readonly status: string
-  readonly creditLimit: number
-  readonly creditUsage: number
-  readonly dataCreditLimit: number
-  readonly dataCreditUsage: number
-  readonly seats: number
-  readonly companyLimit: number
-  readonly createdAt: Date
-}
+const OrganizationRow = fromColumns(OrganizationRecord)
+/** An organization with the user's membership role, if any. */
+const ReachedRow = fromColumns(Schema.Struct({
+  ...OrganizationRecord.fields,
+  membershipRole: Schema.NullOr(OrganizationRole)
+}))
 
 export interface NewOrganization {
   readonly name: string
@@ -72,12 +81,14 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
 ) {
   static readonly layer = Layer.effect(OrganizationsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const organizations = readerOf(OrganizationRow)
+    const reached = readerOf(ReachedRow)
     const select = sql`
       SELECT o.*, coalesce((SELECT array_agg(w.user_id ORDER BY w.user_id) FROM organization_owners w
         WHERE w.organization_id = o.id), '{}') AS owner_ids
       FROM organizations o`
     const get = (id: string) =>
-      Effect.map(sql<OrganizationRow>`${select} WHERE o.id = ${id}`, (rows) => Option.map(Option.fromNullishOr(rows[0]), fromRow))
+      organizations.first(sql`${select} WHERE o.id = ${id}`)
     const ifExists = <A>(organizationId: string, change: Effect.Effect<A, unknown>) =>
       Effect.flatMap(get(organizationId), Option.match({
         onNone: () => Effect.succeedNone,
@@ -129,7 +140,7 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
       ),
       listForUser: Effect.fn("OrganizationsRepo.listForUser")(function*(userId) {
         // Only the user's own records are read (each by an index), never every organization.
-        const rows = yield* sql<OrganizationRow & { readonly membership_role: OrgRole | null }>`
+        const rows = yield* reached.all(sql`
           WITH reached AS (
             SELECT organization_id AS id FROM organization_members WHERE user_id = ${userId}
             UNION SELECT organization_id FROM organization_owners WHERE user_id = ${userId}
@@ -137,11 +148,11 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
           )
           SELECT o.*, m.role AS membership_role FROM (${select} WHERE o.id IN (SELECT id FROM reached)) o
           LEFT JOIN organization_members m ON m.organization_id = o.id AND m.user_id = ${userId}
-          ORDER BY o.id`
-        return rows.map((row) => {
-          const organization = fromRow(row)
-          return { organization, role: resolveRole(row.membership_role ?? undefined, organization, userId)! }
-        })
+          ORDER BY o.id`)
+        return rows.map(({ membershipRole, ...organization }) => ({
+          organization,
+          role: resolveRole(membershipRole ?? undefined, organization, userId)!
+        }))
       }, Effect.orDie),
       creditUsage: Effect.fn("OrganizationsRepo.creditUsage")(function*(ids) {
         if (ids.length === 0) return new Map()
@@ -159,35 +170,3 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
     }
   }))
 }
-
-interface OrganizationRow {
-  readonly id: string
-  readonly name: string
-  readonly owner_user_id: string | null
-  readonly owner_ids: ReadonlyArray<string>
-  readonly subscription_type: string
-  readonly status: string
-  readonly credit_limit: unknown
-  readonly credit_usage: unknown
-  readonly data_credit_limit: unknown
-  readonly data_credit_usage: unknown
-  readonly seats: number
-  readonly company_limit: number
-  readonly created_at: Date
-}
-
-const fromRow = (row: OrganizationRow): OrganizationRecord => ({
-  id: row.id,
-  name: row.name,
-  ownerUserId: row.owner_user_id,
-  ownerIds: row.owner_ids,
-  subscriptionType: row.subscription_type,
-  status: row.status,
-  creditLimit: toNumber(row.credit_limit),
-  creditUsage: toNumber(row.credit_usage),
-  dataCreditLimit: toNumber(row.data_credit_limit),
-  dataCreditUsage: toNumber(row.data_credit_usage),
-  seats: row.seats,
-  companyLimit: row.company_limit,
-  createdAt: new Date(row.created_at)
-})

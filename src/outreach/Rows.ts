@@ -10,5 +10,5 @@ export const fromColumns = <S extends Schema.Struct<Schema.Struct.Fields>>(recor
     Object.keys(record.fields).map((field) => [field, field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)])
   ) as { readonly [K in keyof S["fields"]]?: string }))
 
-/** A count read from SQL: PostgreSQL answers `count(*)` as a string, PGlite as a number. */
-export const Count = Schema.Union([Schema.Number, Schema.NumberFromString])
+/** A count read from SQL, written `count(*)::int` (PostgreSQL answers a plain `count(*)` as a bigint). */
+export const Count = Schema.Number

@@ -8,7 +8,11 @@ export const ModelEntry = Schema.Struct({
   tier: Schema.optional(Schema.Literals(["highest", "balanced", "fastest"])),
   inputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
   outputCreditsPerMillion: Schema.optional(Schema.Number.check(Schema.isFinite(), Schema.isGreaterThanOrEqualTo(0))),
-  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+  maxOutputTokens: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  /** `embedding` models serve `POST /embeddings` and the knowledge base; `chat` (the default) the rest. */
+  kind: Schema.optional(Schema.Literals(["chat", "embedding"])),
+  /** The length of an embedding model's vectors (asked of the upstream as `dimensions` when set). */
+  dimensions: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 16_000 })))
 })
 
 export type ModelEntry = typeof ModelEntry.Type
@@ -60,6 +64,10 @@ export interface AppSettings {
   readonly documents: DocumentSettings
   /** Worker threads for the content tools' analysis and rewriting (docs/content.md). */
   readonly contentWorkers: number
+  /** A spamd whose score joins the spam check (`spamd://host:783`; docs/content.md). */
+  readonly spamAssassinUrl: Option.Option<string>
+  /** The `spamassassin` program, run per spam check when no spamd is configured. */
+  readonly spamAssassinCommand: Option.Option<string>
   /** Largest CSV file a contact-list import accepts. */
   readonly importMaxBytes: number
   /** smtp:// or smtps:// with credentials; none: every message goes to `DATA_DIR/outbox/` as an .eml file. */
@@ -143,6 +151,10 @@ const SmtpUrl = Schema.String.check(
   Schema.isPattern(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
 )
 
+const SpamdUrl = Schema.String.check(
+  Schema.isPattern(/^spamd:\/\/[^\s/:]+(:\d{1,5})?\/?$/, { message: "must be a spamd://host[:port] URL" })
+)
+
 const BaseUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: "must be an http:// or https:// URL" })
 )
@@ -209,6 +221,8 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
       summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
     }),
     contentWorkers: positiveInt("CONTENT_WORKERS", 2),
+    spamAssassinUrl: Config.option(Config.schema(SpamdUrl, "SPAMASSASSIN_URL")),
+    spamAssassinCommand: Config.option(Config.NonEmptyString("SPAMASSASSIN_COMMAND")),
     importMaxBytes: Config.Int("IMPORT_MAX_BYTES").pipe(Config.withDefault(20 * 1024 * 1024)),
     smtpUrl: Config.option(Config.schema(SmtpUrl, "SMTP_URL").pipe(Config.map(Redacted.make))),
     mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("Platform <no-reply@localhost>")),
@@ -268,6 +282,8 @@ export const defaults: AppSettings = {
   serpapiMaxRetries: 3,
   documents: documentDefaults,
   contentWorkers: 2,
+  spamAssassinUrl: Option.none(),
+  spamAssassinCommand: Option.none(),
   importMaxBytes: 20 * 1024 * 1024,
   smtpUrl: Option.none(),
   mailFrom: "Platform <no-reply@localhost>",

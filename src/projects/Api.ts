@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
@@ -53,33 +54,42 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
     payload: NewProject,
     success: Project.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a project",
-    description: "Creates a project in the caller's company, owned by the calling user (a company key's creator). Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `projects` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company's id."
+    does: "Creates a project in the caller's company, owned by the calling user (a company key's creator).",
+    who: "projects:write",
+    errors: { 404: "for another company's id" }
   })),
-  HttpApiEndpoint.get("list", "/projects", { query: PageQuery, success: Page(Project), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/projects", { query: PageQuery, success: Page(Project), error: [Forbidden] }).pipe(described({
     summary: "List projects",
-    description: "The company's projects, newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `projects` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The company's projects, newest first, paginated.",
+    who: "projects:read"
   })),
-  HttpApiEndpoint.get("get", "/projects/:project_id", { params: projectId, success: Project, error: [Forbidden, NotFound] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("get", "/projects/:project_id", { params: projectId, success: Project, error: [Forbidden, NotFound] }).pipe(described({
     summary: "Get a project",
-    description: "One project of the caller's company. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `projects` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's project."
+    does: "One project of the caller's company.",
+    who: "projects:read",
+    errors: { 404: "for an unknown id or another company's project" }
   })),
   HttpApiEndpoint.patch("update", "/projects/:project_id", {
     params: projectId,
     payload: ProjectPatch,
     success: Project,
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Change a project",
-    description: "Changes a project's fields. Who: its owner, or a company owner or admin, with the `projects` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other people; 404 for an unknown id or another company's project."
+    does: "Changes a project's fields.",
+    who: { owner: "projects:write" },
+    errors: { 404: "for an unknown id or another company's project" }
   })),
   HttpApiEndpoint.delete("delete", "/projects/:project_id", {
     params: projectId,
     success: Project,
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Delete a project",
-    description: "Deletes a project and answers it. Who: its owner, or a company owner or admin. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 for other people; 404 for an unknown id or another company's project."
+    does: "Deletes a project and answers it.",
+    who: { owner: "projects:write" },
+    errors: { 404: "for an unknown id or another company's project" }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

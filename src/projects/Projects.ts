@@ -2,12 +2,12 @@ import { Effect, Option } from "effect"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized, ownsOrManages } from "../auth/Policy.ts"
 import type { Principal } from "../auth/Principal.ts"
-import { Forbidden, NotFound, orNotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { NewProject, Project, ProjectPatch } from "./Api.ts"
+import { ProjectNotChangeable, ProjectNotFound } from "./Errors.ts"
 import { type ProjectRecord, ProjectsRepo } from "./ProjectsRepo.ts"
 
 /**
@@ -39,7 +39,7 @@ const findVisible = (principal: Principal, id: string) =>
     (found) =>
       Option.isSome(found) && visibleTo(principal, found.value)
         ? Effect.succeed(found.value)
-        : Effect.fail(new NotFound({ error: `Project ${id} not found` }))
+        : Effect.fail(new ProjectNotFound({ id }))
   )
 
 /** The project if the caller may change it: visible (else 404) and owned or managed (else 403). */
@@ -47,9 +47,7 @@ const findChangeable = (principal: Principal, id: string) =>
   Effect.flatMap(findVisible(principal, id), (project) =>
     ownsOrManages(principal, project.ownerUserId)
       ? Effect.succeed(project)
-      : Effect.fail(
-        new Forbidden({ error: `Only the owner of project ${id} or a company owner or admin can change it` })
-      ))
+      : Effect.fail(new ProjectNotChangeable({ id })))
 
 export const create = Effect.fn("Projects.create")(function*(input: typeof NewProject.Type) {
   yield* Authorized("projects:write")
@@ -94,7 +92,8 @@ export const update = Effect.fn("Projects.update")(function*(id: string, patch: 
   if (Object.values(change).every((value) => value === undefined)) return toProject(project)
   const now = yield* currentDate
   const updated = yield* ProjectsRepo.use((repo) => repo.update(principal.companyId, id, change, now))
-  return toProject(yield* orNotFound(`Project ${id} not found`)(updated))
+  if (Option.isNone(updated)) return yield* new ProjectNotFound({ id })
+  return toProject(updated.value)
 })
 
 export const remove = Effect.fn("Projects.remove")(function*(id: string) {

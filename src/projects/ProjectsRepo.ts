@@ -1,23 +1,24 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { fromColumns, JsonObject, readerOf, Timestamp } from "../storage/Columns.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { selectPage, type Window } from "../storage/Windows.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
 
-export type Sharing = "Private" | "Shared"
-
-export interface ProjectRecord {
-  readonly id: string
-  readonly companyId: string
+export const ProjectRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
   /** The owner user; null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
-  readonly ownerUserId: string | null
-  readonly name: string
-  readonly description: string
-  readonly instructions: string
-  readonly sharing: Sharing
-  readonly settings: Readonly<Record<string, unknown>>
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  ownerUserId: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  description: Schema.String,
+  instructions: Schema.String,
+  sharing: Schema.Literals(["Private", "Shared"]),
+  settings: JsonObject,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type ProjectRecord = typeof ProjectRecord.Type
+export type Sharing = ProjectRecord["sharing"]
 
 export interface ProjectChange {
   readonly name?: string | undefined
@@ -47,32 +48,32 @@ export interface ProjectsRepository {
   readonly remove: (companyId: string, id: string) => Effect.Effect<boolean>
 }
 
+const ProjectRow = fromColumns(ProjectRecord)
+
 export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepository>()("projects/ProjectsRepo") {
   static readonly layer = Layer.effect(ProjectsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const records = readerOf(ProjectRow)
     const visible = (companyId: string, viewer: string | null) =>
       sql`company_id = ${companyId} AND (sharing = 'Shared' OR owner_user_id IS NOT DISTINCT FROM ${viewer})`
     return {
       create: Effect.fn("ProjectsRepo.create")(function*(project) {
-        const rows = yield* sql<ProjectRow>`
+        return yield* records.one(sql`
           INSERT INTO projects (id, company_id, owner_user_id, name, description, instructions, sharing, settings,
             created_at, updated_at)
           VALUES (${project.id}, ${project.companyId}, ${project.ownerUserId}, ${project.name}, ${project.description},
             ${project.instructions}, ${project.sharing}, ${jsonParam(project.settings)}::jsonb, ${project.createdAt},
             ${project.updatedAt})
-          RETURNING *`
-        return fromRow(rows[0])
+          RETURNING *`)
       }, Effect.orDie),
       get: Effect.fn("ProjectsRepo.get")(function*(companyId, id) {
-        const rows = yield* sql<ProjectRow>`SELECT * FROM projects WHERE company_id = ${companyId} AND id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        return yield* records.first(sql`SELECT * FROM projects WHERE company_id = ${companyId} AND id = ${id}`)
       }, Effect.orDie),
       listVisible: Effect.fn("ProjectsRepo.listVisible")(function*(companyId, viewer, window) {
-        const page = yield* selectPage<ProjectRow>(sql, "projects", visible(companyId, viewer), window)
-        return { rows: page.rows.map(fromRow), total: page.total }
+        return yield* selectRecords(ProjectRow, sql, "projects", visible(companyId, viewer), window)
       }, Effect.orDie),
       update: Effect.fn("ProjectsRepo.update")(function*(companyId, id, change, now) {
-        const rows = yield* sql<ProjectRow>`
+        return yield* records.first(sql`
           UPDATE projects SET
             name = coalesce(${change.name ?? null}, name),
             description = coalesce(${change.description ?? null}, description),
@@ -81,8 +82,7 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsReposito
             settings = coalesce(${change.settings === undefined ? null : jsonParam(change.settings)}::jsonb, settings),
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
-          RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+          RETURNING *`)
       }, Effect.orDie),
       remove: Effect.fn("ProjectsRepo.remove")(function*(companyId, id) {
         const rows = yield* sql`DELETE FROM projects WHERE company_id = ${companyId} AND id = ${id} RETURNING id`
@@ -91,29 +91,3 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsReposito
     }
   }))
 }
-
-interface ProjectRow {
-  readonly id: string
-  readonly company_id: string
-  readonly owner_user_id: string | null
-  readonly name: string
-  readonly description: string
-  readonly instructions: string
-  readonly sharing: Sharing
-  readonly settings: Record<string, unknown>
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-const fromRow = (row: ProjectRow): ProjectRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  ownerUserId: row.owner_user_id,
-  name: row.name,
-  description: row.description,
-  instructions: row.instructions,
-  sharing: row.sharing,
-  settings: row.settings,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at)
-})

@@ -1,12 +1,12 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
-import { described } from "../campaigns/Api.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { Count, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
 
-export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped"])
+export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
 
 /** The most steps of one sequence, executions named by one approve or regenerate call, and rows of one enrolment. */
 export const maxSteps = 20
@@ -64,6 +64,18 @@ export const EnrollBody = Schema.Struct({
   rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
 })
 
+/** Exactly one of `rowIds` (list rows) and `emails` (addresses, any case). */
+export const UnenrollBody = Schema.Struct({
+  ...companyId,
+  rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds))),
+  emails: Schema.optional(Schema.Array(Text(320)).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
+}).annotate({ examples: [{ emails: ["ada@example.com"] }] })
+
+export const Unenrollment = Schema.Struct({
+  /** Contacts whose unsent executions of this sequence were skipped. */
+  unenrolled: Count
+}).annotate({ identifier: "SequenceUnenrollment" })
+
 export const Enrollment = Schema.Struct({
   /** Contacts whose first execution was made now. */
   enrolled: Count,
@@ -105,6 +117,10 @@ export const ExecutionIdsBody = Schema.Struct({
   executionIds: Schema.Array(Text(500)).check(Schema.isMaxLength(maxExecutionIds))
 })
 
+/** Regenerate also takes `includeUncertain`: uncertain executions (maybe delivered) are skipped unless it is true. */
+export const RegenerateBody = Schema.Struct({ ...ExecutionIdsBody.fields, includeUncertain: Schema.optional(Schema.Boolean) })
+  .annotate({ examples: [{ executionIds: ["sqx_…"] }, { executionIds: ["sqx_…"], includeUncertain: true }] })
+
 export const Approval = Schema.Struct({ approved: Count, skipped: Count, msg: Schema.String })
   .annotate({ identifier: "SequenceApproval" })
 
@@ -112,8 +128,6 @@ export const Regeneration = Schema.Struct({ msg: Schema.String }).annotate({ ide
 
 const sequenceId = { sequenceId: Schema.String }
 const errors = [BadRequest, Forbidden, NotFound]
-const reader = "Any company user with the sequences feature (sequences:read)."
-const writer = "Company owners, admins and members with the sequences feature (sequences:write)."
 
 export class SequencesApi extends HttpApiGroup.make("sequences")
   .annotateMerge(OpenApi.annotations({
@@ -124,51 +138,91 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       payload: NewSequence,
       success: Sequence.pipe(HttpApiSchema.status(201)),
       error: errors
-    }).pipe(described(
-      "Create a sequence",
-      `Creates a sequence of 1–${maxSteps} e-mail steps. ${writer} A listId that is not one of the company's lists → 404; malformed spintax or merge fields in a step → 400.`
-    )),
+    }).pipe(described({
+    summary: "Create a sequence",
+    does: `Creates a sequence of 1–${maxSteps} e-mail steps. A listId that is not one of the company's lists → 404; malformed spintax or merge fields in a step → 400.`,
+    who: "sequences:write"
+  })),
     HttpApiEndpoint.get("list", "/sequences", { query: { ...companyId, ...PageQuery }, success: Page(Sequence), error: [Forbidden] })
-      .pipe(described("List sequences", `The company's sequences, newest first, in the generic envelope. ${reader}`)),
+      .pipe(described({
+    summary: "List sequences",
+    does: `The company's sequences, newest first, in the generic envelope.`,
+    who: "sequences:read"
+  })),
     HttpApiEndpoint.get("get", "/sequences/:sequenceId", { params: sequenceId, query: companyId, success: Sequence, error: [Forbidden, NotFound] })
-      .pipe(described("Get a sequence", `One sequence; another company's → 404. ${reader}`)),
+      .pipe(described({
+    summary: "Get a sequence",
+    does: `One sequence; another company's → 404.`,
+    who: "sequences:read"
+  })),
     HttpApiEndpoint.patch("update", "/sequences/:sequenceId", {
       params: sequenceId,
       payload: SequencePatch,
       success: Sequence,
       error: errors
-    }).pipe(described("Change a sequence", `Changes the supplied fields; new steps apply to executions made from then on. ${writer}`)),
+    }).pipe(described({
+    summary: "Change a sequence",
+    does: `Changes the supplied fields; new steps apply to executions made from then on.`,
+    who: "sequences:write"
+  })),
+    HttpApiEndpoint.delete("remove", "/sequences/:sequenceId", {
+      params: sequenceId,
+      query: companyId,
+      success: Sequence,
+      error: [Forbidden, NotFound]
+    }).pipe(described({
+      summary: "Delete a sequence",
+      does: `Deletes the sequence and stops all its executions: every draft and approved execution not yet handed to the mail server becomes skipped ("The sequence was deleted"); e-mails already sent keep working tracking and unsubscribe links. Answers the deleted sequence; another company's or unknown → 404.`,
+      who: "sequences:write"
+    })),
+    HttpApiEndpoint.post("unenroll", "/sequences/:sequenceId/unenroll", {
+      params: sequenceId,
+      payload: UnenrollBody,
+      success: Unenrollment,
+      error: errors
+    }).pipe(described({
+      summary: "Unenroll contacts",
+      does: `Takes contacts out of this sequence, by list row (\`rowIds\`) or by address (\`emails\`, any case): their draft and approved executions not yet being sent become skipped ("The contact was unenrolled"); answers how many contacts left. Exactly one of rowIds and emails (1–${maxRowIds}) → else 400; ids or addresses not in the sequence are ignored.`,
+      who: "sequences:write"
+    })),
     HttpApiEndpoint.post("enroll", "/sequences/:sequenceId/enroll", {
       params: sequenceId,
       payload: EnrollBody,
       success: Enrollment,
       error: errors
-    }).pipe(described(
-      "Enroll contacts",
-      `Makes, per contact of a list (\`listId\`) or per chosen row (\`rowIds\`, rows of the company's lists), the first step's execution: an unapproved draft the drafting worker writes. Suppressed addresses are left out; contacts already enrolled are not enrolled twice. Exactly one of listId and rowIds → else 400; another company's list → 404. ${writer}`
-    )),
+    }).pipe(described({
+    summary: "Enroll contacts",
+    does: `Makes, per contact of a list (\`listId\`) or per chosen row (\`rowIds\`, rows of the company's lists), the first step's execution: an unapproved draft the drafting worker writes. Suppressed addresses are left out; contacts already enrolled are not enrolled twice. Exactly one of listId and rowIds → else 400; another company's list → 404.`,
+    who: "sequences:write"
+  })),
     HttpApiEndpoint.get("executions", "/sequences/:sequenceId/executions", {
       params: sequenceId,
       query: ExecutionsQuery,
       success: Page(Execution),
       error: [Forbidden, NotFound]
-    }).pipe(described("List executions", `The sequence's executions, newest first, paged, optionally of one status. ${reader}`)),
+    }).pipe(described({
+    summary: "List executions",
+    does: `The sequence's executions, newest first, paged, optionally of one status.`,
+    who: "sequences:read"
+  })),
     HttpApiEndpoint.post("approve", "/sequences/:sequenceId/executions/approve", {
       params: sequenceId,
       payload: ExecutionIdsBody,
       success: Approval,
       error: errors
-    }).pipe(described(
-      "Approve drafts",
-      `Approves the listed executions that are written, unapproved drafts of this sequence; the sending worker sends each when due. Others are skipped and counted. At most ${maxExecutionIds} ids → else 400. ${writer}`
-    )),
+    }).pipe(described({
+    summary: "Approve drafts",
+    does: `Approves the listed executions that are written, unapproved drafts of this sequence; the sending worker sends each when due. Others are skipped and counted. At most ${maxExecutionIds} ids → else 400.`,
+    who: "sequences:write"
+  })),
     HttpApiEndpoint.post("regenerate", "/sequences/:sequenceId/executions/regenerate", {
       params: sequenceId,
-      payload: ExecutionIdsBody,
+      payload: RegenerateBody,
       success: Regeneration,
       error: errors
-    }).pipe(described(
-      "Regenerate failed executions",
-      `Each listed execution that is failed in this sequence becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404. ${writer}`
-    ))
+    }).pipe(described({
+    summary: "Regenerate failed executions",
+    does: `Each listed execution that is failed in this sequence (or uncertain — maybe delivered by a process that stopped mid-send — with includeUncertain: true) becomes a fresh unapproved draft, written again by the model; the others are skipped, and \`msg\` says how many were regenerated and how many were skipped and why. Missing or non-array executionIds, non-string ids or more than ${maxExecutionIds} ids → 400; an unknown or another company's sequence → 404.`,
+    who: "sequences:write"
+  }))
   ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,5 +1,5 @@
 import { Effect, Option, Result, Schema } from "effect"
-import { render } from "../content/MergeFields.ts"
+import { render } from "../outreach/MergeFields.ts"
 import { decodeModelJson } from "../content/ContentModel.ts"
 import { seededRandom } from "../content/Spintax.ts"
 import { type LlmRequest, type LlmResponse, ModelCatalog } from "../llm/Llm.ts"
@@ -28,12 +28,17 @@ const system = "You write one outreach e-mail for one contact. Follow the step's
   "ready template, polish it lightly without changing its meaning. Address the contact by the fields given; never " +
   "invent facts about them. The body is simple HTML (paragraphs, links). Answer with the write_email tool."
 
+/** Fields only the send knows (the recipient's own links): a draft keeps them as merge fields. */
+const sendTimeFields = { unsubscribeUrl: "{{unsubscribeUrl}}" }
+
 /** The step's template rendered for the contact: what the `local` model answers. */
-const renderedStep = (step: SequenceStep, execution: ExecutionRecord) =>
-  Result.all({
-    subject: render(step.subject, execution.fields, { html: false, random: seededRandom(`${execution.id}:subject`) }),
-    body: render(step.body, execution.fields, { html: true, random: seededRandom(execution.id) })
+const renderedStep = (step: SequenceStep, execution: ExecutionRecord) => {
+  const values = { ...execution.fields, ...sendTimeFields }
+  return Result.all({
+    subject: render(step.subject, values, { html: false, random: seededRandom(`${execution.id}:subject`) }),
+    body: render(step.body, values, { html: true, random: seededRandom(execution.id) })
   })
+}
 
 export const draftRequest = (model: string, step: SequenceStep, execution: ExecutionRecord, rendered: { readonly subject: string; readonly body: string }): LlmRequest => ({
   model,
@@ -90,7 +95,7 @@ export const draft = (step: SequenceStep | undefined, execution: ExecutionRecord
     )
     if (Result.isFailure(answered)) {
       const failure = answered.failure
-      return { _tag: "Failed", error: `The model failed: ${failure._tag === "LlmError" ? failure.message : failure.error}` } as const
+      return { _tag: "Failed", error: `The model failed: ${failure.message}` } as const
     }
     if (Option.isNone(answered.success)) {
       return { _tag: "Failed", error: "The model's answer had no subject and body" } as const

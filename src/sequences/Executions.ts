@@ -4,7 +4,7 @@ import { Authorized } from "../auth/Policy.ts"
 import { pageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
-import type { Approval, Execution, ExecutionIdsBody, ExecutionsQuery, Regeneration } from "./Api.ts"
+import type { Approval, Execution, ExecutionIdsBody, ExecutionsQuery, RegenerateBody, Regeneration } from "./Api.ts"
 import { find } from "./Sequences.ts"
 import { type ExecutionRecord, SequencesRepo } from "./SequencesRepo.ts"
 
@@ -79,9 +79,10 @@ export const approve = Effect.fn("Executions.approve")(function*(sequenceId: str
   return { approved: done.length, skipped, msg: `Approved ${plural(done.length, "execution")}; ${text}.` } satisfies typeof Approval.Type
 })
 
-export const regenerate = Effect.fn("Executions.regenerate")(function*(sequenceId: string, body: typeof ExecutionIdsBody.Type) {
+export const regenerate = Effect.fn("Executions.regenerate")(function*(sequenceId: string, body: typeof RegenerateBody.Type) {
+  const includeUncertain = body.includeUncertain === true
   const { ids, found, done } = yield* changeListed(sequenceId, body, (ids, now) =>
-    SequencesRepo.use((repo) => repo.regenerate(sequenceId, ids, now)))
-  const { text } = skippedText(ids, found, done, "not failed")
+    SequencesRepo.use((repo) => repo.regenerate(sequenceId, ids, includeUncertain, now)))
+  const { text } = skippedText(ids, found, done, includeUncertain ? "not failed nor uncertain" : "not failed")
   return { msg: `Regenerated ${plural(done.length, "execution")} as unapproved drafts; ${text}.` } satisfies typeof Regeneration.Type
 })

@@ -1,15 +1,11 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
-import { CampaignsConfig } from "../campaigns/CampaignsConfig.ts"
-import { retryAt } from "../campaigns/CampaignWorker.ts"
-import { parseTemplates, renderMessage } from "../campaigns/Message.ts"
-import { trackingUrls } from "../campaigns/Tracking.ts"
-import { TrackingSecret } from "../campaigns/TrackingSecret.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
-import { Mailer } from "../mail/Mailer.ts"
-import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
+import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
+import { parseTemplates } from "../outreach/Message.ts"
+import { OutreachConfig } from "../outreach/OutreachConfig.ts"
 import { currentDate } from "../platform/Time.ts"
+import { Storage } from "../storage/Database.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { draft } from "./Drafting.ts"
 import { executionFor } from "./Sequences.ts"
@@ -23,15 +19,17 @@ import { type ExecutionClaim, type ExecutionRecord, type SendResult, SequencesRe
  * - the drafter claims unwritten drafts and has the model write each; a
  *   draft is stored only while the claim's lease is its own, so each
  *   execution gets exactly one draft whatever the number of workers;
- * - the sender claims approved executions that are due, marks each as
- *   started (under the lease) before handing it to the `Mailer`, and records
- *   the outcome with the contact's next execution. A send whose worker died
- *   after the mark is never repeated: it becomes `failed`. So an execution
- *   is sent at most once.
+ * - the sender claims approved executions that are due, marks each as in
+ *   flight (under the lease) right before the SMTP transaction, and records
+ *   the outcome with the contact's next execution right after the answer. A
+ *   send whose worker died in between is never repeated: it becomes
+ *   `uncertain`. So an execution is sent at most once.
  *
  * While a claim runs its lease is renewed every third of its length.
  */
 export class SequenceWorker extends Context.Service<SequenceWorker, {
+  /** At start on the embedded database (whose lock proves the holder dead): every lease still held ends now. */
+  readonly takeOver: Effect.Effect<void>
   /** One drafter poll; answers how many executions it claimed. */
   readonly draftBatch: Effect.Effect<number>
   /** One sender poll; answers how many executions it claimed. */
@@ -39,29 +37,13 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
 }>()("sequences/SequenceWorker") {
   static readonly layer = Layer.effect(SequenceWorker, Effect.gen(function*() {
     const config = yield* SequencesConfig
-    const mail = yield* CampaignsConfig
-    const app = yield* AppConfig
+    const mail = yield* OutreachConfig
     const repo = yield* SequencesRepo
     const suppressions = yield* Suppressions
-    const mailer = yield* Mailer
-    const { key } = yield* TrackingSecret
+    const delivery = yield* Delivery
+    const storage = yield* Storage
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
-
-    /** Runs `work` over a claim while renewing its lease; `stopped` turns true when the lease is lost. */
-    const underLease = (claim: ExecutionClaim, work: (stopped: Ref.Ref<boolean>) => Effect.Effect<void>) =>
-      Effect.gen(function*() {
-        const stopped = yield* Ref.make(false)
-        const keepLease = Effect.gen(function*() {
-          while (true) {
-            yield* Effect.sleep(Duration.millis(config.leaseMs / 3))
-            const renewed = yield* repo.renew(claim.token, leaseUntil(yield* currentDate))
-            if (!renewed) return yield* Ref.set(stopped, true)
-          }
-        })
-        yield* Effect.raceFirst(work(stopped), Effect.andThen(keepLease, Effect.never))
-        yield* repo.release(claim.token)
-      })
 
     const draftOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>) =>
       Effect.gen(function*() {
@@ -73,16 +55,8 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
         if (!recorded) yield* Effect.logWarning("Sequence draft lease lost before it was stored", { executionId: execution.id })
       })
 
-    const resultOf = (execution: ExecutionRecord, sent: SendOutcome, next: () => ExecutionRecord | undefined, now: Date): SendResult => {
-      switch (sent._tag) {
-        case "Accepted":
-          return { _tag: "Sent", messageId: sent.messageId, next: next() }
-        case "TemporaryFailure":
-          return { _tag: "Retry", at: retryAt(mail.retryBaseMs, execution.attempts, now), error: sent.response }
-        case "PermanentFailure":
-          return { _tag: "Failed", error: sent.response }
-      }
-    }
+    const resultOf = (outcome: DeliveryOutcome, next: () => ExecutionRecord | undefined): SendResult =>
+      outcome._tag === "Sent" ? { ...outcome, next: next() } : outcome
 
     const sendOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>) =>
       Effect.gen(function*() {
@@ -93,37 +67,27 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
           return
         }
         const found = yield* repo.get(execution.companyId, execution.sequenceId)
-        if (Option.isNone(found) || !(yield* repo.beginSend(execution.id, claim.token, now))) return
+        if (Option.isNone(found)) return
         const sequence = found.value
         const templates = parseTemplates(execution.subject ?? "", execution.body ?? "")
         if (Result.isFailure(templates)) {
           yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: templates.failure }, mail.maxAttempts, now)
           return
         }
-        const urls = trackingUrls(app.publicBaseUrl, key, execution.id)
-        const message = renderMessage(templates.success, execution, urls)
-        const sent = yield* mailer.send({
-          from: app.mailFrom,
-          to: execution.email,
-          subject: message.subject,
-          html: message.html,
-          text: message.text,
-          headers: listUnsubscribeHeaders(urls.unsubscribe),
-          messageId: `<${execution.id}@${addressOf(app.mailFrom).split("@")[1] ?? "localhost"}>`
+        const record = (outcome: DeliveryOutcome) =>
+          Effect.gen(function*() {
+            const sentAt = yield* currentDate
+            const nextStep = execution.stepIndex + 1
+            const next = () =>
+              nextStep < sequence.steps.length ? executionFor(sequence, nextStep, execution, sentAt, sentAt) : undefined
+            const recorded = yield* repo.recordSend(execution.id, claim.token, resultOf(outcome, next), mail.maxAttempts, sentAt)
+            if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
+          })
+        yield* delivery.deliver({ ...execution, templates: templates.success }, {
+          start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
+          record,
+          bounced: Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
         })
-        const sentAt = yield* currentDate
-        const nextStep = execution.stepIndex + 1
-        const next = () =>
-          nextStep < sequence.steps.length
-            ? executionFor(sequence, nextStep, execution, sentAt, sentAt)
-            : undefined
-        const result = resultOf(execution, sent, next, sentAt)
-        const recorded = yield* repo.recordSend(execution.id, claim.token, result, mail.maxAttempts, sentAt)
-        if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
-        if (sent._tag === "PermanentFailure" && sent.hardBounce) {
-          yield* suppressions.add(execution.companyId, execution.email, "hard_bounce")
-          yield* repo.leave(execution.companyId, execution.email, "The address bounced", sentAt)
-        }
       })
 
     const poll = (
@@ -135,15 +99,35 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
         const now = yield* currentDate
         const claim = yield* claimWith(now, leaseUntil(now), config.batchSize)
         if (claim.executions.length > 0) {
-          yield* underLease(claim, (stopped) =>
-            Effect.forEach(claim.executions, (execution) => handle(claim, execution, stopped), { concurrency, discard: true }))
+          yield* underLease(
+            config.leaseMs,
+            (expiresAt) => repo.renew(claim.token, expiresAt),
+            repo.release(claim.token),
+            (stopped) => Effect.forEach(claim.executions, (execution) => handle(claim, execution, stopped), { concurrency, discard: true })
+          )
         }
         return claim.executions.length
       })
 
+    const abandonThenClaim = (now: Date, expiresAt: Date, limit: number) =>
+      Effect.gen(function*() {
+        const abandoned = yield* repo.abandonSends(now)
+        if (abandoned.length > 0) {
+          yield* Effect.logWarning("Took over sequence sends left in flight by a stopped worker: marked uncertain, not sent again", {
+            executionIds: abandoned
+          })
+        }
+        return yield* repo.claimSends(now, expiresAt, limit)
+      })
+
     return {
+      takeOver: Effect.gen(function*() {
+        if (storage.backend !== "pglite") return
+        const taken = yield* repo.reclaim(yield* currentDate)
+        if (taken > 0) yield* Effect.logWarning("Took over the sequence leases of a stopped process", { leases: taken })
+      }),
       draftBatch: poll(repo.claimDrafts, draftOne, config.draftConcurrency),
-      sendBatch: poll(repo.claimSends, sendOne, mail.concurrency)
+      sendBatch: poll(abandonThenClaim, sendOne, mail.concurrency)
     }
   }))
 
@@ -152,6 +136,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const config = yield* SequencesConfig
     if (!config.enabled) return
     const worker = yield* SequenceWorker
+    yield* worker.takeOver
     const loop = (poll: Effect.Effect<number>, name: string) =>
       Effect.forkScoped(Effect.gen(function*() {
         while (true) {
@@ -169,11 +154,9 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
   }))
 }
 
-/** The worker with its configuration from the environment, the `Mailer` and the tracking key; needs storage, `Credits` and an `Llm`. */
+/** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer`, `Credits` and an `Llm`. */
 export const SequenceWorkerLive = SequenceWorker.worker.pipe(
   Layer.provide(SequenceWorker.layer),
-  Layer.provide(TrackingSecret.layer),
-  Layer.provide(Mailer.layer),
-  Layer.provide(CampaignsConfig.layer),
+  Layer.provide(Delivery.live),
   Layer.provide(SequencesConfig.layer)
 )

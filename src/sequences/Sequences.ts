@@ -10,7 +10,7 @@ import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
-import type { EnrollBody, Enrollment, NewSequence, Sequence, SequencePatch } from "./Api.ts"
+import type { EnrollBody, Enrollment, NewSequence, Sequence, SequencePatch, UnenrollBody, Unenrollment } from "./Api.ts"
 import { type ExecutionRecord, type SequenceRecord, SequencesRepo, type SequenceStep } from "./SequencesRepo.ts"
 
 /**
@@ -98,6 +98,29 @@ export const update = Effect.fn("Sequences.update")(function*(id: string, patch:
   const now = yield* currentDate
   const updated = yield* SequencesRepo.use((repo) => repo.update(principal.companyId, id, change, now))
   return toSequence(yield* orNotFound(`Sequence ${id} not found`)(updated))
+})
+
+export const remove = Effect.fn("Sequences.remove")(function*(id: string, query: { readonly companyId?: string | undefined }) {
+  yield* Authorized("sequences:write")
+  const principal = yield* requireCompany(query.companyId)
+  const now = yield* currentDate
+  const removed = yield* SequencesRepo.use((repo) => repo.remove(principal.companyId, id, now))
+  return toSequence(yield* orNotFound(`Sequence ${id} not found`)(removed))
+})
+
+export const unenroll = Effect.fn("Sequences.unenroll")(function*(id: string, body: typeof UnenrollBody.Type) {
+  yield* Authorized("sequences:write")
+  const principal = yield* requireCompany(body.companyId)
+  yield* find(principal.companyId, id)
+  const contacts = body.rowIds !== undefined && body.emails === undefined
+    ? { rowIds: body.rowIds }
+    : body.emails !== undefined && body.rowIds === undefined
+    ? { emails: body.emails }
+    : undefined
+  if (contacts === undefined) return yield* new BadRequest({ error: "Give exactly one of rowIds and emails" })
+  const now = yield* currentDate
+  const unenrolled = yield* SequencesRepo.use((repo) => repo.unenroll(id, contacts, now))
+  return { unenrolled } satisfies typeof Unenrollment.Type
 })
 
 const dayMs = 86_400_000

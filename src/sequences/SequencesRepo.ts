@@ -4,7 +4,7 @@ import { fromColumns } from "../outreach/Rows.ts"
 import { newId } from "../platform/Ids.ts"
 import { jsonParam } from "../storage/Rows.ts"
 import { selectPage, type Window } from "../storage/Windows.ts"
-import { abandonedSendError } from "./ExecutionStates.ts"
+import { abandonedSendError, sequenceDeleted, unenrolledReason } from "./ExecutionStates.ts"
 
 export const SequenceStep = Schema.Struct({
   type: Schema.Literal("email"),
@@ -37,7 +37,7 @@ export interface SequenceChange {
   readonly listId?: string | undefined
 }
 
-export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped"])
+export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
 export type ExecutionStatus = typeof ExecutionStatus.Type
 
 export const ExecutionRecord = Schema.Struct({
@@ -122,16 +122,22 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   readonly execution: (id: string) => Effect.Effect<Option.Option<ExecutionRecord>>
   /** Written, unapproved drafts among `ids` become approved; answers their ids. */
   readonly approve: (sequenceId: string, ids: ReadonlyArray<string>, now: Date) => Effect.Effect<ReadonlyArray<string>>
-  /** Failed executions among `ids` become fresh unwritten drafts; answers their ids. */
-  readonly regenerate: (sequenceId: string, ids: ReadonlyArray<string>, now: Date) => Effect.Effect<ReadonlyArray<string>>
+  /** Failed executions among `ids` (and uncertain ones when asked) become fresh unwritten drafts; answers their ids. */
+  readonly regenerate: (
+    sequenceId: string,
+    ids: ReadonlyArray<string>,
+    includeUncertain: boolean,
+    now: Date
+  ) => Effect.Effect<ReadonlyArray<string>>
   /** Leases up to `limit` unwritten drafts. */
   readonly claimDrafts: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ExecutionClaim>
   /** Stores the model's draft (or its failure) if the lease is still `token`'s. */
   readonly recordDraft: (id: string, token: string, outcome: DraftOutcome, now: Date) => Effect.Effect<boolean>
-  /**
-   * Leases up to `limit` approved executions that are due. Sends abandoned by
-   * a dead worker (started, lease expired) become `failed` first.
-   */
+  /** Sends abandoned by a dead worker (in flight, lease expired) become `uncertain`; answers their ids. */
+  readonly abandonSends: (now: Date) => Effect.Effect<ReadonlyArray<string>>
+  /** Ends every unexpired lease at once (the process that held them is known dead); answers how many. */
+  readonly reclaim: (now: Date) => Effect.Effect<number>
+  /** Leases up to `limit` approved executions that are due and not in flight. */
   readonly claimSends: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ExecutionClaim>
   /** Marks the send as started if the lease is still `token`'s; false: do not send. */
   readonly beginSend: (id: string, token: string, now: Date) => Effect.Effect<boolean>
@@ -148,12 +154,25 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   readonly release: (token: string) => Effect.Effect<void>
   /** The contact leaves every sequence of the company: its drafts and approved executions become `skipped`; answers how many. */
   readonly leave: (companyId: string, email: string, reason: string, now: Date) => Effect.Effect<number>
+  /**
+   * Deletes the sequence and, in the same statement, skips its executions not sent nor being sent; sent
+   * executions stay, so their e-mails' links keep working. None when there was no such sequence.
+   */
+  readonly remove: (companyId: string, id: string, now: Date) => Effect.Effect<Option.Option<SequenceRecord>>
+  /** The contacts (by list row, or by address in any case) leave the sequence: as `leave`, in one sequence; answers how many contacts. */
+  readonly unenroll: (
+    sequenceId: string,
+    contacts: { readonly rowIds: ReadonlyArray<string> } | { readonly emails: ReadonlyArray<string> },
+    now: Date
+  ) => Effect.Effect<number>
 }>()("sequences/SequencesRepo") {
   static readonly layer = Layer.effect(SequencesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const leaseFree = (now: Date) => sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
     const mine = (id: string, token: string) => sql`id = ${id} AND lease_token = ${token}`
     const unleased = (now: Date) => sql`lease_token = NULL, lease_expires_at = NULL, updated_at = ${now}`
+    /** Executions not sent and not being handed to the mail server. */
+    const unsent = sql`status IN ('draft', 'approved') AND send_started_at IS NULL`
     const claim = (now: Date, expiresAt: Date, limit: number, due: Statement.Fragment) =>
       Effect.gen(function*() {
         const token = newId("lease")
@@ -182,6 +201,7 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
             FROM jsonb_to_recordset(${jsonParam(chunk)}::jsonb) AS r(id text, sequence_id text, company_id text,
               organization_id text, list_row_id text, email text, fields jsonb, step_index integer, due_at timestamptz,
               created_at timestamptz)
+            WHERE EXISTS (SELECT 1 FROM sequences s WHERE s.id = r.sequence_id)
             ON CONFLICT (sequence_id, list_row_id, step_index) DO NOTHING RETURNING id`
           added += rows.length
         }
@@ -244,12 +264,13 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
           RETURNING id`
         return rows.map((row) => row.id)
       }, Effect.orDie),
-      regenerate: Effect.fn("SequencesRepo.regenerate")(function*(sequenceId, ids, now) {
+      regenerate: Effect.fn("SequencesRepo.regenerate")(function*(sequenceId, ids, includeUncertain, now) {
         if (ids.length === 0) return []
         const rows = yield* sql<{ readonly id: string }>`
           UPDATE sequence_executions SET status = 'draft', subject = NULL, body = NULL, error_message = NULL,
             drafted_at = NULL, approved_at = NULL, send_started_at = NULL, attempts = 0, ${unleased(now)}
-          WHERE sequence_id = ${sequenceId} AND ${sql.in("id", ids)} AND status = 'failed'
+          WHERE sequence_id = ${sequenceId} AND ${sql.in("id", ids)}
+            AND status IN ${sql.in(includeUncertain ? ["failed", "uncertain"] : ["failed"])}
           RETURNING id`
         return rows.map((row) => row.id)
       }, Effect.orDie),
@@ -266,9 +287,18 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
         return rows.length > 0
       }, Effect.orDie),
       claimSends: Effect.fn("SequencesRepo.claimSends")(function*(now, expiresAt, limit) {
-        yield* sql`UPDATE sequence_executions SET status = 'failed', error_message = ${abandonedSendError}, ${unleased(now)}
-          WHERE status = 'approved' AND send_started_at IS NOT NULL AND ${leaseFree(now)}`
         return yield* claim(now, expiresAt, limit, sql`status = 'approved' AND send_started_at IS NULL AND due_at <= ${now}`)
+      }, Effect.orDie),
+      abandonSends: Effect.fn("SequencesRepo.abandonSends")(function*(now) {
+        const rows = yield* sql<{ readonly id: string }>`UPDATE sequence_executions
+          SET status = 'uncertain', error_message = ${abandonedSendError}, ${unleased(now)}
+          WHERE status = 'approved' AND send_started_at IS NOT NULL AND ${leaseFree(now)} RETURNING id`
+        return rows.map((row) => row.id)
+      }, Effect.orDie),
+      reclaim: Effect.fn("SequencesRepo.reclaim")(function*(now) {
+        const rows = yield* sql`UPDATE sequence_executions SET lease_expires_at = ${now}
+          WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`
+        return rows.length
       }, Effect.orDie),
       beginSend: Effect.fn("SequencesRepo.beginSend")(function*(id, token, now) {
         const rows = yield* sql`UPDATE sequence_executions SET send_started_at = ${now}, updated_at = ${now}
@@ -321,9 +351,30 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
       leave: Effect.fn("SequencesRepo.leave")(function*(companyId, email, reason, now) {
         const rows = yield* sql`UPDATE sequence_executions SET status = 'skipped', error_message = ${reason}, ${unleased(now)}
           WHERE company_id = ${companyId} AND lower(email) = ${email.toLowerCase()}
-            AND status IN ('draft', 'approved') AND send_started_at IS NULL
+            AND ${unsent}
           RETURNING id`
         return rows.length
+      }, Effect.orDie),
+      remove: Effect.fn("SequencesRepo.remove")(function*(companyId, id, now) {
+        const rows = yield* sql`
+          WITH removed AS (
+            DELETE FROM sequences WHERE company_id = ${companyId} AND id = ${id} RETURNING *
+          ), stopped AS (
+            UPDATE sequence_executions SET status = 'skipped', error_message = ${sequenceDeleted}, ${unleased(now)}
+            WHERE sequence_id IN (SELECT id FROM removed) AND ${unsent}
+          )
+          SELECT * FROM removed`
+        return Option.fromNullishOr((yield* decodeSequences(rows))[0])
+      }, Effect.orDie),
+      unenroll: Effect.fn("SequencesRepo.unenroll")(function*(sequenceId, contacts, now) {
+        const which = "rowIds" in contacts
+          ? sql`list_row_id IN ${sql.in(contacts.rowIds)}`
+          : sql`lower(email) IN ${sql.in(contacts.emails.map((email) => email.toLowerCase()))}`
+        const rows = yield* sql<{ readonly list_row_id: string }>`
+          UPDATE sequence_executions SET status = 'skipped', error_message = ${unenrolledReason}, ${unleased(now)}
+          WHERE sequence_id = ${sequenceId} AND ${which} AND ${unsent}
+          RETURNING list_row_id`
+        return new Set(rows.map((row) => row.list_row_id)).size
       }, Effect.orDie)
     }
   }))

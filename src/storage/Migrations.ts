@@ -42,6 +42,6 @@ export const migrate = Effect.gen(function*() {
   return Number(rows[0]?.version ?? 0)
 })
 
-/** The highest migration shipped with this build, what a memory backend reports. */
+/** The highest migration shipped with this build (what a current template holds). */
 export const latestMigration = (): number =>
   Math.max(0, ...readdirSync(migrationsDirectory).map((file) => Number(/^(\d+)_/.exec(file)?.[1] ?? 0)))

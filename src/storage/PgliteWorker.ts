@@ -1,4 +1,6 @@
 import { type messages, parse, PGlite, protocol, type Results } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import { vector } from "@electric-sql/pglite-pgvector"
 import { readFileSync } from "node:fs"
 import { setFlagsFromString } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
@@ -131,10 +133,13 @@ const opening = workerData as PgliteOpening
 // V8's flags are the thread's isolate's: set before PGlite compiles its module.
 setFlagsFromString(opening.wasmTierUp ? "--wasm-tier-up --wasm-dynamic-tiering" : "--no-wasm-tier-up --no-wasm-dynamic-tiering")
 
+/** Extensions the migrations create: `pg_trgm` (the recipients search's trigram index), `vector` (the knowledge base's semantic search). */
+const extensions = { pg_trgm, vector }
+
 const open = () =>
   opening.dump === undefined
-    ? PGlite.create(opening.dataDir, { startParams })
-    : PGlite.create({ startParams, loadDataDir: new Blob([readFileSync(opening.dump)]) })
+    ? PGlite.create(opening.dataDir, { startParams, extensions })
+    : PGlite.create({ startParams, extensions, loadDataDir: new Blob([readFileSync(opening.dump)]) })
 
 const answer = (db: PGlite, prepared: ReturnType<typeof makePreparedStatements>, listening: Map<string, () => Promise<void>>) =>
   async (request: NumberedRequest): Promise<unknown> => {

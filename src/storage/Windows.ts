@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
 import { offsetOf, type PageRequest } from "../platform/Pagination.ts"
 import { toNumber } from "./Rows.ts"
@@ -10,19 +10,6 @@ export interface Window {
 }
 
 export const windowOf = (request: PageRequest): Window => ({ offset: offsetOf(request), limit: request.pageSize })
-
-/** The memory backend's paging: one window of the rows, newest (highest id) first, and the count of all of them. */
-export const newestFirstPage = <A extends { readonly id: string }>(rows: ReadonlyArray<A>, window: Window) => ({
-  rows: rows.toSorted((a, b) => b.id.localeCompare(a.id)).slice(window.offset, window.offset + window.limit),
-  total: rows.length
-})
-
-/**
- * An `updated` timestamp that always moves forward, even when two changes
- * fall in one millisecond (the SQL backends use `greatest(now, updated + 1 ms)`).
- */
-export const movedForward = (previous: Date, now: Date): Date =>
-  now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1)
 
 /** One window of a table's matching rows, newest (highest id) first, and the count of all matching rows. */
 export const selectPage = <Row extends object>(
@@ -38,3 +25,14 @@ export const selectPage = <Row extends object>(
     ]),
     ([rows, count]) => ({ rows, total: toNumber(count[0].count) })
   )
+
+/** `selectPage` with the rows decoded by the table's row schema. */
+export const selectRecords = <S extends Schema.Decoder<unknown>>(
+  Row: S,
+  sql: SqlClient.SqlClient,
+  table: string,
+  where: Statement.Fragment,
+  window: Window
+) =>
+  Effect.flatMap(selectPage<object>(sql, table, where, window), ({ rows, total }) =>
+    Effect.map(Schema.decodeUnknownEffect(Schema.Array(Row))(rows), (records) => ({ rows: records, total })))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ModelId } from "../agents/Api.ts"
 import { Authentication } from "../auth/Authentication.ts"
@@ -173,13 +174,16 @@ const created = HttpApiSchema.status(201)
 const changeErrors = [BadRequest, Forbidden, NotFound]
 
 /** `POST /scheduled-tasks/{task_id}/<name>`, answering the task. */
-const action = <const Name extends string>(name: Name, summary: string, description: string) =>
+const unknownTask = "for an unknown id or another company's task"
+
+/** `POST /scheduled-tasks/{task_id}/<name>`, answering the task. */
+const action = <const Name extends string>(name: Name, summary: string, does: string) =>
   HttpApiEndpoint.post(name, `/scheduled-tasks/:task_id/${name}`, {
     params: taskId,
     payload: actionPayload,
     success: ScheduledTask,
     error: changeErrors
-  }).annotateMerge(OpenApi.annotations({ summary, description }))
+  }).pipe(described({ summary, does, who: "tasks:write", errors: { 404: unknownTask } }))
 
 export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
   .annotateMerge(OpenApi.annotations({
@@ -190,88 +194,103 @@ export class ScheduledTasksApi extends HttpApiGroup.make("scheduledTasks")
     payload: NewScheduledTask,
     success: ScheduledTask.pipe(created),
     error: changeErrors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Create a scheduled task",
-    description: "Schedules a prompt for an employee: `one_time` at `scheduledAt`, `recurring` by cron or interval, or `heartbeat` every interval, optionally with a daily credit limit. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field (schedule fields that do not fit the type, an unknown employee); 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for another company."
+    does: "Schedules a prompt for an employee: `one_time` at `scheduledAt`, `recurring` by cron or interval, or `heartbeat` every interval, optionally with a daily credit limit.",
+    who: "tasks:write",
+    errors: { 400: "naming the invalid field (schedule fields that do not fit the type, an unknown employee)", 404: "for another company" }
   })),
-  HttpApiEndpoint.get("list", "/scheduled-tasks", { query: PageQuery, success: Page(ScheduledTask), error: [Forbidden] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/scheduled-tasks", { query: PageQuery, success: Page(ScheduledTask), error: [Forbidden] }).pipe(described({
     summary: "List scheduled tasks",
-    description: "The company's scheduled tasks, newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The company's scheduled tasks, newest first, paginated.",
+    who: "tasks:read"
   })),
   HttpApiEndpoint.get("get", "/scheduled-tasks/:task_id", {
     params: taskId,
     success: ScheduledTask,
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Get a scheduled task",
-    description: "One task with its status, next and last run. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    does: "One task with its status, next and last run.",
+    who: "tasks:read",
+    errors: { 404: unknownTask }
   })),
   HttpApiEndpoint.patch("update", "/scheduled-tasks/:task_id", {
     params: taskId,
     payload: ScheduledTaskPatch,
     success: ScheduledTask,
     error: changeErrors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Change a scheduled task",
-    description: "Changes a task's fields or schedule (the next run is computed again; `null` clears the daily limit). Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    does: "Changes a task's fields or schedule (the next run is computed again; `null` clears the daily limit).",
+    who: "tasks:write",
+    errors: { 404: unknownTask }
   })),
   HttpApiEndpoint.delete("delete", "/scheduled-tasks/:task_id", {
     params: taskId,
     success: ScheduledTask,
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Delete a scheduled task",
-    description: "Deletes a task (it runs no more) and answers it. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    does: "Deletes a task (it runs no more) and answers it.",
+    who: "tasks:write",
+    errors: { 404: unknownTask }
   })),
   action(
     "pause",
     "Pause a scheduled task",
-    "Stops a task's runs until it is resumed (`nextRunAt` becomes null); pausing a paused task answers it unchanged. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    "Stops a task's runs until it is resumed (`nextRunAt` becomes null); pausing a paused task answers it unchanged."
   ),
   action(
     "resume",
     "Resume a scheduled task",
-    "Resumes a paused task from now: occurrences missed while paused do not run. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    "Resumes a paused task from now: occurrences missed while paused do not run."
   ),
   action(
     "reset",
     "Reset a scheduled task",
-    "Resets the task's run state as the spec describes and answers the task. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    "Resets the task's run state as the spec describes and answers the task."
   ),
   HttpApiEndpoint.post("run", "/scheduled-tasks/:task_id/run", {
     params: taskId,
     payload: actionPayload,
     success: TaskExecution.pipe(created),
     error: changeErrors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Run a scheduled task now",
-    description: "Queues one execution now (201 with the queued execution); a worker runs it like a scheduled occurrence and bills it. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    does: "Queues one execution now (201 with the queued execution); a worker runs it like a scheduled occurrence and bills it.",
+    who: "tasks:write",
+    errors: { 404: unknownTask }
   })),
   HttpApiEndpoint.get("listExecutions", "/scheduled-tasks/:task_id/executions", {
     params: taskId,
     query: PageQuery,
     success: Page(TaskExecution),
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "List a task's executions",
-    description: "The task's executions (queued, running, succeeded, failed) with output, usage and timing, newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The task's executions (queued, running, succeeded, failed) with output, usage and timing, newest first, paginated.",
+    who: "tasks:read"
   })),
   HttpApiEndpoint.post("addNote", "/scheduled-tasks/:task_id/notes", {
     params: taskId,
     payload: NewTaskNote,
     success: TaskNote.pipe(created),
     error: changeErrors
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Add a note to a task",
-    description: "Adds a note the task's next runs read as input. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, whose company role is owner, admin or member, in a plan with the `tasks` feature. Errors: 400 naming the invalid field; 401 when the key is missing, malformed, unknown, revoked or expired; 403; 404 for an unknown id or another company's task."
+    does: "Adds a note the task's next runs read as input.",
+    who: "tasks:write",
+    errors: { 404: unknownTask }
   })),
   HttpApiEndpoint.get("listNotes", "/scheduled-tasks/:task_id/notes", {
     params: taskId,
     query: PageQuery,
     success: Page(TaskNote),
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "List a task's notes",
-    description: "The task's notes (input, heartbeat, daily limit), newest first, paginated. Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, with any company role, in a plan with the `tasks` feature. Errors: 401 when the key is missing, malformed, unknown, revoked or expired; 403 naming the missing role or feature; 404 for an id of another company; 429 over the rate limit."
+    does: "The task's notes (input, heartbeat, daily limit), newest first, paginated.",
+    who: "tasks:read"
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

@@ -1,13 +1,18 @@
+import type { Effect } from "effect"
+import { ScheduledTasksApi } from "./Api.ts"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
-import { Api } from "../app/Api.ts"
+import { areaApi } from "../http/Area.ts"
+import { answer } from "../http/Refusals.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Tasks from "./Tasks.ts"
 
-const read = authorize("tasks:read")
-const write = authorize("tasks:write")
+const api = areaApi(ScheduledTasksApi)
 
-export const ScheduledTasksLive = HttpApiBuilder.group(Api, "scheduledTasks", (handlers) =>
+const read = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("tasks:read")(effect))
+const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => answer(authorize("tasks:write")(effect))
+
+export const ScheduledTasksLive = HttpApiBuilder.group(api, "scheduledTasks", (handlers) =>
   handlers
     .handle("create", ({ payload }) => write(Tasks.create(payload)))
     .handle("list", ({ query }) => read(Tasks.list(pageRequest(query))))

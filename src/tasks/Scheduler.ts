@@ -1,13 +1,13 @@
-import { Cause, Context, Data, Duration, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Layer } from "effect"
 import type { EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
+import { pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { currentDate } from "../platform/Time.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import { handleClaim } from "./TaskRunner.ts"
-import { type Claim, TasksRepo } from "./TasksRepo.ts"
-
-class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly taskId: string }> {}
+import type { Claim } from "./TaskRecords.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 /**
  * The scheduled-task worker. Each poll claims due tasks with a lease (so
@@ -25,18 +25,12 @@ export class Scheduler extends Context.Service<Scheduler, {
     const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
-    const keepLease = (claim: Claim) =>
-      Effect.gen(function*() {
-        while (true) {
-          yield* Effect.sleep(Duration.millis(config.leaseMs / 3))
-          const held = yield* repo.renewLease(claim.task.id, claim.token, leaseUntil(yield* currentDate))
-          if (!held) return yield* new LeaseLost({ taskId: claim.task.id })
-        }
-      })
+    const renew = (claim: Claim) =>
+      Effect.flatMap(currentDate, (now) => repo.renewLease(claim.task.id, claim.token, leaseUntil(now)))
 
     const handle = (claim: Claim) =>
       handleClaim(claim).pipe(
-        Effect.raceFirst(keepLease(claim)),
+        whileLeased(claim.task.id, config.leaseMs, renew(claim)),
         Effect.tap((recorded) =>
           recorded ? Effect.void : Effect.logWarning("Scheduled task lease lost before recording", { taskId: claim.task.id })
         ),
@@ -68,17 +62,7 @@ export class Scheduler extends Context.Service<Scheduler, {
     const config = yield* SchedulerConfig
     if (!config.enabled) return
     const scheduler = yield* Scheduler
-    const poll = scheduler.runDue.pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(Effect.logError("Scheduler poll failed", cause), 0)
-      )
-    )
-    yield* Effect.forkScoped(Effect.gen(function*() {
-      while (true) {
-        const claimed = yield* poll
-        if (claimed < config.concurrency) yield* Effect.sleep(Duration.millis(config.pollMs))
-      }
-    }))
+    yield* pollForever({ name: "Scheduler", poll: scheduler.runDue, batch: config.concurrency, pollMs: config.pollMs })
     yield* Effect.logInfo("Scheduler started", { pollMs: config.pollMs, concurrency: config.concurrency })
   }))
 }

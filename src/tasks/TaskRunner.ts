@@ -1,8 +1,8 @@
 import { Duration, Effect, Option } from "effect"
 import { type EmployeeRecord, EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { Llm, type LlmRequest, prompt, type StopReason, textOf } from "../llm/Llm.ts"
-import { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
+import { InsufficientCredits } from "../usage/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { Credits, type Payer, type Spent } from "../usage/Credits.ts"
@@ -18,9 +18,9 @@ import {
   type NoteKind,
   type NoteRecord,
   type TaskRecord,
-  TasksRepo,
   type TaskStatus
-} from "./TasksRepo.ts"
+} from "./TaskRecords.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 /**
  * What a worker does with one claimed task: a heartbeat check-in, a stop for
@@ -218,7 +218,7 @@ const attemptRun = <E, R>(
     const credits = yield* Credits
     return yield* credits.withHold(payer, billing.estimate, (hold) =>
       Effect.flatMap(callModel(request, billing), (attempt) => recordAttempt(attempt, (spent) => credits.settle(hold, spent)))).pipe(
-        Effect.catchIf((error) => error instanceof Forbidden, (denied) => unbilled(failed(model, denied.error)))
+        Effect.catchIf((error) => error instanceof InsufficientCredits, (denied) => unbilled(failed(model, denied.message)))
       )
   })
 

@@ -4,7 +4,6 @@ import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized, ownsOrManages } from "../auth/Policy.ts"
 import type { Principal } from "../auth/Principal.ts"
 import { requireKnownModel } from "../llm/Llm.ts"
-import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -18,15 +17,10 @@ import type {
   TaskExecution,
   TaskNote
 } from "./Api.ts"
+import { InvalidTask, TaskNotChangeable, TaskNotFound } from "./Errors.ts"
 import { firstRun, type ScheduleSpec } from "./Occurrences.ts"
-import {
-  type ExecutionView,
-  newExecution,
-  type NoteRecord,
-  type TaskChange,
-  type TaskRecord,
-  TasksRepo
-} from "./TasksRepo.ts"
+import { type ExecutionView, newExecution, type NoteRecord, type TaskChange, type TaskRecord } from "./TaskRecords.ts"
+import { TasksRepo } from "./TasksRepo.ts"
 
 /**
  * Scheduled tasks as the API manages them. Everyone in the company reads
@@ -97,8 +91,8 @@ export const toTaskNote = (note: NoteRecord): typeof TaskNote.Type => ({
 /** How far in the past a one-time `scheduledAt` may lie (clock skew between client and server). */
 const pastTolerance = 60_000
 
-const notFound = (id: string) => new NotFound({ error: `Scheduled task ${id} not found` })
-const badRequest = (error: string) => new BadRequest({ error })
+const notFound = (id: string) => new TaskNotFound({ id })
+const badRequest = (message: string) => new InvalidTask({ message })
 
 const findTask = (principal: Principal, id: string) =>
   Effect.flatMap(
@@ -111,9 +105,7 @@ const findChangeable = (principal: Principal, id: string) =>
   Effect.flatMap(findTask(principal, id), (task) =>
     ownsOrManages(principal, task.userId)
       ? Effect.succeed(task)
-      : Effect.fail(
-        new Forbidden({ error: `Only the owner of scheduled task ${id} or a company owner or admin can change it` })
-      ))
+      : Effect.fail(new TaskNotChangeable({ id })))
 
 const requireEmployee = (companyId: string, employeeId: string) =>
   Effect.flatMap(EmployeesRepo.use((repo) => repo.get(companyId, employeeId)), (employee) =>
@@ -122,7 +114,7 @@ const requireEmployee = (companyId: string, employeeId: string) =>
       : Effect.fail(badRequest(`employeeId: no employee ${employeeId} in this company`)))
 
 /** Checks that the schedule fields fit the schedule type and answers the first run. */
-const scheduleFirstRun = (spec: ScheduleSpec, now: Date): Effect.Effect<Date | null, BadRequest> => {
+const scheduleFirstRun = (spec: ScheduleSpec, now: Date): Effect.Effect<Date | null, InvalidTask> => {
   const config = spec.recurringConfig
   if (spec.scheduleType === "one_time") {
     if (spec.scheduledAt === null) return Effect.fail(badRequest("scheduledAt is required for one_time tasks"))

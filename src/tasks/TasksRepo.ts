@@ -1,155 +1,27 @@
-import { Context, type Effect, type Option } from "effect"
-import type { Window } from "../storage/Windows.ts"
-import type { RecurringConfig, ScheduleSpec, ScheduleType } from "./Occurrences.ts"
-
-export type TaskStatus = "active" | "paused" | "completed"
-
-export interface TaskRecord extends ScheduleSpec {
-  readonly id: string
-  readonly companyId: string
-  readonly organizationId: string
-  /** The owning user; null only for one made by a company key, before keys had a creator, in a company without an owner (migration 0016). */
-  readonly userId: string | null
-  readonly employeeId: string
-  readonly name: string
-  readonly prompt: string
-  readonly contextSettings: Readonly<Record<string, unknown>>
-  readonly nextRunAt: Date | null
-  readonly lastRunAt: Date | null
-  readonly status: TaskStatus
-  readonly runCount: number
-  /** Null: no daily limit beyond the organization's credits. */
-  readonly dailyCreditLimit: number | null
-  readonly templateId: string | null
-  readonly templateVersion: number | null
-  /** The queued execution of a requested run (`POST …/run`), until a worker takes it. */
-  readonly pendingExecutionId: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-export interface TaskChange {
-  readonly name?: string | undefined
-  readonly prompt?: string | undefined
-  readonly employeeId?: string | undefined
-  readonly scheduleType?: ScheduleType | undefined
-  readonly scheduledAt?: Date | null | undefined
-  readonly recurringConfig?: RecurringConfig | null | undefined
-  readonly timezone?: string | undefined
-  readonly contextSettings?: Readonly<Record<string, unknown>> | undefined
-  readonly dailyCreditLimit?: number | null | undefined
-  readonly nextRunAt?: Date | null | undefined
-  readonly status?: TaskStatus | undefined
-}
-
-export type ExecutionTrigger = "scheduled" | "heartbeat" | "manual"
-export type ExecutionStatus = "queued" | "running" | "succeeded" | "failed"
-
-export interface ExecutionRecord {
-  readonly id: string
-  readonly taskId: string
-  readonly trigger: ExecutionTrigger
-  readonly status: ExecutionStatus
-  /** The occurrence run (scheduled, heartbeat) or the time the run was requested (manual). */
-  readonly scheduledFor: Date
-  /** Workers that started this execution: more than one after a crash. */
-  readonly attempts: number
-  readonly model: string
-  readonly output: string | null
-  readonly error: string | null
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly credits: number
-  readonly startedAt: Date | null
-  readonly finishedAt: Date | null
-  readonly createdAt: Date
-}
-
-/** What a finished run writes into its execution. */
-export type ExecutionResult =
-  & Pick<ExecutionRecord, "model" | "output" | "error" | "inputTokens" | "outputTokens" | "credits">
-  & { readonly status: "succeeded" | "failed"; readonly finishedAt: Date }
-
-/** An execution before any model call: no output, usage or finish time yet. */
-export const newExecution = (
-  fields: Pick<ExecutionRecord, "id" | "taskId" | "trigger" | "status" | "scheduledFor" | "attempts" | "startedAt" | "createdAt">
-): ExecutionRecord => ({
-  ...fields,
-  model: "",
-  output: null,
-  error: null,
-  inputTokens: 0,
-  outputTokens: 0,
-  credits: 0,
-  finishedAt: null
-})
-
-export interface EvaluationCheck {
-  readonly name: string
-  readonly passed: boolean
-  readonly detail: string
-}
-
-export interface EvaluationRecord {
-  readonly id: string
-  readonly taskId: string
-  readonly executionId: string
-  readonly passed: boolean
-  /** Share of checks passed, 0 to 1. */
-  readonly score: number
-  readonly checks: ReadonlyArray<EvaluationCheck>
-  readonly createdAt: Date
-}
-
-export interface ExecutionView extends ExecutionRecord {
-  readonly evaluation: EvaluationRecord | null
-}
-
-export interface DailyLogRecord {
-  readonly taskId: string
-  /** Local day in the task's time zone, `YYYY-MM-DD`. */
-  readonly day: string
-  readonly runs: number
-  readonly failures: number
-  readonly checkIns: number
-  readonly credits: number
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly stoppedReason: string | null
-}
-
-/** What one handled occurrence adds to its day. */
-export type DayIncrement = Omit<DailyLogRecord, "taskId" | "day">
-
-export type NoteKind = "input" | "heartbeat" | "daily_limit"
-
-export interface NoteRecord {
-  readonly id: string
-  readonly taskId: string
-  readonly kind: NoteKind
-  readonly content: string
-  /** The execution that consumed an input note, or that a check-in started. */
-  readonly executionId: string | null
-  /** When a run consumed an input note; null while it waits. */
-  readonly processedAt: Date | null
-  readonly createdAt: Date
-}
-
-/** A due task a worker holds: only the holder of `token` may record its run. */
-export interface Claim {
-  readonly task: TaskRecord
-  readonly token: string
-}
-
-/** What a handled occurrence changes on its task; the lease is released with it. */
-export interface TaskAdvance {
-  /** A run happened: `runCount` + 1 and `lastRunAt` = now. */
-  readonly ran: boolean
-  readonly nextRunAt: Date | null
-  readonly status: TaskStatus
-  /** The requested run this handled, to clear from the task. */
-  readonly handledExecutionId: string | null
-}
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import { newId } from "../platform/Ids.ts"
+import { readerOf } from "../storage/Columns.ts"
+import { jsonParam, toNumber } from "../storage/Rows.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
+import {
+  type Claim,
+  type DailyLogRecord,
+  DailyLogRow,
+  type DayIncrement,
+  type EvaluationRecord,
+  EvaluationRow,
+  type ExecutionRecord,
+  type ExecutionResult,
+  ExecutionRow,
+  type ExecutionView,
+  type NoteRecord,
+  NoteRow,
+  type TaskAdvance,
+  type TaskChange,
+  type TaskRecord,
+  TaskRow
+} from "./TaskRecords.ts"
 
 type Page<A> = Effect.Effect<{ readonly rows: ReadonlyArray<A>; readonly total: number }>
 
@@ -208,15 +80,223 @@ export interface TasksRepository {
   readonly advance: (id: string, advance: TaskAdvance, now: Date) => Effect.Effect<void>
 }
 
-export const emptyDay: DayIncrement = {
-  runs: 0,
-  failures: 0,
-  checkIns: 0,
-  credits: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  stoppedReason: null
-}
+/** Scheduled tasks, their executions, evaluations, daily logs and notes, on PostgreSQL or PGlite. */
+export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("tasks/TasksRepo") {
+  static readonly layer = Layer.effect(TasksRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const live = (companyId: string) => sql`company_id = ${companyId} AND deleted_at IS NULL`
+    const tasks = readerOf(TaskRow)
+    const executions = readerOf(ExecutionRow)
+    const evaluations = readerOf(EvaluationRow)
+    const notes = readerOf(NoteRow)
+    const dailyLogs = readerOf(DailyLogRow)
+    const executionColumns = Schema.encodeSync(ExecutionRow)
+    const noteColumns = Schema.encodeSync(NoteRow)
+    const evaluationColumns = Schema.encodeSync(EvaluationRow)
+    const json = (value: unknown) => (value === null ? null : jsonParam(value))
+    const softDeleteHistory = (taskId: string, now: Date) =>
+      Effect.forEach(
+        ["task_executions", "task_evaluations", "task_daily_logs", "task_notes"],
+        (table) => sql`UPDATE ${sql(table)} SET deleted_at = ${now} WHERE task_id = ${taskId} AND deleted_at IS NULL`,
+        { discard: true }
+      )
+    const evaluationsOf = (executionIds: ReadonlyArray<string>) =>
+      executionIds.length === 0
+        ? Effect.succeed([])
+        : evaluations.all(sql`SELECT * FROM task_evaluations
+            WHERE ${sql.in("execution_id", executionIds)} AND deleted_at IS NULL`)
+    return {
+      create: Effect.fn("TasksRepo.create")(function*(task) {
+        return yield* tasks.one(sql`
+          INSERT INTO scheduled_tasks (id, company_id, organization_id, user_id, employee_id, name, prompt,
+            schedule_type, scheduled_at, recurring_config, context_settings, timezone, next_run_at, last_run_at,
+            status, run_count, daily_credit_limit, template_id, template_version, pending_execution_id,
+            created_at, updated_at)
+          VALUES (${task.id}, ${task.companyId}, ${task.organizationId}, ${task.userId}, ${task.employeeId},
+            ${task.name}, ${task.prompt}, ${task.scheduleType}, ${task.scheduledAt},
+            ${json(task.recurringConfig)}::jsonb, ${jsonParam(task.contextSettings)}::jsonb, ${task.timezone},
+            ${task.nextRunAt}, ${task.lastRunAt}, ${task.status}, ${task.runCount}, ${task.dailyCreditLimit},
+            ${task.templateId}, ${task.templateVersion}, ${task.pendingExecutionId}, ${task.createdAt},
+            ${task.updatedAt})
+          RETURNING *`)
+      }, Effect.orDie),
+      get: Effect.fn("TasksRepo.get")(function*(companyId, id) {
+        return yield* tasks.first(sql`SELECT * FROM scheduled_tasks WHERE ${live(companyId)} AND id = ${id}`)
+      }, Effect.orDie),
+      list: Effect.fn("TasksRepo.list")(function*(companyId, window) {
+        return yield* selectRecords(TaskRow, sql, "scheduled_tasks", live(companyId), window)
+      }, Effect.orDie),
+      update: Effect.fn("TasksRepo.update")(function*(companyId, id, change, now) {
+        const set = (column: string, value: unknown, cast = "") =>
+          value === undefined ? [] : [sql`${sql(column)} = ${value}${sql.literal(cast)}`]
+        const assignments = [
+          ...set("name", change.name),
+          ...set("prompt", change.prompt),
+          ...set("employee_id", change.employeeId),
+          ...set("schedule_type", change.scheduleType),
+          ...set("scheduled_at", change.scheduledAt),
+          ...set("recurring_config", change.recurringConfig === undefined ? undefined : json(change.recurringConfig), "::jsonb"),
+          ...set("timezone", change.timezone),
+          ...set("context_settings", change.contextSettings === undefined ? undefined : jsonParam(change.contextSettings), "::jsonb"),
+          ...set("daily_credit_limit", change.dailyCreditLimit),
+          ...set("next_run_at", change.nextRunAt),
+          ...set("status", change.status),
+          sql`updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')`
+        ]
+        return yield* tasks.first(sql`
+          UPDATE scheduled_tasks SET ${sql.csv(assignments)} WHERE ${live(companyId)} AND id = ${id} RETURNING *`)
+      }, Effect.orDie),
+      remove: Effect.fn("TasksRepo.remove")(function*(companyId, id, now) {
+        const rows = yield* sql`UPDATE scheduled_tasks SET deleted_at = ${now}, pending_execution_id = NULL
+          WHERE ${live(companyId)} AND id = ${id} RETURNING id`
+        return rows.length > 0
+      }, Effect.orDie),
+      isLeased: Effect.fn("TasksRepo.isLeased")(function*(id, now) {
+        const rows = yield* sql`SELECT id FROM scheduled_tasks WHERE id = ${id} AND lease_expires_at > ${now}`
+        return rows.length > 0
+      }, Effect.orDie),
+      reset: Effect.fn("TasksRepo.reset")(function*(companyId, id, now) {
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const reset = yield* tasks.first(sql`
+            UPDATE scheduled_tasks SET run_count = 0, last_run_at = NULL, pending_execution_id = NULL,
+              updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
+            WHERE ${live(companyId)} AND id = ${id} RETURNING *`)
+          if (Option.isSome(reset)) yield* softDeleteHistory(id, now)
+          return reset
+        }))
+      }, Effect.orDie),
+      requestRun: Effect.fn("TasksRepo.requestRun")(function*(companyId, id, execution) {
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const task = yield* tasks.first(
+            sql`SELECT * FROM scheduled_tasks WHERE ${live(companyId)} AND id = ${id} FOR UPDATE`
+          )
+          if (Option.isNone(task)) return Option.none()
+          const pending = task.value.pendingExecutionId
+          if (pending !== null) {
+            return Option.some(yield* executions.one(sql`SELECT * FROM task_executions WHERE id = ${pending}`))
+          }
+          const inserted = yield* executions.one(
+            sql`INSERT INTO task_executions ${sql.insert(executionColumns(execution))} RETURNING *`
+          )
+          yield* sql`UPDATE scheduled_tasks SET pending_execution_id = ${execution.id} WHERE id = ${id}`
+          return Option.some(inserted)
+        }))
+      }, Effect.orDie),
+      listExecutions: Effect.fn("TasksRepo.listExecutions")(function*(taskId, window) {
+        const ofTask = sql`task_id = ${taskId} AND deleted_at IS NULL`
+        const page = yield* selectRecords(ExecutionRow, sql, "task_executions", ofTask, window)
+        const evaluated = yield* evaluationsOf(page.rows.map((execution) => execution.id))
+        return {
+          rows: page.rows.map((execution) => ({
+            ...execution,
+            evaluation: evaluated.find((evaluation) => evaluation.executionId === execution.id) ?? null
+          })),
+          total: page.total
+        }
+      }, Effect.orDie),
+      addNote: Effect.fn("TasksRepo.addNote")(function*(note) {
+        return yield* notes.one(sql`INSERT INTO task_notes ${sql.insert(noteColumns(note))} RETURNING *`)
+      }, Effect.orDie),
+      listNotes: Effect.fn("TasksRepo.listNotes")(function*(taskId, window) {
+        return yield* selectRecords(NoteRow, sql, "task_notes", sql`task_id = ${taskId} AND deleted_at IS NULL`, window)
+      }, Effect.orDie),
 
-/** Scheduled tasks, their executions, evaluations, daily logs and notes: `tasksRepoSql` implements it. */
-export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("tasks/TasksRepo") {}
+      claimDue: Effect.fn("TasksRepo.claimDue")(function*(now, expiresAt, limit) {
+        const token = newId("lease")
+        const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
+        const claimed = yield* tasks.all(sql`
+          UPDATE scheduled_tasks SET lease_token = ${token}, lease_expires_at = ${expiresAt}
+          WHERE id IN (
+            SELECT id FROM scheduled_tasks
+            WHERE deleted_at IS NULL AND ${free}
+              AND ((status = 'active' AND next_run_at <= ${now}) OR pending_execution_id IS NOT NULL)
+            ORDER BY next_run_at NULLS FIRST
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          ) AND ${free}
+          RETURNING *`)
+        return claimed.map((task) => ({ task, token }))
+      }, Effect.orDie),
+      renewLease: Effect.fn("TasksRepo.renewLease")(function*(id, token, expiresAt) {
+        const rows = yield* sql`UPDATE scheduled_tasks SET lease_expires_at = ${expiresAt}
+          WHERE id = ${id} AND lease_token = ${token} AND deleted_at IS NULL RETURNING id`
+        return rows.length > 0
+      }, Effect.orDie),
+      startExecution: Effect.fn("TasksRepo.startExecution")(function*(execution) {
+        return yield* executions.one(execution.trigger === "manual"
+          ? sql`
+              UPDATE task_executions SET status = 'running', attempts = attempts + 1, started_at = ${execution.startedAt}
+              WHERE id = ${execution.id} RETURNING *`
+          : sql`
+              INSERT INTO task_executions ${sql.insert(executionColumns(execution))}
+              ON CONFLICT (task_id, scheduled_for) WHERE deleted_at IS NULL AND trigger <> 'manual'
+              DO UPDATE SET status = 'running', attempts = task_executions.attempts + 1,
+                started_at = EXCLUDED.started_at
+              RETURNING *`)
+      }, Effect.orDie),
+      pendingInputs: Effect.fn("TasksRepo.pendingInputs")(function*(taskId) {
+        return yield* notes.all(sql`SELECT * FROM task_notes
+          WHERE task_id = ${taskId} AND kind = 'input' AND processed_at IS NULL AND deleted_at IS NULL ORDER BY id`)
+      }, Effect.orDie),
+      dailyLog: Effect.fn("TasksRepo.dailyLog")(function*(taskId, day) {
+        return yield* dailyLogs.first(sql`SELECT * FROM task_daily_logs
+          WHERE task_id = ${taskId} AND day = ${day} AND deleted_at IS NULL`)
+      }, Effect.orDie),
+      lastRunCredits: Effect.fn("TasksRepo.lastRunCredits")(function*(taskId) {
+        const rows = yield* sql<{ readonly credits: unknown }>`SELECT credits FROM task_executions
+          WHERE task_id = ${taskId} AND status = 'succeeded' AND deleted_at IS NULL
+          ORDER BY finished_at DESC LIMIT 1`
+        return toNumber(rows[0]?.credits)
+      }, Effect.orDie),
+
+      atomically: (effect) => sql.withTransaction(effect).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die)),
+      lockClaimed: Effect.fn("TasksRepo.lockClaimed")(function*(id, token) {
+        return yield* tasks.first(sql`SELECT * FROM scheduled_tasks
+          WHERE id = ${id} AND lease_token = ${token} AND deleted_at IS NULL FOR UPDATE`)
+      }, Effect.orDie),
+      finishExecution: Effect.fn("TasksRepo.finishExecution")(function*(id, result) {
+        yield* sql`UPDATE task_executions SET status = ${result.status}, model = ${result.model},
+          output = ${result.output}, error = ${result.error}, input_tokens = ${result.inputTokens},
+          output_tokens = ${result.outputTokens}, credits = ${result.credits}, finished_at = ${result.finishedAt}
+          WHERE id = ${id}`
+      }, Effect.orDie),
+      addEvaluation: Effect.fn("TasksRepo.addEvaluation")(function*(evaluation) {
+        const columns = evaluationColumns(evaluation)
+        yield* sql`INSERT INTO task_evaluations ${sql.insert({ ...columns, checks: jsonParam(columns.checks) })}`
+      }, Effect.orDie),
+      recordDay: Effect.fn("TasksRepo.recordDay")(function*(taskId, day, increment, now) {
+        yield* sql`
+          INSERT INTO task_daily_logs (id, task_id, day, runs, failures, check_ins, credits, input_tokens,
+            output_tokens, stopped_reason, updated_at)
+          VALUES (${newId("day")}, ${taskId}, ${day}, ${increment.runs}, ${increment.failures}, ${increment.checkIns},
+            ${increment.credits}, ${increment.inputTokens}, ${increment.outputTokens}, ${increment.stoppedReason}, ${now})
+          ON CONFLICT (task_id, day) WHERE deleted_at IS NULL DO UPDATE SET
+            runs = task_daily_logs.runs + EXCLUDED.runs,
+            failures = task_daily_logs.failures + EXCLUDED.failures,
+            check_ins = task_daily_logs.check_ins + EXCLUDED.check_ins,
+            credits = task_daily_logs.credits + EXCLUDED.credits,
+            input_tokens = task_daily_logs.input_tokens + EXCLUDED.input_tokens,
+            output_tokens = task_daily_logs.output_tokens + EXCLUDED.output_tokens,
+            stopped_reason = coalesce(EXCLUDED.stopped_reason, task_daily_logs.stopped_reason),
+            updated_at = EXCLUDED.updated_at`
+      }, Effect.orDie),
+      consumeInputs: Effect.fn("TasksRepo.consumeInputs")(function*(noteIds, executionId, now) {
+        if (noteIds.length === 0) return
+        yield* sql`UPDATE task_notes SET processed_at = ${now}, execution_id = ${executionId}
+          WHERE ${sql.in("id", noteIds)}`
+      }, Effect.orDie),
+      advance: Effect.fn("TasksRepo.advance")(function*(id, advance, now) {
+        yield* sql`UPDATE scheduled_tasks SET
+            run_count = run_count + ${advance.ran ? 1 : 0},
+            last_run_at = ${advance.ran ? sql`${now}` : sql`last_run_at`},
+            next_run_at = ${advance.nextRunAt},
+            status = ${advance.status},
+            pending_execution_id = CASE WHEN pending_execution_id = ${advance.handledExecutionId}
+              THEN NULL ELSE pending_execution_id END,
+            lease_token = NULL,
+            lease_expires_at = NULL
+          WHERE id = ${id}`
+      }, Effect.orDie)
+    }
+  }))
+}

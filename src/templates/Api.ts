@@ -1,8 +1,8 @@
 import { Schema } from "effect"
+import { described } from "../http/Describe.ts"
 import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
-import { whoMay } from "../auth/Policy.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { NonBlankText, Text } from "../platform/Schemas.ts"
@@ -54,8 +54,6 @@ export const TemplateUpload = Schema.Struct({
 export const ImageUpload = Schema.Struct({ file: Multipart.FilesSchema }).pipe(HttpApiSchema.asMultipart())
 
 const templateId = { templateId: Schema.String }
-const readers = whoMay("campaigns:read")
-const writers = whoMay("campaigns:write")
 
 export class TemplatesApi extends HttpApiGroup.make("templates")
   .annotateMerge(OpenApi.annotations({
@@ -66,44 +64,56 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
     payload: NewTemplate,
     success: Template.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Create a campaign template")
-    .annotate(
-      OpenApi.Description,
-      `A reusable design: name, subject and bodyDocument ({html, …} as a visual builder saves it). ${writers}`
-    ),
+  }).pipe(described({
+    summary: "Create a campaign template",
+    does: `A reusable design: name, subject and bodyDocument ({html, …} as a visual builder saves it).`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.get("list", "/marketing-campaign-templates", {
     query: PageQuery,
     success: Page(Template),
     error: [Forbidden]
-  }).annotate(OpenApi.Summary, "List campaign templates")
-    .annotate(OpenApi.Description, `The company's templates, newest first. ${readers}`),
+  }).pipe(described({
+    summary: "List campaign templates",
+    does: `The company's templates, newest first.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.get("get", "/marketing-campaign-templates/:templateId", {
     params: templateId,
     success: Template,
     error: [Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Get a campaign template")
-    .annotate(OpenApi.Description, `One template; another company's is 404. ${readers}`),
+  }).pipe(described({
+    summary: "Get a campaign template",
+    does: `One template; another company's is 404.`,
+    who: "campaigns:read"
+  })),
   HttpApiEndpoint.patch("update", "/marketing-campaign-templates/:templateId", {
     params: templateId,
     payload: TemplatePatch,
     success: Template,
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Change a campaign template")
-    .annotate(OpenApi.Description, `Changes the supplied fields; bodyDocument is replaced whole. ${writers}`),
+  }).pipe(described({
+    summary: "Change a campaign template",
+    does: `Changes the supplied fields; bodyDocument is replaced whole.`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.delete("delete", "/marketing-campaign-templates/:templateId", {
     params: templateId,
     success: Template,
     error: [Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Delete a campaign template")
-    .annotate(OpenApi.Description, `Deletes the template and its uploaded images (their public URLs stop working). ${writers}`),
+  }).pipe(described({
+    summary: "Delete a campaign template",
+    does: `Deletes the template and its uploaded images (their public URLs stop working).`,
+    who: "campaigns:write"
+  })),
   HttpApiEndpoint.post("upload", "/marketing-campaign-templates/:templateId/upload", {
     params: templateId,
     payload: ImageUpload,
     success: TemplateUpload.pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotate(OpenApi.Summary, "Upload an image to a campaign template")
-    .annotate(
-      OpenApi.Description,
-      `multipart/form-data with one part \`file\`: a PNG, JPEG, GIF or WebP image (the type is read from the bytes, not the name), at most UPLOAD_MAX_BYTES. Answers the upload with its dimensions and public URL, for the template's visual-builder chat and for e-mails. No file, another type or too large: 400; no key: 401; role or plan: 403; unknown or another company's template: 404. ${writers}`
-    )
+  }).pipe(described({
+    summary: "Upload an image to a campaign template",
+    does: `multipart/form-data with one part \`file\`: a PNG, JPEG, GIF or WebP image (the type is read from the bytes, not the name), at most UPLOAD_MAX_BYTES. Answers the upload with its dimensions and public URL, for the template's visual-builder chat and for e-mails. No file, another type or too large: 400; no key: 401; role or plan: 403; unknown or another company's template: 404.`,
+    who: "campaigns:write"
+  }))
 ).middleware(Authentication).prefix("/api/v0") {}

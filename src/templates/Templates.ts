@@ -5,13 +5,14 @@ import { Authorized } from "../auth/Policy.ts"
 import * as Files from "../files/Files.ts"
 import { uploadedFile } from "../http/Uploads.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { orNotFound } from "../platform/Errors.ts"
+import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { NewTemplate, Template, TemplatePatch, TemplateUpload } from "./Api.ts"
 import { type TemplateRecord, TemplatesRepo } from "./TemplatesRepo.ts"
+import { TemplateNotFound } from "./Errors.ts"
 
 /** Campaign templates of the caller's company, and the images uploaded to them. Decisions in docs/files.md. */
 
@@ -25,7 +26,7 @@ export const toTemplate = (record: TemplateRecord): typeof Template.Type => ({
   updated_date: record.updatedAt.toISOString()
 })
 
-const found = (id: string) => orNotFound(`Campaign template ${id} not found`)
+const found = (id: string) => orRefuse(() => new TemplateNotFound({ id }))
 
 export const findTemplate = (companyId: string, id: string) =>
   Effect.flatMap(TemplatesRepo.use((repo) => repo.get(companyId, id)), found(id))

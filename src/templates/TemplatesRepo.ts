@@ -1,21 +1,23 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { fromColumns, JsonObject, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { jsonParam } from "../storage/Rows.ts"
-import { selectPage, type Window } from "../storage/Windows.ts"
+import { selectRecords, type Window } from "../storage/Windows.ts"
 
-export interface TemplateRecord {
-  readonly id: string
-  readonly companyId: string
+export const TemplateRecord = Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
   /** Who made it; null for a company API key. */
-  readonly userId: string | null
-  readonly name: string
-  readonly subject: string
-  readonly bodyDocument: Readonly<Record<string, unknown>>
+  userId: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  subject: Schema.String,
+  bodyDocument: JsonObject,
   /** 1 when created; one more with every save of the body document. */
-  readonly bodyVersion: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  bodyVersion: NumberColumn,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type TemplateRecord = typeof TemplateRecord.Type
 
 export interface TemplateChange {
   readonly name?: string | undefined
@@ -42,30 +44,30 @@ export interface TemplatesRepository {
   readonly remove: (companyId: string, id: string) => Effect.Effect<Option.Option<TemplateRecord>>
 }
 
+const TemplateRow = fromColumns(TemplateRecord)
+
 export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepository>()("templates/TemplatesRepo") {
   static readonly layer = Layer.effect(TemplatesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const records = readerOf(TemplateRow)
     return {
       create: Effect.fn("TemplatesRepo.create")(function*(template) {
-        const rows = yield* sql<TemplateRow>`
+        return yield* records.one(sql`
           INSERT INTO campaign_templates (id, company_id, user_id, name, subject, body_document, body_version, created_at, updated_at)
           VALUES (${template.id}, ${template.companyId}, ${template.userId}, ${template.name}, ${template.subject},
             ${jsonParam(template.bodyDocument)}::jsonb, ${template.bodyVersion}, ${template.createdAt}, ${template.updatedAt})
-          RETURNING *`
-        return fromRow(rows[0])
+          RETURNING *`)
       }, Effect.orDie),
       get: Effect.fn("TemplatesRepo.get")(function*(companyId, id) {
-        const rows = yield* sql<TemplateRow>`
-          SELECT * FROM campaign_templates WHERE company_id = ${companyId} AND id = ${id}`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        return yield* records.first(sql`
+          SELECT * FROM campaign_templates WHERE company_id = ${companyId} AND id = ${id}`)
       }, Effect.orDie),
       list: Effect.fn("TemplatesRepo.list")(function*(companyId, window) {
-        const page = yield* selectPage<TemplateRow>(sql, "campaign_templates", sql`company_id = ${companyId}`, window)
-        return { rows: page.rows.map(fromRow), total: page.total }
+        return yield* selectRecords(TemplateRow, sql, "campaign_templates", sql`company_id = ${companyId}`, window)
       }, Effect.orDie),
       update: Effect.fn("TemplatesRepo.update")(function*(companyId, id, change, now) {
         const body = change.bodyDocument === undefined ? null : jsonParam(change.bodyDocument)
-        const rows = yield* sql<TemplateRow>`
+        return yield* records.first(sql`
           UPDATE campaign_templates SET
             name = coalesce(${change.name ?? null}, name),
             subject = coalesce(${change.subject ?? null}, subject),
@@ -73,38 +75,12 @@ export class TemplatesRepo extends Context.Service<TemplatesRepo, TemplatesRepos
             body_version = body_version + ${body === null ? 0 : 1},
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
-          RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+          RETURNING *`)
       }, Effect.orDie),
       remove: Effect.fn("TemplatesRepo.remove")(function*(companyId, id) {
-        const rows = yield* sql<TemplateRow>`
-          DELETE FROM campaign_templates WHERE company_id = ${companyId} AND id = ${id} RETURNING *`
-        return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        return yield* records.first(sql`
+          DELETE FROM campaign_templates WHERE company_id = ${companyId} AND id = ${id} RETURNING *`)
       }, Effect.orDie)
     }
   }))
 }
-
-interface TemplateRow {
-  readonly id: string
-  readonly company_id: string
-  readonly user_id: string | null
-  readonly name: string
-  readonly subject: string
-  readonly body_document: Record<string, unknown>
-  readonly body_version: number
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-const fromRow = (row: TemplateRow): TemplateRecord => ({
-  id: row.id,
-  companyId: row.company_id,
-  userId: row.user_id,
-  name: row.name,
-  subject: row.subject,
-  bodyDocument: row.body_document,
-  bodyVersion: Number(row.body_version),
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at)
-})

@@ -1,6 +1,8 @@
 import { Effect, Stream } from "effect"
-import { type ModelPrice, priceOf, unknownModelMessage } from "../llm/Catalog.ts"
+import { type ModelPrice, priceOf } from "../llm/Catalog.ts"
+import { unknownModelMessage } from "../llm/Errors.ts"
 import {
+  type EmbeddingRequest,
   invalidRequest,
   Llm,
   type LlmRequest,
@@ -20,7 +22,7 @@ import { Credits, type Estimate, type Payer, type Spent } from "./Credits.ts"
  *
  *   const response = yield* BilledLlm.generate(payer, "content", request)
  *
- * Fails with `Forbidden` ("Insufficient credits", no model call) or the
+ * Fails with `InsufficientCredits` ("Insufficient credits", no model call) or the
  * call's `LlmError` (an unknown model: `invalid_request`, before any hold).
  */
 
@@ -69,6 +71,27 @@ export const generate = Effect.fnUntraced(function*(payer: Payer, feature: strin
     Llm.use((llm) => llm.generate(request)).pipe(
       Effect.onInterrupt(() => hold.report(billing.spent({ inputTokens: billing.inputTokens, outputTokens: 0 }))),
       Effect.tap((response: LlmResponse) => hold.report(billing.spent(response.usage, response.model)))
+    ))
+})
+
+/**
+ * Texts embedded and billed: the hold is the inputs' tokens (the project's
+ * tokenizer) at the model's input price, settled to the tokens the provider
+ * reported; embeddings produce no output tokens.
+ */
+export const embed = Effect.fnUntraced(function*(payer: Payer, feature: string, request: EmbeddingRequest) {
+  const model = (yield* ModelCatalog).resolve(request.model)
+  if (model === undefined) return yield* invalidRequest(unknownModelMessage(request.model))
+  const price = priceOf(model)
+  const counter = yield* tokenCounter
+  let inputTokens = 0
+  for (const text of request.input) inputTokens += yield* counter.text(text)
+  const credits = yield* Credits
+  return yield* credits.withHold(payer, { feature, model: model.id, credits: creditsFor(price, { inputTokens, outputTokens: 0 }) }, (hold) =>
+    Llm.use((llm) => llm.embed(request)).pipe(
+      Effect.tap((response) =>
+        hold.report({ credits: creditsFor(price, { inputTokens: response.inputTokens, outputTokens: 0 }), model: response.model, inputTokens: response.inputTokens, outputTokens: 0 })
+      )
     ))
 })
 

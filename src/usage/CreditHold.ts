@@ -1,6 +1,6 @@
 import type { Effect } from "effect"
 import type { Principal } from "../auth/Principal.ts"
-import { Forbidden } from "../platform/Errors.ts"
+import { InsufficientCredits } from "./Errors.ts"
 import type { CreditPool } from "./UsageRepo.ts"
 
 /** Who pays for a billable call: the organization, and the company and user it was made for. */
@@ -50,5 +50,4 @@ export interface Hold {
 }
 
 /** The refusal of a hold the pool cannot cover: "Insufficient credits", or "Insufficient data credits". */
-export const insufficientCredits = (pool: CreditPool = "credits") =>
-  new Forbidden({ error: pool === "data" ? "Insufficient data credits" : "Insufficient credits" })
+export const insufficientCredits = (pool: CreditPool = "credits") => new InsufficientCredits({ pool })

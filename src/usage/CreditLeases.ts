@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import type { Forbidden } from "../platform/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { oneAtATime } from "../platform/OneAtATime.ts"
 import { currentDate } from "../platform/Time.ts"
 import { insufficientCredits } from "./CreditHold.ts"
 import type { CreditsRepo, LeaseKey } from "./CreditsRepo.ts"
+import type { InsufficientCredits } from "./Errors.ts"
 import type { CreditPool, NewUsageEvent } from "./UsageRepo.ts"
 
 /**
@@ -76,7 +76,7 @@ export const makeLeases = (repo: CreditsRepo["Service"], holdTtlMs: number) => {
    * Grows the balance's lease (or opens one) by what the hold needs — with
    * the lease's deficit, if calls overran it — and, room permitting, as much again.
    */
-  const reserve = <A>(key: string, organizationId: string, pool: CreditPool, credits: number, take: (lease: Lease) => A): Effect.Effect<A, Forbidden> =>
+  const reserve = <A>(key: string, organizationId: string, pool: CreditPool, credits: number, take: (lease: Lease) => A): Effect.Effect<A, InsufficientCredits> =>
     Effect.gen(function*() {
       const current = leases.get(key)
       const opening = current === undefined || current.lost

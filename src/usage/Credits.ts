@@ -1,12 +1,12 @@
 import { Cause, Context, Duration, Effect, Layer, Stream } from "effect"
 import { AppConfig } from "../platform/AppConfig.ts"
-import type { Forbidden } from "../platform/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import type { Estimate, Hold, Payer, Spent } from "./CreditHold.ts"
 import { makeHolds } from "./CreditHolds.ts"
 import { makeLeases } from "./CreditLeases.ts"
 import { CreditsRepo } from "./CreditsRepo.ts"
+import type { InsufficientCredits } from "./Errors.ts"
 import { makeGroupCommit } from "./GroupCommit.ts"
 
 export { type Estimate, type Hold, insufficientCredits, type Payer, payerOf, type Spent } from "./CreditHold.ts"
@@ -33,7 +33,7 @@ export { type Estimate, type Hold, insufficientCredits, type Payer, payerOf, typ
  */
 export class Credits extends Context.Service<Credits, {
   /** Holds `estimate.credits`; 403 "Insufficient credits", and nothing held, when the balance cannot cover it. */
-  readonly hold: (payer: Payer, estimate: Estimate) => Effect.Effect<Hold, Forbidden>
+  readonly hold: (payer: Payer, estimate: Estimate) => Effect.Effect<Hold, InsufficientCredits>
   /**
    * Ends the hold, charging what the call cost — even past the hold: the
    * balance may then go below zero by that overrun, and the next hold is
@@ -53,7 +53,7 @@ export class Credits extends Context.Service<Credits, {
     payer: Payer,
     estimate: Estimate,
     use: (hold: Hold) => Effect.Effect<A, E, R>
-  ) => Effect.Effect<A, E | Forbidden, R>
+  ) => Effect.Effect<A, E | InsufficientCredits, R>
   /**
    * The stream form of `withHold`: holds when the stream starts (so a refusal
    * is the stream's first failure) and settles to the last report when it
@@ -63,7 +63,7 @@ export class Credits extends Context.Service<Credits, {
     payer: Payer,
     estimate: Estimate,
     use: (hold: Hold) => Stream.Stream<A, E, R>
-  ) => Stream.Stream<A, E | Forbidden, R>
+  ) => Stream.Stream<A, E | InsufficientCredits, R>
   /** Commits every call this process settled so far: read usage or balances after it. */
   readonly flush: Effect.Effect<void>
   /** Returns to the pool the leases no call used for `CREDIT_LEASE_IDLE_MS`; answers how many. */

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { Authorized } from "../auth/Policy.ts"
-import { BadRequest } from "../platform/Errors.ts"
 import { offsetOf, type PageRequest } from "../platform/Pagination.ts"
 import { Credits } from "./Credits.ts"
 import { type UsageFilter, UsageRepo, type Window } from "./UsageRepo.ts"
+import { InvalidUsageWindow } from "./Errors.ts"
 
 /** Makes balances and usage include every call this process settled: settlements are committed in groups. */
 export const settledSoFar = Credits.use((credits) => credits.flush)
@@ -22,7 +22,7 @@ const toFilter = (query: UsageQuery) =>
     const startDate = query.startDate === undefined ? undefined : new Date(query.startDate)
     const endDate = query.endDate === undefined ? undefined : new Date(query.endDate)
     if (startDate !== undefined && endDate !== undefined && startDate > endDate) {
-      return yield* new BadRequest({ error: "startDate must not be after endDate" })
+      return yield* new InvalidUsageWindow({})
     }
     const filter: UsageFilter = { startDate, endDate, userId: query.userId, featureKey: query.featureKey }
     return filter

@@ -1,20 +1,22 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { toNumber } from "../storage/Rows.ts"
 
-export interface UsageEvent {
-  readonly id: string
-  readonly organizationId: string
-  readonly companyId: string | null
-  readonly userId: string | null
-  readonly feature: string
-  readonly model: string
-  readonly credits: number
-  readonly tokens: number
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly createdAt: Date
-}
+export const UsageEvent = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  companyId: Schema.NullOr(Schema.String),
+  userId: Schema.NullOr(Schema.String),
+  feature: Schema.String,
+  model: Schema.String,
+  credits: NumberColumn,
+  tokens: NumberColumn,
+  inputTokens: NumberColumn,
+  outputTokens: NumberColumn,
+  createdAt: Timestamp
+})
+export type UsageEvent = typeof UsageEvent.Type
 
 export type NewUsageEvent = Omit<UsageEvent, "id" | "createdAt">
 
@@ -28,13 +30,14 @@ export interface UsageFilter {
   readonly featureKey?: string | undefined
 }
 
-export interface UsageTotals {
-  readonly credits: number
-  readonly tokens: number
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly requests: number
-}
+export const UsageTotals = Schema.Struct({
+  credits: NumberColumn,
+  tokens: NumberColumn,
+  inputTokens: NumberColumn,
+  outputTokens: NumberColumn,
+  requests: NumberColumn
+})
+export type UsageTotals = typeof UsageTotals.Type
 
 export interface UsageRow {
   readonly model: string
@@ -67,9 +70,17 @@ export interface UsageRepository {
   ) => Effect.Effect<{ readonly events: ReadonlyArray<UsageEvent>; readonly total: number }>
 }
 
+const UsageEventRow = fromColumns(UsageEvent)
+const TotalsRow = fromColumns(UsageTotals)
+/** One group of a breakdown: by model or by feature. */
+const GroupRow = Schema.Struct({ key: Schema.String, credits: NumberColumn, tokens: NumberColumn, requests: NumberColumn })
+
 export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("usage/UsageRepo") {
   static readonly layer = Layer.effect(UsageRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const events = readerOf(UsageEventRow)
+    const totalsRows = readerOf(TotalsRow)
+    const groups = readerOf(GroupRow)
     const where = (organizationId: string, filter: UsageFilter) =>
       sql.and([
         sql`organization_id = ${organizationId}`,
@@ -81,80 +92,39 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
       ])
     const grouped = (organizationId: string, filter: UsageFilter, window: Window, key: "model" | "feature") =>
       Effect.map(
-        sql<{ readonly key: string; readonly credits: unknown; readonly tokens: unknown; readonly requests: unknown }>`
+        groups.all(sql`
           SELECT ${sql(key)} AS key, sum(credits) AS credits, sum(tokens) AS tokens, count(*) AS requests
           FROM usage_events WHERE ${where(organizationId, filter)}
           GROUP BY ${sql(key)} ORDER BY sum(credits) DESC, ${sql(key)}
-          LIMIT ${window.limit} OFFSET ${window.offset}`,
+          LIMIT ${window.limit} OFFSET ${window.offset}`),
         (rows) =>
-          rows.map((row): UsageRow => ({
-            model: key === "model" ? row.key : "",
-            feature: key === "feature" ? row.key : "",
-            credits: toNumber(row.credits),
-            tokens: toNumber(row.tokens),
-            requests: toNumber(row.requests)
+          rows.map(({ key: value, ...sums }): UsageRow => ({
+            model: key === "model" ? value : "",
+            feature: key === "feature" ? value : "",
+            ...sums
           }))
       )
     return {
       summary: Effect.fn("UsageRepo.summary")(function*(organizationId, filter, window) {
         const [totals, byModel, byFeature] = yield* Effect.all([
-          sql<Record<"credits" | "tokens" | "input_tokens" | "output_tokens" | "requests", unknown>>`
+          totalsRows.one(sql`
             SELECT coalesce(sum(credits), 0) AS credits, coalesce(sum(tokens), 0) AS tokens,
               coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
               count(*) AS requests
-            FROM usage_events WHERE ${where(organizationId, filter)}`,
+            FROM usage_events WHERE ${where(organizationId, filter)}`),
           grouped(organizationId, filter, window, "model"),
           grouped(organizationId, filter, window, "feature")
         ])
-        const row = totals[0]
-        return {
-          totals: {
-            credits: toNumber(row.credits),
-            tokens: toNumber(row.tokens),
-            inputTokens: toNumber(row.input_tokens),
-            outputTokens: toNumber(row.output_tokens),
-            requests: toNumber(row.requests)
-          },
-          byModel,
-          byFeature
-        }
+        return { totals, byModel, byFeature }
       }, Effect.orDie),
       history: Effect.fn("UsageRepo.history")(function*(organizationId, filter, window) {
         const [rows, count] = yield* Effect.all([
-          sql<UsageEventRow>`SELECT * FROM usage_events WHERE ${where(organizationId, filter)}
-            ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`,
+          events.all(sql`SELECT * FROM usage_events WHERE ${where(organizationId, filter)}
+            ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`),
           sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM usage_events WHERE ${where(organizationId, filter)}`
         ])
-        return { events: rows.map(eventFromRow), total: toNumber(count[0].count) }
+        return { events: rows, total: toNumber(count[0].count) }
       }, Effect.orDie)
     }
   }))
 }
-
-interface UsageEventRow {
-  readonly id: string
-  readonly organization_id: string
-  readonly company_id: string | null
-  readonly user_id: string | null
-  readonly feature: string
-  readonly model: string
-  readonly credits: unknown
-  readonly tokens: unknown
-  readonly input_tokens: unknown
-  readonly output_tokens: unknown
-  readonly created_at: Date
-}
-
-const eventFromRow = (row: UsageEventRow): UsageEvent => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  companyId: row.company_id,
-  userId: row.user_id,
-  feature: row.feature,
-  model: row.model,
-  credits: toNumber(row.credits),
-  tokens: toNumber(row.tokens),
-  inputTokens: toNumber(row.input_tokens),
-  outputTokens: toNumber(row.output_tokens),
-  createdAt: new Date(row.created_at)
-})

@@ -1,14 +1,16 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { newId } from "../platform/Ids.ts"
+import { fromColumns, Timestamp } from "../storage/Columns.ts"
 
-export interface User {
-  readonly id: string
-  readonly email: string
-  readonly displayName: string
-  readonly photo: string
-  readonly createdAt: Date
-}
+export const User = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  displayName: Schema.String,
+  photo: Schema.String,
+  createdAt: Timestamp
+})
+export type User = typeof User.Type
 
 export interface NewUser {
   readonly email: string
@@ -23,38 +25,35 @@ export interface UsersRepository {
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
 }
 
+const UserRow = fromColumns(User)
+
 export class UsersRepo extends Context.Service<UsersRepo, UsersRepository>()("users/UsersRepo") {
   static readonly layer = Layer.effect(UsersRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const fromRow = (row: UserRow): User => ({
-      id: row.id,
-      email: row.email,
-      displayName: row.display_name,
-      photo: row.photo,
-      createdAt: new Date(row.created_at)
-    })
-    const one = (rows: ReadonlyArray<UserRow>) => Option.map(Option.fromNullishOr(rows[0]), fromRow)
-    return {
-      create: Effect.fn("UsersRepo.create")(function*(input) {
-        const rows = yield* sql<UserRow>`
-          INSERT INTO users (id, email, display_name) VALUES (${newId("usr")}, ${input.email}, ${input.displayName ?? ""})
+    const insert = SqlSchema.findOneOption({
+      Request: Schema.Struct({ email: Schema.String, displayName: Schema.String }),
+      Result: UserRow,
+      execute: ({ email, displayName }) =>
+        sql`INSERT INTO users (id, email, display_name) VALUES (${newId("usr")}, ${email}, ${displayName})
           ON CONFLICT DO NOTHING RETURNING *`
-        return one(rows)
-      }, Effect.orDie),
-      get: Effect.fn("UsersRepo.get")(function*(id) {
-        return one(yield* sql<UserRow>`SELECT * FROM users WHERE id = ${id}`)
-      }, Effect.orDie),
-      findByEmail: Effect.fn("UsersRepo.findByEmail")(function*(email) {
-        return one(yield* sql<UserRow>`SELECT * FROM users WHERE lower(email) = lower(${email})`)
-      }, Effect.orDie)
+    })
+    const byId = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (id) => sql`SELECT * FROM users WHERE id = ${id}`
+    })
+    const byEmail = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (email) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`
+    })
+    return {
+      create: Effect.fn("UsersRepo.create")(
+        (input: NewUser) => insert({ email: input.email, displayName: input.displayName ?? "" }),
+        Effect.orDie
+      ),
+      get: Effect.fn("UsersRepo.get")((id: string) => byId(id), Effect.orDie),
+      findByEmail: Effect.fn("UsersRepo.findByEmail")((email: string) => byEmail(email), Effect.orDie)
     }
   }))
-}
-
-interface UserRow {
-  readonly id: string
-  readonly email: string
-  readonly display_name: string
-  readonly photo: string
-  readonly created_at: Date | string
 }

@@ -231,7 +231,28 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
         }
       }))
 
-    it.effect("company ids that contradict each other answer 400", () =>
+    it.effect("a company the caller cannot reach answers 404 wherever the request names it, with either kind of key", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const other = yield* seedTenant("other")
+        const unreachable = `Company ${other.companyId} not found`
+        const personal = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+        const companyKey = yield* client({ apiKey: tenant.apiKey, companyId: tenant.companyId })
+        for (const api of [personal, companyKey]) {
+          yield* failsWith(api.apiKeys.getByName({ params: { companyId: other.companyId, name: "default" } }), "NotFound", unreachable)
+          yield* failsWith(api.apiKeys.create({ payload: { companyId: other.companyId, name: "x" } }), "NotFound", unreachable)
+          yield* failsWith(api.projects.create({ payload: { companyId: other.companyId, name: "x" } }), "NotFound", unreachable)
+          yield* failsWith(api.companyUsers.list({ params: { companyId: other.companyId }, query: {} }), "NotFound", unreachable)
+        }
+        for (const apiKey of [tenant.personalAccessKey, tenant.apiKey]) {
+          const headerVsQuery = yield* client({ apiKey, companyId: tenant.companyId, companyIdQuery: other.companyId })
+          yield* failsWith(headerVsQuery.me.get(), "NotFound", unreachable)
+          const twoQueries = yield* send(getWithKey(`/api/v0/me?companyId=${tenant.companyId}&companyId=${other.companyId}`, apiKey))
+          expectErrorResponse(twoQueries, 404, unreachable)
+        }
+      }))
+
+    it.effect("two companies the personal key's user both belongs to, named at once, conflict (400)", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
         const other = yield* seedTenant("other")
@@ -242,14 +263,11 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
           companyIdQuery: other.companyId
         })
         yield* failsWith(headerVsQuery.me.get(), "BadRequest", /Conflicting/)
-        const companyKey = yield* client({ apiKey: tenant.apiKey, companyId: tenant.companyId, companyIdQuery: other.companyId })
-        yield* failsWith(companyKey.me.get(), "BadRequest", /Conflicting/)
         const twoQueries = yield* send(
           getWithKey(`/api/v0/me?companyId=${tenant.companyId}&companyId=${other.companyId}`, tenant.personalAccessKey)
         )
         expectErrorResponse(twoQueries, 400, /Conflicting/)
         const personal = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
-        // Body B while the header names A: 400, even though the user belongs to both.
         yield* failsWith(personal.apiKeys.create({ payload: { companyId: other.companyId, name: "x" } }), "BadRequest", /Conflicting/)
         yield* failsWith(personal.apiKeys.ensure({ payload: { companyId: other.companyId, name: "x" } }), "BadRequest", /Conflicting/)
         yield* failsWith(
@@ -257,6 +275,9 @@ describe.each(backends)("authentication and tenancy on $name", ({ storage }) => 
           "BadRequest",
           /Conflicting/
         )
+        // The same ids with the company key: the other company is not its own, so it is not reachable.
+        const companyKey = yield* client({ apiKey: tenant.apiKey, companyId: tenant.companyId, companyIdQuery: other.companyId })
+        yield* failsWith(companyKey.me.get(), "NotFound", other.companyId)
       }))
   })
 })

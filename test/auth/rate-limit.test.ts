@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { HttpClientRequest } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, getWithKey, postJson, send } from "../support/Http.ts"
@@ -28,18 +29,30 @@ it.layer(testServer(pgliteStorage, { rateLimitPerMinute: limit }))("rate limitin
       expect(Number(response.headers["ratelimit-reset"])).toBeGreaterThan(0)
     }))
 
-  it.effect("an MCP action is one request: the operation it runs takes no second token", () =>
+  it.effect("an MCP action is one request, over either MCP route and with either kind of key: the operation takes no second token", () =>
     Effect.gen(function*() {
-      const tenant = yield* seedTenant("mcp")
-      const action = postJson("/api/v0/mcp/tools/call", { name: "platform_execute_action", arguments: { operationId: "me_get" } }, tenant.apiKey)
-      for (let used = 1; used <= limit; used++) {
-        const response = yield* send(action)
-        expect(response.status).toBe(200)
-        expect(response.body).toMatchObject({ structuredContent: { companyId: tenant.companyId } })
-        expect(response.body).not.toHaveProperty("isError")
-        expect(response.headers["ratelimit-remaining"]).toBe(String(limit - used))
+      const arguments_ = { operationId: "me_get" }
+      const routes = {
+        toolsCall: (apiKey: string) => postJson("/api/v0/mcp/tools/call", { name: "platform_execute_action", arguments: arguments_ }, apiKey),
+        jsonRpc: (apiKey: string) =>
+          postJson("/api/v0/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "platform_execute_action", arguments: arguments_ } }, apiKey)
       }
-      expectErrorResponse(yield* send(action), 429, /Rate limit exceeded/)
+      for (const route of [routes.toolsCall, routes.jsonRpc]) {
+        for (const kind of ["company", "personal"] as const) {
+          const tenant = yield* seedTenant(`mcp-${kind}`)
+          const action = kind === "company"
+            ? route(tenant.apiKey)
+            : HttpClientRequest.setHeader(route(tenant.personalAccessKey), "x-company-id", tenant.companyId)
+          for (let used = 1; used <= limit; used++) {
+            const response = yield* send(action)
+            expect(response.status).toBe(200)
+            expect(JSON.stringify(response.body)).toContain(tenant.companyId)
+            expect(JSON.stringify(response.body)).not.toContain("isError")
+            expect(response.headers["ratelimit-remaining"]).toBe(String(limit - used))
+          }
+          expectErrorResponse(yield* send(action), 429, /Rate limit exceeded/)
+        }
+      }
     }))
 
   it.effect("the bucket belongs to the credential, whichever header carries it; other credentials keep theirs", () =>

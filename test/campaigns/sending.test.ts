@@ -31,7 +31,7 @@ for (const backend of backends) {
         expect(before).toEqual({
           items: [],
           total: 0,
-          metrics: { total: 0, sent: 0, failed: 0, skipped: 0, opened: 0, clicked: 0, openRate: 0, clickRate: 0 }
+          metrics: { total: 0, sent: 0, failed: 0, skipped: 0, uncertain: 0, opened: 0, clicked: 0, openRate: 0, clickRate: 0 }
         })
         const sending = yield* api.campaigns.send({ params, payload: null })
         expect(sending).toMatchObject({ id: campaign.id, status: "sending", listId: campaign.listId })

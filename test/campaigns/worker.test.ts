@@ -3,7 +3,9 @@ import { Context, Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
+import { uncertainReason } from "../../src/campaigns/CampaignStates.ts"
 import { RecipientsRepo } from "../../src/campaigns/RecipientsRepo.ts"
+import { Storage } from "../../src/storage/Database.ts"
 import { getRedirect, send } from "../support/Http.ts"
 import {
   anotherWorker,
@@ -170,7 +172,23 @@ for (const backend of backends) {
         yield* TestClock.adjust(2 * testRetryBaseMs)
         expect(yield* drainSender(worker)).toBe(1)
         expect((yield* statuses())["always-tempfail"]).toEqual(["failed", expect.stringContaining("451")])
-        expect((yield* api.campaigns.get({ params })).status).toBe("sent")
+        // A partial failure ends sent, without an error; the counts show it.
+        const finished = yield* api.campaigns.get({ params })
+        expect(finished).toMatchObject({ status: "sent", errorMessage: null })
+        const { metrics } = yield* api.campaigns.listRecipients({ params, query: {} })
+        expect(metrics).toMatchObject({ total: 3, sent: 1, failed: 2 })
+      }))
+
+    it.effect("a campaign whose every recipient failed ends failed, its errorMessage naming the server's answer", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, params } = yield* campaignFor([{ email: "bounce-1@example.com" }, { email: "bounce-2@example.com" }])
+        yield* api.campaigns.send({ params, payload: null })
+        expect(yield* drainSender(yield* CampaignWorker)).toBe(2)
+        const campaign = yield* api.campaigns.get({ params })
+        expect(campaign.status).toBe("failed")
+        expect(campaign.errorMessage).toMatch(/^Every recipient failed \(2\); the most common reason: 550 5\.1\.1 No such user/)
+        expect(campaign.completedAt).not.toBeNull()
       }))
 
     it.effect("pause stops claiming, resume continues, cancel skips the rest", () =>
@@ -196,32 +214,59 @@ for (const backend of backends) {
         expect(yield* worker.sendBatch).toBe(0)
         const page = yield* second.api.campaigns.listRecipients({ params: second.params, query: {} })
         expect(page.items.map((r) => r.status)).toEqual(["skipped", "skipped"])
+        expect(page.metrics).toMatchObject({ total: 2, sent: 0, skipped: 2 })
         expect((yield* second.api.campaigns.get({ params: second.params })).status).toBe("cancelled")
       }))
 
-    it.effect("recipients claimed by a dead worker are sent by another only after the lease expires, once", () =>
+    it.effect("a dead worker's recipients: the one in flight becomes uncertain, the others are sent once the lease expires", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
         const sink = yield* Sink
         const before = (yield* sink.received).length
         const { api, params } = yield* campaignFor(Array.from({ length: 3 }, (_, i) => ({ email: `d${i}@example.com` })))
         yield* api.campaigns.send({ params, payload: null })
-        // A worker that claims and dies: its lease stands, nothing is recorded.
-        const dead = yield* RecipientsRepo.use((repo) => repo.claim(new Date(start), new Date(start + testMailLeaseMs), 10))
+        // A worker that claims, hands one message to the server and dies: its lease stands, nothing is recorded.
+        const repo = yield* RecipientsRepo
+        const dead = yield* repo.claim(new Date(start), new Date(start + testMailLeaseMs), 10)
         expect(dead.recipients).toHaveLength(3)
+        const inFlight = dead.recipients.find((recipient) => recipient.email === "d1@example.com")!
+        expect(yield* repo.begin(inFlight.id, dead.token, new Date(start))).toBe(true)
         const worker = yield* CampaignWorker
         expect(yield* worker.sendBatch).toBe(0)
         yield* TestClock.adjust(testMailLeaseMs - 1)
         expect(yield* worker.sendBatch).toBe(0)
         yield* TestClock.adjust(1)
-        expect(yield* drainSender(worker)).toBe(3)
+        expect(yield* drainSender(worker)).toBe(2)
+        const page = yield* api.campaigns.listRecipients({ params, query: {} })
+        expect(page.items.find((r) => r.email === "d1@example.com")).toMatchObject({
+          status: "uncertain",
+          errorMessage: uncertainReason
+        })
+        expect(page.metrics).toMatchObject({ total: 3, sent: 2, uncertain: 1 })
+        expect((yield* api.campaigns.get({ params })).status).toBe("sent")
         // The dead worker's late record cannot overwrite: its lease is gone.
         const late = yield* RecipientsRepo.use((repo) =>
           repo.record(dead.recipients[0].id, dead.token, { _tag: "Failed", error: "late" }, 3, new Date(start))
         )
         expect(late).toBe(false)
         const received = (yield* sink.received).slice(before).map((mail) => mail.to[0]).toSorted()
-        expect(received).toEqual(["d0@example.com", "d1@example.com", "d2@example.com"])
+        expect(received).toEqual(["d0@example.com", "d2@example.com"])
+      }))
+
+    it.effect("at start, the embedded database's leases are taken over at once; PostgreSQL's wait for expiry", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, params } = yield* campaignFor([{ email: "t0@example.com" }, { email: "t1@example.com" }])
+        yield* api.campaigns.send({ params, payload: null })
+        const dead = yield* RecipientsRepo.use((repo) => repo.claim(new Date(start), new Date(start + testMailLeaseMs), 10))
+        expect(dead.recipients).toHaveLength(2)
+        const worker = yield* CampaignWorker
+        yield* worker.takeOver
+        const embedded = (yield* Storage).backend === "pglite"
+        expect(yield* drainSender(worker)).toBe(embedded ? 2 : 0)
+        yield* TestClock.adjust(testMailLeaseMs)
+        yield* drainSender(worker)
+        expect((yield* api.campaigns.get({ params })).status).toBe("sent")
       }))
 
     it.effect("two workers racing deliver every recipient exactly once", () =>

@@ -51,7 +51,7 @@ for (const backend of backends) {
         const result = yield* api.content.spintax({ payload: { content: typicalHtmlEmail, subject: "Quick question for {{firstName}}" } })
         expect(result.content).toContain("{{RANDOM | Hi | Hello | Hey}} {{firstName}},")
         expect(result.content).toContain("{{RANDOM | Best regards | Kind regards | Warm regards | All the best}}")
-        expect(result.subject).toBe("{{RANDOM | Quick question | A short question | One question}} for {{firstName}}")
+        expect(result.subject).toBe("{{RANDOM | Quick question | Short question | Brief question}} for {{firstName}}")
         expect(result.explanation).toMatch(/Varied \d+ phrases .* The content now has \d+ distinct variants, the subject 3\./)
         for (const kept of ["href=\"https://acme-reviews.example/sample-report\"", "$49", "{{company}}", "Torstraße 12, 10119 Berlin",
           "https://acme-reviews.example/unsubscribe?id={{contactId}}", "body { font-family: Helvetica, Arial, sans-serif; color: #222222; }"]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import { readEmail } from "../../src/content/EmailMarkup.ts"
-import { render } from "../../src/content/MergeFields.ts"
+import { render } from "../../src/outreach/MergeFields.ts"
 import { countGroups, expand, mergeFieldNames, parse, seededRandom, type Template } from "../../src/content/Spintax.ts"
 import { convert } from "../../src/content/SpintaxConverter.ts"
 import { typicalHtmlEmail } from "../support/Emails.ts"
@@ -11,7 +11,7 @@ const converted = (text: string, aggressive = false) => convert(text, { aggressi
 
 describe("the spintax converter", () => {
   it("keeps capitals and punctuation outside the group", () => {
-    expect(converted("HELLO, best regards!")).toBe("{{RANDOM | HELLO | HI | HEY}}, {{RANDOM | best regards | kind regards | warm regards | all the best}}!")
+    expect(converted("HELLO,\nbest regards!")).toBe("{{RANDOM | HELLO | HI | HEY}},\n{{RANDOM | best regards | kind regards | warm regards | all the best}}!")
     expect(converted("Hello there.")).toBe("{{RANDOM | Hello there | Hi there | Hey there}}.")
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import { escapeHtml, render } from "../../src/content/MergeFields.ts"
+import { escapeHtml, render } from "../../src/outreach/MergeFields.ts"
 import {
   countGroups,
   countVariants,
@@ -92,7 +92,7 @@ describe("MergeFields.render", () => {
       email: "ada@example.com",
       company: ""
     }, { html: false, random })
-    expect(rendered).toEqual(Result.succeed("Ada Lovelace <ada@example.com> your team ."))
+    expect(rendered).toEqual(Result.succeed("Ada Lovelace <ada@example.com> your team."))
   })
 
   it("escapes values (not the template) in HTML and never parses values as syntax", () => {

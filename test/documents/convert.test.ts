@@ -77,7 +77,7 @@ describe.each(backends)("document conversion on $name", ({ storage }) => {
         expect(content.json).toBe("```json\n{\n  \"plan\": \"pro\",\n  \"seats\": [\n    1,\n    2\n  ]\n}\n```")
         expect(content.html).toMatch(/^# Welcome\n\nHello \*\*there\*\* \[logo\]\n\n-\s+a\n-\s+b$/)
         expect(content.html).not.toContain("alert")
-        expect(content.pdf).toBe("Quarterly report\nRevenue grew.\n\nPage two text")
+        expect(content.pdf).toBe("Quarterly report\n\nRevenue grew.\n\nPage two text")
         expect(content.docx).toMatch(/^# Memo\n\nDear team,\n\n-\s+first\n-\s+second\n\n\| Name\s+\| Role\s+\|\n\| --- \| --- \|\n\| Ada\s+\| Engineer \|$/)
         expect(content.xlsx).toBe("## Sales\n\n| Region | Total |\n| --- | --- |\n| North | 10 |\n| South | 20 |")
         expect(content.pptx).toBe("## Slide 1\n\nLaunch plan\n\nGoals for Q3\n\n## Slide 2\n\nThank you")

@@ -75,6 +75,9 @@ describe("the server process", { timeout: 120_000 }, () => {
 
     first.child.kill("SIGINT")
     await first.exited
+    // Where e-mail goes is logged once, as is every optional provider.
+    expect(first.output().match(/"E-mail: written as \.eml files to [^"]*outbox, not sent \(set SMTP_URL to deliver\)"/g)).toHaveLength(1)
+    expect(first.output().match(/"Job search: off/g)).toHaveLength(1)
     expect(existsSync(join(dataDir, "platform-api.lock"))).toBe(false)
     const stopped = first.output().split("\n").filter((line) => line.includes("Stopped in"))
     expect(stopped).toEqual([expect.stringMatching(/waited for \d+ in-flight request\(s\).*closed the database/)])
@@ -94,6 +97,29 @@ describe("the server process", { timeout: 120_000 }, () => {
     expect(await unreachable.exited).toBe(1)
     const lines = unreachable.output().trim().split("\n")
     expect(lines).toEqual([expect.stringMatching(/^platform-api: cannot start: .*connect/i)])
+  })
+
+  it("a taken port: one line naming the address, port and cause, and no first-start keys until a start succeeds", async () => {
+    const dataDir = newDataDir()
+    const taken = createServer()
+    const port = await new Promise<number>((resolve) =>
+      taken.listen(0, "127.0.0.1", () => resolve((taken.address() as { port: number }).port))
+    )
+    try {
+      const refused = start({ DATA_DIR: dataDir, PORT: String(port) })
+      expect(await refused.exited).toBe(1)
+      const lines = refused.output().trim().split("\n").filter((line) => !line.startsWith("{"))
+      expect(lines).toEqual([`platform-api: cannot start: 127.0.0.1:${port} is already in use (EADDRINUSE): stop the process using it or set PORT`])
+      expect(refused.output()).not.toMatch(/First start|plk_|pak_/)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
+    // The refused start left no tenant behind: the next one creates it and shows its keys.
+    const next = start({ DATA_DIR: dataDir, PORT: String(port) })
+    await waitForHealth(port, next)
+    expect(next.output()).toMatch(/company API key:\s+plk_/)
+    next.child.kill("SIGTERM")
+    await next.exited
   })
 
   it("stops with `npm start` when a process manager sends SIGTERM to npm: no orphaned server", async () => {

@@ -22,7 +22,8 @@ it.layer(LlmLive.pipe(Layer.provide(testConfig())))("the local provider, without
       expect(models.map((model) => [model.id, model.tier])).toEqual([
         ["local-highest", "highest"],
         ["local-balanced", "balanced"],
-        ["local-fastest", "fastest"]
+        ["local-fastest", "fastest"],
+        ["local-embedding", undefined]
       ])
       const haiku = yield* llm.generate(prompt("claude-3-5-haiku-20241022", "hi"))
       expect(haiku.model).toBe("local-fastest")
@@ -106,7 +107,7 @@ it.layer(loopbackServer(pgliteStorage), { excludeTestServices: true })("the loca
     Effect.gen(function*() {
       const { openai, anthropic, tenant } = yield* clients
       const models = yield* Effect.promise(() => openai.models.list())
-      expect(models.data.map((model) => model.id)).toEqual(["local-highest", "local-balanced", "local-fastest"])
+      expect(models.data.map((model) => model.id)).toEqual(["local-highest", "local-balanced", "local-fastest", "local-embedding"])
       const completion = yield* Effect.promise(() =>
         openai.chat.completions.create({ model: "claude-3-5-haiku-latest", messages: [{ role: "user", content: "Hello" }] })
       )

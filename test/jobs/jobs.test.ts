@@ -174,11 +174,11 @@ describe.each(backends)("job search on $name", ({ storage }) => {
 })
 
 it.layer(testServer(backends[0].storage))("job search without a provider", (it) => {
-  it.effect("answers 403 \"Job search is not configured\" and bills nothing", () =>
+  it.effect("answers 403 naming the setting to set (SERPAPI_API_KEY) and bills nothing", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant()
       const api = yield* client({ apiKey: tenant.apiKey })
-      yield* failsWith(api.web.searchJobs({ query: { q: "x" } }), "Forbidden", "Job search is not configured")
+      yield* failsWith(api.web.searchJobs({ query: { q: "x" } }), "Forbidden", /^Job search is not configured: set SERPAPI_API_KEY$/)
       expect((yield* organizationOf(tenant)).dataCreditUsage).toBe(0)
     }))
 })

@@ -3,6 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import { LlmError } from "../../src/llm/Llm.ts"
 import { spend } from "../support/Billing.ts"
 import { scriptedUsage } from "../support/ScriptedLlm.ts"
+import { SequencesRepo } from "../../src/sequences/SequencesRepo.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
 import { drain, sequenceTestServer } from "../support/SequenceWorkerTest.ts"
@@ -152,6 +153,35 @@ for (const backend of backends) {
         expect(failed.items.map((e) => e.errorMessage)).toEqual(Array(3).fill("The model failed: Insufficient credits"))
       }))
 
+    it.effect("unenroll by address or row skips the contact's unsent executions; delete stops them all", () =>
+      Effect.gen(function*() {
+        const { api, list, sequence, params } = yield* setUp
+        yield* api.sequences.enroll({ params, payload: { listId: list.id } })
+        const executions = () => Effect.map(api.sequences.executions({ params, query: { pageSize: 100 } }), (page) => page.items)
+        const byEmail = (email: string) => Effect.map(executions(), (all) => all.find((e) => e.email === email)!)
+
+        expect(yield* api.sequences.unenroll({ params, payload: { emails: ["ADA@example.com", "nobody@example.com"] } }))
+          .toEqual({ unenrolled: 1 })
+        expect(yield* byEmail("ada@example.com")).toMatchObject({ status: "skipped", errorMessage: "The contact was unenrolled" })
+        expect((yield* byEmail("cy@example.com")).status).toBe("draft")
+        const cy = yield* byEmail("cy@example.com")
+        expect(yield* api.sequences.unenroll({ params, payload: { rowIds: [cy.listRowId] } })).toEqual({ unenrolled: 1 })
+        expect((yield* byEmail("cy@example.com")).status).toBe("skipped")
+        // Already out: nothing more to stop.
+        expect(yield* api.sequences.unenroll({ params, payload: { rowIds: [cy.listRowId] } })).toEqual({ unenrolled: 0 })
+
+        const bob = yield* byEmail("bob@failing.example")
+        expect(bob.status).toBe("draft")
+        expect(yield* api.sequences.remove({ params, query: {} })).toEqual(sequence)
+        expect((yield* Effect.flip(api.sequences.get({ params, query: {} })))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(api.sequences.remove({ params, query: {} })))._tag).toBe("NotFound")
+        const stopped = yield* SequencesRepo.use((repo) => repo.execution(bob.id))
+        expect(Option.map(stopped, (e) => [e.status, e.errorMessage])).toEqual(Option.some(["skipped", "The sequence was deleted"]))
+        // The drafting worker leaves it alone.
+        yield* drain((yield* SequenceWorker).draftBatch)
+        expect(Option.map(yield* SequencesRepo.use((repo) => repo.execution(bob.id)), (e) => e.status)).toEqual(Option.some("skipped"))
+      }))
+
     it.effect("bad input answers 400 naming the field", () =>
       Effect.gen(function*() {
         const { tenant, list, sequence } = yield* setUp
@@ -173,7 +203,10 @@ for (const backend of backends) {
           ["POST", `${base}/executions/regenerate`, { executionIds: [1] }, "executionIds"],
           ["POST", `${base}/executions/regenerate`, { executionIds: Array.from({ length: 1_001 }, (_, i) => `sqx_${i}`) }, "executionIds"],
           ["POST", `${base}/executions/approve`, { executionIds: null }, "executionIds"],
-          ["GET", `${base}/executions?status=sending`, undefined, "status"]
+          ["GET", `${base}/executions?status=sending`, undefined, "status"],
+          ["POST", `${base}/unenroll`, {}, "rowIds"],
+          ["POST", `${base}/unenroll`, { rowIds: ["r"], emails: ["a@example.com"] }, "rowIds"],
+          ["POST", `${base}/unenroll`, { emails: [] }, "emails"]
         ] as const
         for (const [method, path, payload, field] of cases) {
           const response = yield* send(requestWithKey(method, path, tenant.apiKey, payload))
@@ -199,6 +232,8 @@ for (const backend of backends) {
           stranger.sequences.executions({ params, query: {} }),
           stranger.sequences.approve({ params, payload: { executionIds: [] } }),
           stranger.sequences.regenerate({ params, payload: { executionIds: [] } }),
+          stranger.sequences.unenroll({ params, payload: { emails: ["ada@example.com"] } }),
+          stranger.sequences.remove({ params, query: {} }),
           api.sequences.regenerate({ params: { sequenceId: "seq_unknown" }, payload: { executionIds: [] } })
         ]
         for (const attempt of attempts) {

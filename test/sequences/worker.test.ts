@@ -32,7 +32,7 @@ const steps = [
   {
     type: "email" as const,
     subject: "Hi {{firstName | there}}",
-    body: `<p>Hello {{firstName | there}} at {{company | your company}}.</p><p><a href="https://shop.example/offer">The offer</a></p>`,
+    body: `<p>Hello {{firstName | there}} at {{company | your company}}.</p><p><a href="https://shop.example/offer">The offer</a></p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>`,
     delayDays: 0
   },
   { type: "email" as const, subject: "Again, {{firstName | there}}", body: "<p>A reminder.</p>", delayDays: 2 }
@@ -77,6 +77,8 @@ for (const backend of backends) {
         const [first] = yield* executions()
         expect(first).toMatchObject({ stepIndex: 0, status: "draft", drafted: true, subject: "Hi Ada" })
         expect(first.body).toContain("Hello Ada at Engines &amp; Co.")
+        // The unsubscribe link is resolved at send time: the draft shows its merge field, not a blank.
+        expect(first.body).toContain(`<a href="{{unsubscribeUrl}}">Unsubscribe</a>`)
         // Not approved: nothing is sent.
         yield* drain(worker.sendBatch)
         expect(yield* mailsTo("ada@steps.example")).toHaveLength(0)
@@ -94,6 +96,7 @@ for (const backend of backends) {
         const lines = new Map(parsed.headerLines.map((header) => [header.key, header.line]))
         const unsubscribeUrl = /^List-Unsubscribe:\s*<([^>]+)>$/.exec(lines.get("list-unsubscribe") ?? "")![1]
         expect(unsubscribeUrl).toMatch(/^https:\/\/mail\.example\.test\/api\/v0\/t\/u\//)
+        expect(html).toContain(`<a href="${unsubscribeUrl}">Unsubscribe</a>`)
 
         const clickUrl = /href="(https:\/\/mail\.example\.test\/api\/v0\/t\/c\/[^"]+)"/.exec(html)![1]
         const pixelUrl = /<img src="(https:\/\/mail\.example\.test\/api\/v0\/t\/o\/[^"]+)"/.exec(html)![1]
@@ -117,7 +120,13 @@ for (const backend of backends) {
         yield* drain(worker.sendBatch)
         const both = yield* mailsTo("ada@steps.example")
         expect(both).toHaveLength(2)
-        expect((yield* parseMail(both[1])).subject).toBe("Again, Ada")
+        const again = yield* parseMail(both[1])
+        expect(again.subject).toBe("Again, Ada")
+        // A body without an unsubscribe link gets one.
+        const againUnsubscribe = /^List-Unsubscribe:\s*<([^>]+)>$/.exec(
+          again.headerLines.find((header) => header.key === "list-unsubscribe")!.line
+        )![1]
+        expect(String(again.html)).toContain(`href="${againUnsubscribe}"`)
         expect((yield* executions("sent")).map((e) => e.stepIndex).toSorted()).toEqual([0, 1])
         expect(yield* executions()).toHaveLength(2)
         expect((yield* api.sequences.get({ params: { sequenceId: sent.sequenceId }, query: {} })).steps).toHaveLength(2)
@@ -194,7 +203,7 @@ for (const backend of backends) {
         const worker = yield* SequenceWorker
         // Earlier tests' executions drafted first: the claims below see this test's only.
         yield* drain(worker.draftBatch)
-        const { executions, draftAndApprove } = yield* enrolled(emails)
+        const { api, executions, draftAndApprove } = yield* enrolled(emails)
         const other = yield* anotherSequenceWorker
         const repo = yield* SequencesRepo
         const now = new Date(start)
@@ -223,12 +232,18 @@ for (const backend of backends) {
           expect(yield* mailsTo(email)).toHaveLength(email === cutOff.email ? 0 : 1)
         }
         const first = (yield* executions()).filter((e) => e.stepIndex === 0)
-        expect(first.find((e) => e.id === cutOff.id)).toMatchObject({ status: "failed", errorMessage: abandonedSendError })
+        expect(first.find((e) => e.id === cutOff.id)).toMatchObject({ status: "uncertain", errorMessage: abandonedSendError })
         expect(first.find((e) => e.id === untouched.id)).toMatchObject({ status: "sent" })
         expect(first.filter((e) => e.status === "sent")).toHaveLength(emails.length - 1)
         // The dead worker's late outcome is refused: its lease is gone.
         expect(yield* repo.recordSend(cutOff.id, claim.token, { _tag: "Sent", messageId: "<late@x>", next: undefined }, 3, now))
           .toBe(false)
+        // Maybe delivered: regenerate leaves it unless asked.
+        const params = { sequenceId: cutOff.sequenceId }
+        const skipped = yield* api.sequences.regenerate({ params, payload: { executionIds: [cutOff.id] } })
+        expect(skipped.msg).toBe("Regenerated 0 executions as unapproved drafts; skipped 1 (1 not failed).")
+        const asked = yield* api.sequences.regenerate({ params, payload: { executionIds: [cutOff.id], includeUncertain: true } })
+        expect(asked.msg).toBe("Regenerated 1 execution as unapproved drafts; skipped 0.")
       }))
   })
 }

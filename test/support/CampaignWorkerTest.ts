@@ -1,8 +1,10 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { CampaignsConfig, type CampaignSettings } from "../../src/campaigns/CampaignsConfig.ts"
 import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
-import { TrackingSecret } from "../../src/campaigns/TrackingSecret.ts"
 import { Mailer } from "../../src/mail/Mailer.ts"
+import { Delivery } from "../../src/outreach/Delivery.ts"
+import { OutreachConfig, type OutreachSettings } from "../../src/outreach/OutreachConfig.ts"
+import { TrackingSecret } from "../../src/outreach/TrackingSecret.ts"
 import { onLiveClock } from "./SchedulerTest.ts"
 import { testServer } from "./TestServer.ts"
 
@@ -12,9 +14,17 @@ export const testRetryBaseMs = 60_000
 /** The sender every test campaign mails from unless it names its own. */
 export const testMailFrom = "Shop <news@shop.example>"
 
-/** Settings of the campaign worker under test: no background loops (tests call it), known lease and retry. */
+/** Settings of the campaign worker under test: no background loops (tests call it), known lease. */
 export const testCampaignSettings = (overrides: Partial<CampaignSettings> = {}) =>
-  CampaignsConfig.layerWith({ enabled: false, leaseMs: testMailLeaseMs, retryBaseMs: testRetryBaseMs, ...overrides })
+  CampaignsConfig.layerWith({ enabled: false, leaseMs: testMailLeaseMs, ...overrides })
+
+/** The delivery step over the mailer at `smtpUrl`, with a known retry wait. */
+export const testDelivery = (smtpUrl: string, overrides: Partial<OutreachSettings> = {}) =>
+  Delivery.layer.pipe(
+    Layer.provideMerge(TrackingSecret.layer),
+    Layer.provideMerge(smtpMailer(smtpUrl)),
+    Layer.provideMerge(OutreachConfig.layerWith({ retryBaseMs: testRetryBaseMs, ...overrides }))
+  )
 
 /** A `Mailer` over the SMTP server at `url` (the loopback server of `test/support/SmtpServer.ts`). */
 export const smtpMailer = (url: string) =>
@@ -30,12 +40,11 @@ export const anotherWorker = Effect.provide(CampaignWorker.use(Effect.succeed), 
 export const campaignTestServer = <A, E>(
   storage: Layer.Layer<A, E>,
   smtpUrl: string,
-  settings: Partial<CampaignSettings> = {}
+  delivery: Partial<OutreachSettings> = {}
 ) =>
   CampaignWorker.layer.pipe(
-    Layer.provideMerge(TrackingSecret.layer),
-    Layer.provideMerge(smtpMailer(smtpUrl)),
-    Layer.provideMerge(testCampaignSettings(settings)),
+    Layer.provideMerge(testDelivery(smtpUrl, delivery)),
+    Layer.provideMerge(testCampaignSettings()),
     Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mailFrom: testMailFrom }))
   )
 

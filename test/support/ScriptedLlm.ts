@@ -41,7 +41,8 @@ export const scriptedLlm = (script: Script = {}) =>
           }
         }),
       stream: () =>
-        Stream.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" }))
+        Stream.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" })),
+      embed: () => Effect.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" }))
     })
     return Context.make(Llm, llm).pipe(Context.add(LlmCalls, { requests: Ref.get(requests) }))
   }))

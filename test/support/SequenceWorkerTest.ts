@@ -1,8 +1,7 @@
 import { Effect, Layer } from "effect"
-import { TrackingSecret } from "../../src/campaigns/TrackingSecret.ts"
 import { SequencesConfig, type SequenceSettings } from "../../src/sequences/SequencesConfig.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
-import { smtpMailer, testCampaignSettings, testMailFrom } from "./CampaignWorkerTest.ts"
+import { testDelivery, testMailFrom } from "./CampaignWorkerTest.ts"
 import { onLiveClock } from "./SchedulerTest.ts"
 import { type Script, scriptedLlm } from "./ScriptedLlm.ts"
 import { testServer } from "./TestServer.ts"
@@ -22,9 +21,7 @@ export const sequenceTestServer = <A, E>(
 ) => {
   const server = testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mailFrom: testMailFrom })
   const worker = SequenceWorker.layer.pipe(
-    Layer.provideMerge(TrackingSecret.layer),
-    Layer.provideMerge(smtpMailer(smtpUrl)),
-    Layer.provideMerge(testCampaignSettings({ maxAttempts: 3 })),
+    Layer.provideMerge(testDelivery(smtpUrl, { maxAttempts: 3 })),
     Layer.provideMerge(SequencesConfig.layerWith({ enabled: false, leaseMs: testSequenceLeaseMs, ...options.settings }))
   )
   return options.script === undefined

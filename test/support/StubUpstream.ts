@@ -62,6 +62,24 @@ const replyTo = (body: any): Reply => {
 
 const created = 1_700_000_000
 
+/** Tokens the stub reports per embedded text. */
+export const stubTokensPerText = 5
+
+/** The stub's embedding of the `index`-th text: its length, its index, then ones up to `dimensions` (default 3). */
+export const stubVector = (text: string, index: number, dimensions = 3) =>
+  Array.from({ length: dimensions }, (_, at) => (at === 0 ? text.length : at === 1 ? index : 1))
+
+const stubEmbeddings = (body: any) => {
+  const input: Array<string> = typeof body.input === "string" ? [body.input] : body.input
+  return {
+    object: "list",
+    model: body.model,
+    // Out of order on purpose: clients must place vectors by `index`.
+    data: input.map((text, index) => ({ object: "embedding", index, embedding: stubVector(text, index, body.dimensions) })).reverse(),
+    usage: { prompt_tokens: stubTokensPerText * input.length, total_tokens: stubTokensPerText * input.length }
+  }
+}
+
 export interface StubOptions {
   /** `false` keeps no request (for benchmarks, whose millions of requests would only cost memory). */
   readonly record?: boolean
@@ -150,6 +168,7 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
     const text = await readBody(request)
     const body = text === "" ? {} : JSON.parse(text)
     if (options.record !== false) requests.push({ path: request.url ?? "", headers: request.headers, body })
+    if (request.method === "POST" && request.url === "/v1/embeddings") return json(response, 200, stubEmbeddings(body))
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
       return json(response, 404, { error: { message: `No route ${request.method} ${request.url}` } })
     }

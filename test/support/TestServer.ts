@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
@@ -57,11 +57,50 @@ export const postgresStorageAt = (url: string) =>
 
 export const postgresStorage = Layer.unwrap(Effect.map(createPostgresDatabase, postgresStorageAt))
 
+/** The in-memory PGlite of this vitest worker, and the tables it empties for each file. */
+interface WorkerDatabase {
+  readonly context: Context.Context<Pglite.Pglite | SqlClient.SqlClient>
+  readonly empty: Effect.Effect<void>
+}
+
 /**
- * PGlite in memory, started from the migrated data folder the global setup
- * saved (test/support/pgliteTemplate.ts): one per test file, fresh and fast.
+ * Opens the worker's PGlite from the migrated data folder the global setup
+ * saved (test/support/pgliteTemplate.ts), for the worker's lifetime. Emptying
+ * truncates the tables the migrations left empty (their seeded rows stay).
  */
-export const pgliteStorage = sqlStorage(Pglite.layerFrom(Pglite.openDump(inject("pgliteTemplate"))), "pglite")
+const openWorkerDatabase = Effect.gen(function*() {
+  const scope = yield* Scope.make()
+  const context = yield* Layer.buildWithScope(Pglite.layerFrom(Pglite.openDump(inject("pgliteTemplate"))), scope)
+  const sql = Context.get(context, SqlClient.SqlClient)
+  const tables = yield* sql<{ readonly name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`
+  const seeded = yield* Effect.filter(tables, ({ name }) =>
+    Effect.map(sql`SELECT 1 FROM ${sql(name)} LIMIT 1`, (rows) => rows.length > 0))
+  const emptied = tables.filter((table) => !seeded.includes(table)).map(({ name }) => name)
+  const empty = sql.unsafe(`TRUNCATE ${emptied.map((name) => `"${name}"`).join(", ")} RESTART IDENTITY CASCADE`)
+  return { context, empty: Effect.orDie(Effect.asVoid(empty)) } satisfies WorkerDatabase
+}).pipe(Effect.orDie)
+
+let workerDatabase: Promise<WorkerDatabase> | undefined
+let workerDatabaseUsers = 0
+
+/**
+ * PGlite in memory, one per vitest worker, shared by the files it runs
+ * (`isolate: false` keeps this module between them): starting a PGlite costs
+ * seconds of CPU, emptying one milliseconds. A build that finds nobody else
+ * using it empties it first, so each file (each `it.layer`) starts on an
+ * empty database as it did on a PGlite of its own; builds that overlap share
+ * it, their tenants kept apart by ids.
+ */
+const workerPglite = Layer.effectContext(Effect.acquireRelease(
+  Effect.gen(function*() {
+    const database = yield* Effect.promise(() => workerDatabase ??= Effect.runPromise(openWorkerDatabase))
+    if (workerDatabaseUsers++ === 0) yield* database.empty
+    return database.context
+  }),
+  () => Effect.sync(() => void workerDatabaseUsers--)
+))
+
+export const pgliteStorage = sqlStorage(workerPglite, "pglite")
 
 /** What every storage backend provides: the repositories and `Storage`. */
 export type StorageServices = Layer.Success<typeof pgliteStorage>

@@ -2,7 +2,8 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { EmployeesRepo } from "../../src/agents/EmployeesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
-import { emptyDay, newExecution, type TaskRecord, TasksRepo } from "../../src/tasks/TasksRepo.ts"
+import { emptyDay, newExecution, type TaskRecord } from "../../src/tasks/TaskRecords.ts"
+import { TasksRepo } from "../../src/tasks/TasksRepo.ts"
 import { backends, seedTenant } from "../support/TestServer.ts"
 
 const t0 = new Date("2026-06-01T08:00:00Z")

@@ -32,7 +32,8 @@ const gatedLlm = (release: Deferred.Deferred<void>, started: Deferred.Deferred<v
             : Effect.succeed({ id: "r", model: "metered", content: [{ type: "text" as const, text: "ok" }], stopReason: "end_turn" as const, usage })
         )
       ),
-    stream: () => Stream.fail(new LlmError({ kind: "invalid_request", message: "not streamed here" }))
+    stream: () => Stream.fail(new LlmError({ kind: "invalid_request", message: "not streamed here" })),
+    embed: () => Effect.fail(new LlmError({ kind: "invalid_request", message: "not embedded here" }))
   })
 
 const setup = Effect.gen(function*() {

@@ -67,12 +67,12 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
           )).pipe(Effect.tapError(() => decide))
         const outcomes = yield* Effect.all(
           Array.from({ length: 12 }, () =>
-            Effect.match(call, { onSuccess: () => "served", onFailure: (denied) => `${denied._tag}: ${denied.error}` })),
+            Effect.match(call, { onSuccess: () => "served", onFailure: (denied) => `${denied._tag}: ${denied.message}` })),
           { concurrency: "unbounded" }
         )
         expect(outcomes.filter((outcome) => outcome === "served")).toHaveLength(3)
         expect(outcomes.filter((outcome) => outcome !== "served")).toEqual(
-          Array.from({ length: 9 }, () => "Forbidden: Insufficient credits")
+          Array.from({ length: 9 }, () => "InsufficientCredits: Insufficient credits")
         )
         expect((yield* balances(payer)).creditUsage).toBe(75)
         const billed = yield* events(payer)
@@ -118,7 +118,7 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         expect(yield* Stream.runCollect(Stream.take(metered, 1))).toEqual([1])
         expect((yield* balances(payer)).creditUsage).toBe(4)
         const refused = yield* Effect.flip(Stream.runCollect(metered))
-        expect(refused).toMatchObject({ _tag: "Forbidden", error: "Insufficient credits" })
+        expect(refused).toMatchObject({ _tag: "InsufficientCredits", message: "Insufficient credits" })
         expect((yield* events(payer)).map((event) => event.credits)).toEqual([1, 3])
       }))
 
@@ -132,10 +132,10 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         yield* credits.release(hold)
         expect((yield* balances(payer)).creditUsage).toBe(5)
         expect(yield* events(payer)).toHaveLength(1)
-        yield* failsWith(credits.hold(payer, { feature: "chat", credits: 6 }), "Forbidden", /^Insufficient credits$/)
-        yield* failsWith(credits.hold(payer, { feature: "chat", credits: 1e300 }), "Forbidden", /^Insufficient credits$/)
+        yield* failsWith(credits.hold(payer, { feature: "chat", credits: 6 }), "InsufficientCredits", /^Insufficient credits$/)
+        yield* failsWith(credits.hold(payer, { feature: "chat", credits: 1e300 }), "InsufficientCredits", /^Insufficient credits$/)
         const unknown: Payer = { organizationId: "org_missing", companyId: null, userId: null }
-        yield* failsWith(credits.hold(unknown, { feature: "chat", credits: 0 }), "Forbidden", /^Insufficient credits$/)
+        yield* failsWith(credits.hold(unknown, { feature: "chat", credits: 0 }), "InsufficientCredits", /^Insufficient credits$/)
       }))
 
     it.effect("a reported cost past any number (a provider's absurd usage) is charged within the pool, and ends the hold", () =>
@@ -186,7 +186,7 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
           Effect.match(
             credits.withHold(payer, { feature: "chat", model: "m", credits: 1 }, (hold) =>
               Effect.andThen(before, hold.report({ credits: 3, inputTokens: 2_300, outputTokens: 7 }))),
-            { onSuccess: () => "served", onFailure: (denied) => denied.error }
+            { onSuccess: () => "served", onFailure: (denied) => denied.message }
           )
         // All held before any settles: every hold fits, every one overruns.
         const gated = yield* payerIn({ creditLimit: limit })
@@ -325,7 +325,7 @@ describe.each(sharedDatabases)("Credits across two processes on %s", () => {
         credits.withHold(payer, { feature: "chat", credits: 30 }, (hold) =>
           decide.pipe(Effect.andThen(Deferred.await(gate)), Effect.andThen(hold.report({ credits: 25 })))).pipe(
             Effect.tapError(() => decide),
-            Effect.match({ onSuccess: () => "served", onFailure: (denied) => denied.error })
+            Effect.match({ onSuccess: () => "served", onFailure: (denied) => denied.message })
           )
       const outcomes = yield* Effect.all(
         Array.from({ length: 12 }, (_, i) => call(i % 2 === 0 ? first : second)),
@@ -347,7 +347,7 @@ describe.each(sharedDatabases)("Credits across two processes on %s", () => {
       yield* second.returnIdle
       // The second process holds the rest and stops (crashes): only the first one is left to sweep.
       const orphan = yield* second.hold(payer, { feature: "chat", credits: 25 })
-      yield* failsWith(first.hold(payer, { feature: "chat", credits: 1 }), "Forbidden", /^Insufficient credits$/)
+      yield* failsWith(first.hold(payer, { feature: "chat", credits: 1 }), "InsufficientCredits", /^Insufficient credits$/)
       yield* TestClock.adjust(ttl)
       expect(yield* first.releaseExpired).toBeGreaterThanOrEqual(1)
       const kept = yield* first.hold(payer, { feature: "chat", credits: 20 })

@@ -14,10 +14,14 @@ declare module "@mixmark-io/domino" {
     readonly firstChild: DomNode | null
     readonly nextSibling: DomNode | null
     readonly children: ArrayLike<DomNode>
+    readonly childNodes: ArrayLike<DomNode>
     readonly parentNode: DomNode | null
+    textContent: string | null
     getAttribute(name: string): string | null
     /** Undefined (not null) when nothing matches, unlike browsers. */
     querySelector(selector: string): DomNode | undefined
+    querySelectorAll(selector: string): ArrayLike<DomNode>
+    removeChild(child: DomNode): DomNode
     appendChild(child: DomNode): DomNode
     replaceChild(replacement: DomNode, child: DomNode): DomNode
   }
@@ -26,6 +30,7 @@ declare module "@mixmark-io/domino" {
     readonly body: DomNode | null
     querySelectorAll(selector: string): ArrayLike<DomNode>
     createElement(tagName: string): DomNode
+    createTextNode(text: string): DomNode
   }
   /** An HTML document parsed the way browsers parse (no scripts run, nothing is loaded). */
   export function createDocument(html: string): DomDocument

@@ -2,7 +2,7 @@ import { Effect, Redacted, Result, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import { mapChunks } from "../../platform/Streams.ts"
 import { type CatalogModel, type LlmRequest, LlmError, type LlmStreamEvent } from "../Llm.ts"
-import { type Provider, withoutOpenAiOnlyFeatures } from "../Provider.ts"
+import { noEmbeddings, type Provider, withoutOpenAiOnlyFeatures } from "../Provider.ts"
 import { postJson, readJson, sseEvents, type UpstreamOptions } from "../Upstream.ts"
 import { eventDecoder, fromMessage, toMessagesRequest } from "./Translate.ts"
 import * as Wire from "./Wire.ts"
@@ -56,6 +56,7 @@ export const makeAnthropicProvider = (client: HttpClient.HttpClient, settings: A
       postJson(client, { ...settings, provider: name, url, headers, body: toMessagesRequest(request, model.upstream, stream), read })
     )
   return {
+    embed: noEmbeddings("Anthropic"),
     generate: (request, model) =>
       Effect.gen(function*() {
         const json = yield* post(request, model, false, readJson(name))

@@ -12,6 +12,7 @@ import {
 import { type Provider, withoutOpenAiOnlyFeatures } from "../Provider.ts"
 import { type TokenCounter, tokenCounter } from "../Tokenizer.ts"
 import { recogniseInstruction } from "./Instructions.ts"
+import { localEmbed } from "./LocalEmbedding.ts"
 
 /**
  * The offline `local` provider: a deterministic demo and test model, so
@@ -156,6 +157,7 @@ export const responseEvents = (response: LlmResponse): Array<LlmStreamEvent> => 
 }
 
 export const LocalProvider: Provider = {
+  embed: localEmbed,
   generate: (request, model) =>
     Effect.andThen(
       withoutOpenAiOnlyFeatures(request, model),

@@ -1,7 +1,7 @@
 import { Effect, Redacted, Result, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import { mapChunks, prepend } from "../../platform/Streams.ts"
-import { type CatalogModel, type LlmRequest, LlmError, type LlmStreamEvent } from "../Llm.ts"
+import { type CatalogModel, type EmbeddingRequest, type LlmRequest, LlmError, type LlmStreamEvent } from "../Llm.ts"
 import type { Provider } from "../Provider.ts"
 import { tokenCounter } from "../Tokenizer.ts"
 import { postJson, readJson, sseEvents, type UpstreamOptions } from "../Upstream.ts"
@@ -25,6 +25,7 @@ const unexpected = (what: string) => (error: Schema.SchemaError) =>
   new LlmError({ kind: "upstream", message: `${name} sent an unexpected ${what}: ${error.message.split("\n")[0]}` })
 
 const decodeCompletion = Schema.decodeUnknownEffect(Wire.ChatCompletion)
+const decodeEmbeddings = Schema.decodeUnknownEffect(Wire.EmbeddingList)
 const decodeChunk = Schema.decodeUnknownResult(Wire.ChatCompletionChunk)
 
 /** A `data:` payload of an upstream stream: a chunk, or the error the upstream reported mid-stream. */
@@ -44,7 +45,8 @@ const chunkOf = (data: string): Result.Result<Wire.ChatCompletionChunk, LlmError
 }
 
 export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: OpenAiSettings): Provider => {
-  const url = `${settings.baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const base = settings.baseUrl.replace(/\/+$/, "")
+  const url = `${base}/chat/completions`
   const headers: Record<string, string> = settings.apiKey === undefined
     ? {}
     : { authorization: `Bearer ${Redacted.value(settings.apiKey)}` }
@@ -68,8 +70,30 @@ export const makeOpenAiProvider = (client: HttpClient.HttpClient, settings: Open
     return { ...response, usage: yield* counter.estimate(request, generated) }
   })
 
+  /** Texts embedded by the upstream's `/embeddings`, as floats (every compatible server speaks that). */
+  const embed = Effect.fnUntraced(function*(request: EmbeddingRequest, model: CatalogModel) {
+    const dimensions = request.dimensions ?? model.dimensions
+    const json = yield* postJson(client, {
+      ...settings,
+      provider: name,
+      url: `${base}/embeddings`,
+      headers,
+      body: { model: model.upstream, input: request.input, encoding_format: "float", dimensions, user: request.user },
+      read: readJson(name)
+    })
+    const wire = yield* Effect.mapError(decodeEmbeddings(json), unexpected("embeddings answer"))
+    const embeddings = wire.data.toSorted((a, b) => a.index - b.index).map((item) => item.embedding)
+    if (embeddings.length !== request.input.length || embeddings.some((vector) => typeof vector === "string")) {
+      return yield* new LlmError({ kind: "upstream", message: `${name} answered ${embeddings.length} float embeddings for ${request.input.length} inputs` })
+    }
+    const counter = yield* tokenCounter
+    const inputTokens = wire.usage?.prompt_tokens ?? (yield* Effect.forEach(request.input, counter.text)).reduce((a, b) => a + b, 0)
+    return { model: model.id, embeddings: embeddings as ReadonlyArray<ReadonlyArray<number>>, inputTokens }
+  })
+
   return {
     generate,
+    embed,
     stream: (request, model) =>
       Stream.unwrap(Effect.map(post(request, model, true, Effect.succeed), (response) => {
         const events = mapChunks(sseEvents(name, response, settings.timeoutMs), () => {

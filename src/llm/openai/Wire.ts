@@ -169,3 +169,34 @@ export const ModelList = Schema.Struct({
     owned_by: Schema.String
   }))
 }).annotate({ identifier: "ModelList" })
+
+/** The most texts one embeddings request may carry (OpenAI's own limit). */
+export const maxEmbeddingInputs = 2048
+
+/** `POST /embeddings`: texts only (token arrays are not accepted). */
+export const EmbeddingRequest = Schema.Struct({
+  model: Schema.String,
+  input: Schema.Union([
+    Schema.String.check(Schema.isMinLength(1)),
+    Schema.Array(Schema.String.check(Schema.isMinLength(1))).check(Schema.isMinLength(1), Schema.isMaxLength(maxEmbeddingInputs))
+  ]),
+  /** The official SDK asks for `base64` (little-endian float32) unless told otherwise. */
+  encoding_format: optionalNullable(Schema.Literals(["float", "base64"])),
+  dimensions: optionalNullable(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 16_000 }))),
+  user: optionalNullable(Schema.String)
+}).annotate({ identifier: "EmbeddingRequest" })
+
+export type EmbeddingRequest = typeof EmbeddingRequest.Type
+
+export const EmbeddingList = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(Schema.Struct({
+    object: Schema.Literal("embedding"),
+    index: Schema.Int,
+    embedding: Schema.Union([Schema.Array(Schema.Number), Schema.String])
+  })),
+  model: Schema.String,
+  usage: optionalNullable(Schema.Struct({ prompt_tokens: Schema.Int, total_tokens: Schema.Int }))
+}).annotate({ identifier: "EmbeddingList" })
+
+export type EmbeddingList = typeof EmbeddingList.Type

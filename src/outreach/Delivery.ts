@@ -1,0 +1,136 @@
+import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
+import { Suppressions } from "../lists/Suppressions.ts"
+import { Mailer } from "../mail/Mailer.ts"
+import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { currentDate } from "../platform/Time.ts"
+import { type MessageTemplates, renderMessage } from "./Message.ts"
+import { OutreachConfig } from "./OutreachConfig.ts"
+import { trackingUrls } from "./Tracking.ts"
+import { TrackingSecret } from "./TrackingSecret.ts"
+
+/** What one delivery attempt came to, as the sender records it. */
+export type DeliveryOutcome =
+  | { readonly _tag: "Sent"; readonly messageId: string }
+  | { readonly _tag: "Retry"; readonly at: Date; readonly error: string }
+  | { readonly _tag: "Failed"; readonly error: string }
+
+/** One outreach e-mail to hand to the mail server. */
+export interface Outgoing {
+  /** The campaign recipient's or sequence execution's id: it names the tracking links and the Message-ID. */
+  readonly id: string
+  readonly companyId: string
+  readonly email: string
+  readonly fields: Readonly<Record<string, string>>
+  /** Deliveries of it that failed temporarily so far. */
+  readonly attempts: number
+  /** `"Name" <address>`; `MAIL_FROM` when absent. */
+  readonly from?: string | undefined
+  readonly replyTo?: string | undefined
+  readonly templates: MessageTemplates
+}
+
+/** What the sender does around the SMTP transaction. */
+export interface DeliverySteps {
+  /** Records the message as in flight, right before the transaction; false: do not send it. */
+  readonly start: Effect.Effect<boolean>
+  /** Records the outcome, right after the server's answer. */
+  readonly record: (outcome: DeliveryOutcome) => Effect.Effect<void>
+  /** After a hard bounce (the address is on the suppression list by then). */
+  readonly bounced: Effect.Effect<void>
+}
+
+/** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
+export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
+  new Date(now.getTime() + Math.min(retryBaseMs * 2 ** attempts, 3_600_000))
+
+/**
+ * The sending step campaigns and sequences share: render the message for its
+ * recipient (tracked links, open pixel, unsubscribe link and headers), record
+ * it as in flight once the mailer's pacing lets it go, hand it to the
+ * `Mailer`, and record the outcome of the server's answer at once. A hard
+ * bounce then puts the address on the company's suppression list. A process
+ * that dies between `start` and `record` leaves the message in flight: the
+ * sender shows it as uncertain and does not send it again by itself.
+ */
+export class Delivery extends Context.Service<Delivery, {
+  /** Delivers one message with the sender's steps; false when `start` refused it (nothing was sent). */
+  readonly deliver: (outgoing: Outgoing, steps: DeliverySteps) => Effect.Effect<boolean>
+}>()("outreach/Delivery") {
+  static readonly layer = Layer.effect(Delivery, Effect.gen(function*() {
+    const config = yield* OutreachConfig
+    const app = yield* AppConfig
+    const mailer = yield* Mailer
+    const suppressions = yield* Suppressions
+    const { key } = yield* TrackingSecret
+
+    const outcomeOf = (sent: SendOutcome, attempts: number, now: Date): DeliveryOutcome => {
+      switch (sent._tag) {
+        case "Accepted":
+          return { _tag: "Sent", messageId: sent.messageId }
+        case "TemporaryFailure":
+          return { _tag: "Retry", at: retryAt(config.retryBaseMs, attempts, now), error: sent.response }
+        case "PermanentFailure":
+          return { _tag: "Failed", error: sent.response }
+      }
+    }
+
+    return {
+      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps) {
+        const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
+        const message = renderMessage(outgoing.templates, outgoing, urls)
+        const from = outgoing.from ?? app.mailFrom
+        const sent = yield* mailer.sendStarting({
+          from,
+          to: outgoing.email,
+          replyTo: outgoing.replyTo,
+          subject: message.subject,
+          html: message.html,
+          text: message.text,
+          headers: listUnsubscribeHeaders(urls.unsubscribe),
+          // One Message-ID per recipient: unique, and the same if a crash ever sends it twice.
+          messageId: `<${outgoing.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`
+        }, steps.start)
+        if (Option.isNone(sent)) return false
+        // The outcome is written the moment the server has answered, before anything else.
+        yield* steps.record(outcomeOf(sent.value, outgoing.attempts, yield* currentDate))
+        if (sent.value._tag === "PermanentFailure" && sent.value.hardBounce) {
+          yield* suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce")
+          yield* steps.bounced
+        }
+        return true
+      })
+    }
+  }))
+
+  /** With the settings from the environment, the tracking key and the process's `Mailer`; needs storage and `AppConfig`. */
+  static readonly live = Delivery.layer.pipe(
+    Layer.provideMerge(TrackingSecret.layer),
+    Layer.provideMerge(OutreachConfig.layer)
+  )
+}
+
+/**
+ * Runs `work` over a leased claim while renewing the lease every third of
+ * `leaseMs`; `stopped` turns true when a renewal finds nothing held any more
+ * (lease lost, or the work was paused or cancelled), so `work` starts no
+ * further message. What the claim did not finish is released at once.
+ */
+export const underLease = (
+  leaseMs: number,
+  renew: (expiresAt: Date) => Effect.Effect<boolean>,
+  release: Effect.Effect<void>,
+  work: (stopped: Ref.Ref<boolean>) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const stopped = yield* Ref.make(false)
+    const keepLease = Effect.gen(function*() {
+      while (true) {
+        yield* Effect.sleep(Duration.millis(leaseMs / 3))
+        const now = yield* currentDate
+        if (!(yield* renew(new Date(now.getTime() + leaseMs)))) return yield* Ref.set(stopped, true)
+      }
+    })
+    yield* Effect.raceFirst(work(stopped), Effect.andThen(keepLease, Effect.never))
+    yield* release
+  })
