@@ -57,7 +57,7 @@ const program = Effect.gen(function*() {
       ...(result.combined === undefined ? [] : [[result.part, "rules + SpamAssassin", fixed(result.combined.auc, 3), `${result.combined.correct}/${result.mails}`, String(result.combined.minHam), String(result.combined.maxSpam), "-"]])
     ])
   )}`)
-  yield* Console.log(`\nSpamAssassin's min ham / max spam are its own scores (lower is more like ham). Results: ${writeResults("spam", startedAt, results)}`)
+  yield* Console.log(`\nFor SpamAssassin (higher is spam) the two columns are its own scores, the worst cases the same way round: its highest on a ham, its lowest on a spam. Results: ${writeResults("spam", startedAt, results)}`)
 }).pipe(
   Effect.provide(SpamAssassin.layer),
   Effect.provide(AppConfig.layerWith({ spamAssassinUrl: Option.fromUndefinedOr(spamd?.url) })),

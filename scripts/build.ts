@@ -1,8 +1,9 @@
 // Building `dist/` (and the pre-initialised embedded database in it) when it
-// is stale: shared by `npm start` and the benchmarks.
-import { spawnSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { join } from "node:path"
+// is stale: shared by `npm start` and the benchmarks. Run as a script with
+// step names (`compiler`, `template`), it runs those steps side by side.
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isTemplateCurrent, templateDirectory } from "../src/storage/PgliteTemplate.ts"
 
@@ -29,27 +30,58 @@ const newestChange = (path: string): number => {
     : stat.mtimeMs
 }
 
-const run = (what: string, args: ReadonlyArray<string>) => {
-  process.stderr.write(`building ${what}\n`)
-  const build = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" })
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`)
+/** The build's steps, each a Node command run in its own process. */
+const steps = {
+  compiler: {
+    what: "the server (tsc → dist/)",
+    args: [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"]
+  },
+  // In its own process, so that its initdb's memory is not left in the caller.
+  template: { what: "its embedded database (dist/pglite-template/)", args: [join(root, "scripts/pglite-template.ts")] }
+}
+
+type Step = keyof typeof steps
+
+/** Runs the steps side by side (two cores build in the time of the longer one); any failure fails with its output. */
+const runSteps = async (names: ReadonlyArray<Step>) => {
+  // The template goes into dist/, which the compiler may not have made yet.
+  mkdirSync(dirname(builtMain), { recursive: true })
+  const failures = await Promise.all(names.map((name) =>
+    new Promise<string | undefined>((resolve) => {
+      const child = spawn(process.execPath, steps[name].args, { cwd: root })
+      let output = ""
+      child.stdout.on("data", (chunk) => (output += chunk))
+      child.stderr.on("data", (chunk) => (output += chunk))
+      child.on("close", (code) => resolve(code === 0 ? undefined : `building ${steps[name].what} failed:\n${output}`))
+    })
+  ))
+  const failed = failures.filter((failure) => failure !== undefined)
+  if (failed.length > 0) {
+    process.stderr.write(failed.join("\n"))
+    process.exitCode = 1
+  }
 }
 
 /**
  * What `npm run build` does, each step only when stale: the compiler when
  * `dist/main.js` is missing or older than a source or tsconfig; the template
- * when missing, made by another PGlite or without the newest migration (in
- * its own process, so that its initdb's memory is not left in this one).
+ * when missing, made by another PGlite or without the newest migration.
  */
 export const ensureBuilt = () => {
   const sources = Math.max(
     newestChange(join(root, "src")),
     ...["tsconfig.json", "tsconfig.build.json"].map((file) => newestChange(join(root, file)))
   )
-  if (!existsSync(builtMain) || statSync(builtMain).mtimeMs < sources) {
-    run("dist/ (tsc -p tsconfig.build.json)", [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"])
-  }
-  if (!isTemplateCurrent(templateDirectory)) {
-    run("dist/pglite-template/ (node scripts/pglite-template.ts)", [join(root, "scripts/pglite-template.ts")])
-  }
+  const stale: Array<Step> = [
+    ...(!existsSync(builtMain) || statSync(builtMain).mtimeMs < sources ? ["compiler" as const] : []),
+    ...(isTemplateCurrent(templateDirectory) ? [] : ["template" as const])
+  ]
+  if (stale.length === 0) return
+  process.stderr.write(
+    `platform-api: building ${stale.map((name) => steps[name].what).join(" and ")}; once, and again only after a change\n`
+  )
+  const build = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...stale], { cwd: root, encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`)
 }
+
+if (import.meta.main) await runSteps(process.argv.slice(2).filter((name): name is Step => name in steps))

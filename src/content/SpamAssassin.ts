@@ -43,7 +43,7 @@ const checkTimeout = Duration.seconds(20)
 const maxAnswerBytes = 1024 * 1024
 
 /** The message SpamAssassin reads: fixed neutral envelope headers around the e-mail under test. */
-export const messageOf = (parts: MessageParts): Promise<Buffer> =>
+const messageOf = (parts: MessageParts): Promise<Buffer> =>
   new MailComposer({
     from: "Sender <sender@example.com>",
     to: "Recipient <recipient@example.com>",
@@ -57,7 +57,7 @@ export const messageOf = (parts: MessageParts): Promise<Buffer> =>
  * Reads SpamAssassin's report ("Content analysis details: (20.4 points, 5.0
  * required)" and its table of rules), the same from spamd and the program.
  */
-export const parseReport = (report: string): SpamAssassinReport | undefined => {
+const parseReport = (report: string): SpamAssassinReport | undefined => {
   const totals = /Content analysis details:\s*\((-?\d+(?:\.\d+)?) points?, (-?\d+(?:\.\d+)?) required\)/.exec(report)
   if (totals === null) return undefined
   const rules = [...report.slice(totals.index).matchAll(/^\s*(-?\d+(?:\.\d+)?)\s+([A-Z][A-Z0-9_]+)\s+(.*)$/gm)]

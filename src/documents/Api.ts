@@ -140,49 +140,57 @@ export class KnowledgeUploadLimits extends HttpApiMiddleware.Service<KnowledgeUp
 
 const documentId = { documentId: Schema.String }
 
-const who = "Who: a company API key (acting as the user who created it) or a personal access key with `X-Company-ID`, in a plan with the `documents` feature;"
-
 export class KnowledgeApi extends HttpApiGroup.make("knowledge").add(
   HttpApiEndpoint.post("create", "/documents", {
     payload: [NewDocument, UploadForm],
     success: Schema.Struct({ documents: Schema.Array(Document) }).pipe(HttpApiSchema.status(201)),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Add documents to the knowledge base",
-    description: "JSON `{title, content, tags?, projectId?}` (Markdown or text), or a multipart form with parts `files` (converted as `/documents/convert` does), `title` (one file only; else each file's name), `tags` (comma list) and `projectId`. " +
+    does: "JSON `{title, content, tags?, projectId?}` (Markdown or text), or a multipart form with parts `files` (converted as `/documents/convert` does), `title` (one file only; else each file's name), `tags` (comma list) and `projectId`. " +
       "Stores the Markdown, splits it into chunks by headings (~500 tokens, overlapping) and indexes them for keyword search at once; " +
-      "with an embeddings model the document is `indexing` until its chunks are embedded in the background (billed under `documents`), then `ready` (or `failed` with the reason). " +
-      `${who} company roles owner, admin or member. Errors: 400 naming the invalid field or file; 401; 403; 404 for another company's or an unknown projectId.`
+      "with an embeddings model the document is `indexing` until its chunks are embedded in the background (billed under `documents`), then `ready` (or `failed` with the reason).",
+    who: "documents:write",
+    errors: { 400: "naming the invalid field or file", 404: "for another company's or an unknown projectId" }
   })),
-  HttpApiEndpoint.get("list", "/documents", { query: DocumentQuery, success: Page(Document), error: [BadRequest, Forbidden] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("list", "/documents", { query: DocumentQuery, success: Page(Document), error: [BadRequest, Forbidden] }).pipe(described({
     summary: "List documents",
-    description: `The company's documents, newest first, paginated; filters \`search\` (part of the title), \`tag\`, \`projectId\`. ${who} any company role. Errors: 400; 401; 403.`
+    does: "The company's documents, newest first, paginated; filters `search` (part of the title), `tag`, `projectId`.",
+    who: "documents:read"
   })),
-  HttpApiEndpoint.get("get", "/documents/:documentId", { params: documentId, success: Document, error: [Forbidden, NotFound] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.get("get", "/documents/:documentId", { params: documentId, success: Document, error: [Forbidden, NotFound] }).pipe(described({
     summary: "Get a document",
-    description: `One document with its indexing status. ${who} any company role. Errors: 401; 403; 404 for an unknown id or another company's document.`
+    does: "One document with its indexing status.",
+    who: "documents:read",
+    errors: { 404: "for an unknown id or another company's document" }
   })),
   HttpApiEndpoint.get("getContent", "/documents/:documentId/content", {
     params: documentId,
     success: Schema.Struct({ content: Schema.String }),
     error: [Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Get a document's Markdown",
-    description: `The stored Markdown of a document. ${who} any company role. Errors: 401; 403; 404.`
+    does: "The stored Markdown of a document.",
+    who: "documents:read",
+    errors: { 404: "for an unknown id or another company's document" }
   })),
-  HttpApiEndpoint.delete("delete", "/documents/:documentId", { params: documentId, success: Document, error: [Forbidden, NotFound] }).annotateMerge(OpenApi.annotations({
+  HttpApiEndpoint.delete("delete", "/documents/:documentId", { params: documentId, success: Document, error: [Forbidden, NotFound] }).pipe(described({
     summary: "Delete a document",
-    description: `Deletes a document with its chunks and embeddings at once, and answers it. ${who} company roles owner, admin or member. Errors: 401; 403; 404.`
+    does: "Deletes a document with its chunks and embeddings at once, and answers it.",
+    who: "documents:write",
+    errors: { 404: "for an unknown id or another company's document" }
   })),
   HttpApiEndpoint.post("search", "/documents/search", {
     payload: SearchRequest,
     success: Schema.Struct({ results: Schema.Array(SearchResult) }),
     error: [BadRequest, Forbidden, NotFound]
-  }).annotateMerge(OpenApi.annotations({
+  }).pipe(described({
     summary: "Search the knowledge base",
-    description: "Best chunks first for `query` (1–2000 characters): `keyword` is PostgreSQL full-text search (`websearch_to_tsquery` syntax: quotes, `or`, `-word`), `semantic` the nearest chunks by embedding (pgvector HNSW), `hybrid` (default) both fused by reciprocal rank. " +
+    does: "Best chunks first for `query` (1–2000 characters): `keyword` is PostgreSQL full-text search (`websearch_to_tsquery` syntax: quotes, `or`, `-word`), `semantic` the nearest chunks by embedding (pgvector HNSW), `hybrid` (default) both fused by reciprocal rank. " +
       "Without an embeddings model `hybrid` is keyword search and `semantic` answers 400. `limit` 1–50 (default 10); filters `tag`, `projectId` (that project's documents and those of no project), `documentIds`. Each result has `highlights` (`ts_headline` fragments, matches in `**`). " +
-      `Embedding the query is billed under \`documents\`. ${who} any company role. Errors: 400 naming the invalid field; 401; 403; 404 for an unknown projectId.`
+      "Embedding the query is billed under `documents`.",
+    who: "documents:read",
+    errors: { 404: "for another company's or an unknown projectId" }
   }))
 ).annotateMerge(OpenApi.annotations({
   description: "The knowledge base: documents kept as Markdown, chunked and searched by keyword (PostgreSQL full-text search), by meaning (pgvector) or both.",

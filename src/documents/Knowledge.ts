@@ -202,6 +202,8 @@ export const search = Effect.fn("Knowledge.search")(function*(input: typeof Sear
       error: "Semantic search needs an embeddings model: set EMBEDDINGS_MODEL or add a model of kind \"embedding\" to LLM_MODELS"
     })
   }
+  // No document to search among: nothing to find (and no query to embed or bill).
+  if (input.documentIds?.length === 0) return { results: [] }
   const mode = requested === "hybrid" && Option.isNone(model) ? "keyword" : requested
   const limit = input.limit ?? 10
   const scope: DocumentScope = { tag: input.tag, projectId: input.projectId, documentIds: input.documentIds }

@@ -58,19 +58,23 @@ const sheetsToMarkdown = (numfmt: Formatter, workbook: Workbook) =>
     // Only the cells that hold something, and only the columns where some row does: one cell in
     // column XFD would otherwise make 16,384 cells of its row (exceljs builds each empty one).
     const rows: Array<Map<number, string>> = []
+    // Rows whose one cell is merged across columns: a title over the table, not a row of it.
+    const titleRows = new Set<Map<number, string>>()
     sheet.eachRow({ includeEmpty: false }, (row) => {
       const cells = new Map<number, string>()
+      let merged = false
       row.eachCell({ includeEmpty: false }, (cell, column) => {
-        if (repeatsMergedValue(cell)) return
+        if (repeatsMergedValue(cell)) return void (merged = true)
         const text = cellText(numfmt, cell)
         if (text === "") return
         cells.set(column, text)
       })
-      if (cells.size > 0) rows.push(cells)
+      if (cells.size === 0) return
+      rows.push(cells)
+      if (cells.size === 1 && merged) titleRows.add(cells)
     })
-    // Leading rows of one cell above a wider table are its titles (often merged across it), not data.
     const titles: Array<string> = []
-    while (rows.length > 1 && rows[0].size === 1 && rows.some((cells) => cells.size > 1)) titles.push(rows.shift()!.values().next().value!)
+    while (rows.length > 1 && titleRows.has(rows[0])) titles.push(rows.shift()!.values().next().value!)
     const columns = [...new Set(rows.flatMap((cells) => [...cells.keys()]))].sort((a, b) => a - b)
     const table = markdownTable(rows.map((cells) => columns.map((column) => cells.get(column) ?? "")))
     return [`## ${sheet.name}`, ...titles, table].join("\n\n").trim()

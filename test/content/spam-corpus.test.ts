@@ -65,7 +65,7 @@ describe("spam check beside SpamAssassin (spamd, local rules only)", () => {
   const withSpamd = <A, E>(effect: Effect.Effect<A, E, SpamAssassin>) =>
     Effect.suspend(() => effect.pipe(spamAssassinWith({ spamAssassinUrl: Option.some(spamd.url) })))
 
-  it.effect("scores every mail; its score joins as a metric and the corpus targets still hold", () =>
+  it.live("scores every mail; its score joins as a metric and the corpus targets still hold", () =>
     withSpamd(Effect.gen(function*() {
       const scored = yield* scoreCorpus(calibration)
       expect(scored.filter((mail) => mail.spamAssassin === undefined).map((mail) => mail.name)).toEqual([])
@@ -80,7 +80,7 @@ describe("spam check beside SpamAssassin (spamd, local rules only)", () => {
       expectCalibrated(overall(scored, (mail) => mail.combined!.overallScore))
     })), 120_000)
 
-  it.effect("through the API: SpamAssassin's report is a metric, and its rules are the issues", () =>
+  it.live("through the API: SpamAssassin's report is a metric, and its rules are the issues", () =>
     Effect.suspend(() =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
@@ -95,7 +95,7 @@ describe("spam check beside SpamAssassin (spamd, local rules only)", () => {
       }).pipe(Effect.provide(testServer(pgliteStorage, { spamAssassinUrl: Option.some(spamd.url) })))
     ), 60_000)
 
-  it.effect("the spamassassin program answers like spamd", () =>
+  it.live("the spamassassin program answers like spamd", () =>
     Effect.gen(function*() {
       const mail = calibration.find((candidate) => candidate.name === "spam/31-nigerian.eml")!
       const markup = readEmail(mail.content)

@@ -6,7 +6,7 @@ import { convert } from "../../src/documents/Converters.ts"
 import { docxWithMammoth, docxWithoutMammoth } from "../../src/documents/Docx.ts"
 import { unzipBounded } from "../../src/documents/SafeZip.ts"
 import { documentDefaults } from "../../src/platform/AppConfig.ts"
-import { docxFile, zipFile } from "../support/DocumentFixtures.ts"
+import { docxFile, xlsxFile, zipFile } from "../support/DocumentFixtures.ts"
 
 /**
  * Golden files: real documents made by independent tools (pandoc,
@@ -80,6 +80,16 @@ describe("the streaming path for plain Word documents", () => {
       const entries = yield* entriesOf(readFileSync(join(fixtures, "guide.docx")))
       expect(yield* docxWithoutMammoth(entries)).toBeUndefined()
       expect(yield* converted("guide.docx")).toContain("| Part | Code | Stock |")
+    }))
+})
+
+describe("Excel sheets", () => {
+  it.effect("a first row of one cell is the table's header unless it is merged across columns (a title)", () =>
+    Effect.gen(function*() {
+      const bytes = yield* Effect.promise(() => xlsxFile({ People: [["Name"], ["Ada", 42]] }))
+      const { content } = yield* convert(bytes, { name: "people.xlsx", declaredType: "" }, limits)
+      expect(content).toBe("## People\n\n| Name |  |\n| --- | --- |\n| Ada | 42 |")
+      expect(yield* converted("budget.xlsx")).toMatch(/^## Budget\n\nOffice budget 2026\n\n\| Item \| Ordered \| Cost \| Share \|/)
     }))
 })
 

@@ -9,7 +9,8 @@ import { onLiveClock } from "../support/SchedulerTest.ts"
 import { addPerson, backends, client, seedTenant, testServer } from "../support/TestServer.ts"
 import { uploadForm } from "../support/Uploads.ts"
 import { expectErrorResponse, postJson, send } from "../support/Http.ts"
-import { usageHistory } from "../support/Usage.ts"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
+import { spend } from "../support/Billing.ts"
 
 const leaseMs = 60_000
 
@@ -75,6 +76,7 @@ describe.each(backends)("the knowledge base on $name", ({ storage }) => {
         expect(hybrid.results.map((result) => result.title)).toContain("Refunds")
         const tagged = yield* api.knowledge.search({ payload: { query: "first day", tag: "policies", mode: "keyword" } })
         expect(tagged.results).toEqual([])
+        expect((yield* api.knowledge.search({ payload: { query: "damaged goods", documentIds: [] } })).results).toEqual([])
         const onlyOne = yield* api.knowledge.search({ payload: { query: "day", documentIds: [document!.id] } })
         expect(onlyOne.results.every((result) => result.documentId === document!.id)).toBe(true)
 
@@ -184,6 +186,26 @@ describe.each(backends)("the knowledge base on $name", ({ storage }) => {
         expect(yield* repo.storeEmbeddings(crashed[0]!, "local-embedding", [])).toBe(false)
         const batches = (yield* usageHistory(tenant.organizationId)).events.filter((event) => event.feature === "documents")
         expect(batches).toHaveLength(Math.ceil(created.documents[0]!.chunkCount / 4))
+      }))
+
+    it.effect("fails a document whose embeddings cannot be paid for, which stays searchable by keyword", () =>
+      Effect.gen(function*() {
+        while ((yield* runIndexer) > 0) yield* Effect.void
+        const tenant = yield* seedTenant("broke")
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const organization = Option.getOrThrow(yield* settledOrganization(tenant.organizationId))
+        yield* spend({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId: null }, {
+          feature: "chat",
+          credits: organization.creditLimit - organization.creditUsage
+        })
+        const created = yield* api.knowledge.create({ payload: { title: "Budget", content: "Budget meeting notes for the quarter." } })
+        expect(yield* runIndexer).toBe(1)
+        const failed = yield* api.knowledge.get({ params: { documentId: created.documents[0]!.id } })
+        expect(failed).toMatchObject({ status: "failed", failure: "Insufficient credits" })
+        const found = yield* api.knowledge.search({ payload: { query: "budget meeting", mode: "keyword" } })
+        expect(found.results.map((result) => result.documentId)).toEqual([created.documents[0]!.id])
+        const semantic = yield* Effect.flip(api.knowledge.search({ payload: { query: "budget meeting", mode: "semantic" } }))
+        expect(semantic).toMatchObject({ _tag: "Forbidden", error: "Insufficient credits" })
       }))
   })
 
