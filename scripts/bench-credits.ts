@@ -13,13 +13,14 @@
  * `BENCH_ROUNDS` (default 3) rounds of each.
  */
 import { Effect, Layer } from "effect"
-import { sqlStorage } from "../src/app/Storage.ts"
 import { OrganizationsRepo } from "../src/organizations/OrganizationsRepo.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
-import * as Pglite from "../src/storage/PgliteClient.ts"
 import { Credits } from "../src/usage/Credits.ts"
 import { makeTempDir, runScript } from "./bench/children.ts"
-import { fixed, formatTable, numberFromEnv } from "./bench/report.ts"
+import { pgliteStorageIn } from "./bench/databases.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable } from "./bench/report.ts"
+import { median } from "./bench/stats.ts"
 
 const calls = numberFromEnv("BENCH_CALLS", 1_500)
 const rounds = numberFromEnv("BENCH_ROUNDS", 3)
@@ -47,7 +48,6 @@ const program = Effect.gen(function*() {
       entry.wall.push(((performance.now() - started) * 1000) / calls)
     }
   }
-  const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
   console.log(`\nBilling of one model call on file-backed PGlite (${rounds} rounds of ${calls} calls; node ${process.version})`)
   console.log(formatTable(
     ["settlements", "CPU µs/call (median)", "CPU µs/call (range)", "wall µs/call (median)"],
@@ -60,7 +60,7 @@ const program = Effect.gen(function*() {
   ))
 })
 
-const storage = sqlStorage(Pglite.layerFrom(Pglite.open(makeTempDir("bench-credits-"))), "pglite")
+const storage = pgliteStorageIn(makeTempDir("bench-credits-"))
 
 runScript(() =>
   Effect.runPromise(Effect.scoped(Effect.provide(

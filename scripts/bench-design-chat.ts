@@ -1,24 +1,25 @@
 /**
  * The design chat's speed with a stubbed model: a scripted OpenAI-compatible
  * upstream on loopback plays a 10-edit conversation (10 tool rounds, each one
- * `set_text`, then a closing sentence), and the whole service (memory
- * backend, then PGlite) streams it to a client that parses the events with
+ * `set_text`, then a closing sentence), and the whole service (in-memory
+ * PGlite) streams it to a client that parses the events with
  * eventsource-parser. Measured per chat: time to the first event and events
  * per second over the whole chat (every edit is a saved body version). The
  * baseline, in the same run: the upstream's own 11 streams read directly
  * (what the model alone takes).
  *
- * `npm run bench:design-chat`; `BENCH_CHATS` (default 20) chats per backend.
+ * `npm run bench:design-chat`; `BENCH_CHATS` (default 20) chats.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
-import * as Pglite from "../src/storage/PgliteClient.ts"
+import { inMemoryStorage } from "../src/app/Storage.ts"
 import { postJson, streamChat } from "../test/support/DesignChatClient.ts"
 import { loopbackServer, serverUrl } from "../test/support/LoopbackServer.ts"
 import { type ScriptedTurn, startScriptedUpstream } from "../test/support/ScriptedUpstream.ts"
 import { seedTenant } from "../test/support/TestServer.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"
+import { median } from "./bench/stats.ts"
 
 const chats = numberFromEnv("BENCH_CHATS", 20)
 const edits = 10
@@ -40,8 +41,6 @@ interface Run {
   readonly totalMs: number
   readonly events: number
 }
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const summarise = (name: string, runs: ReadonlyArray<Run>) => [
   name,
@@ -125,8 +124,7 @@ NodeRuntime.runMain(Effect.gen(function*() {
   }
   const rows = [
     summarise("upstream alone (11 streams)", baseline.slice(1)),
-    yield* Effect.provide(benchmark("design chat, memory"), serverWith(inMemoryStorage)),
-    yield* Effect.provide(benchmark("design chat, PGlite"), serverWith(sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")))
+    yield* Effect.provide(benchmark("design chat, in-memory PGlite"), serverWith(inMemoryStorage))
   ]
   const header = ["run", "first event ms (p50)", "chat ms (p50)", "events", "events/s (p50)"]
   yield* Effect.sync(() => {

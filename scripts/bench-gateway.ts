@@ -3,8 +3,8 @@
  * Portkey's open-source gateway, in one run against the same stub.
  *
  * Processes: a stub OpenAI-compatible upstream; one gateway at a time —
- * Portkey (`@portkey-ai/gateway`, no authentication or billing), ours on the
- * memory backend (from source), ours built (`dist/`) on embedded PGlite, and
+ * Portkey (`@portkey-ai/gateway`, no authentication or billing), ours on
+ * in-memory PGlite (from source), ours built (`dist/`) on embedded PGlite, and
  * ours on PostgreSQL when a URL is set (a throwaway database, as in
  * `npm run bench`); and the load generators (autocannon's CLI, a small
  * time-to-first-byte probe), each in its own process. For each gateway the
@@ -18,25 +18,39 @@
  * `npm run bench:gateway`; `scripts/with-postgres.sh npm run bench:gateway`
  * adds the PostgreSQL row. `BENCH_SECONDS` (default 10) sets each run's
  * length, `BENCH_RATE` (default 500) the offered load, `BENCH_GATEWAYS` a
- * comma-separated subset of `portkey`, `memory`, `pglite`, `postgres`;
+ * comma-separated subset of `portkey`, `in-memory`, `pglite`, `postgres`;
  * `BENCH_PROFILE=1` profiles the built servers (`--cpu-prof`) and prints their
  * top functions by self time during the maximum-rate run.
+ *
+ * A/B against other revisions: `BENCH_REVISIONS` (comma-separated git
+ * revisions, e.g. `main`) adds the built server of each (installed and built
+ * by `scripts/bench/revisions.ts`, run with its own `npm start` options) on
+ * embedded PGlite; `BENCH_ROUNDS` (default 1) measures every gateway that
+ * many times, alternating, and prints the medians of each with their ratio
+ * to the working tree's. `BENCH_NODE_FLAGS` adds the working tree's built
+ * server run with those Node/V8 flags (what a start script would pass).
  */
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { type Child, freePort, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
 import type { Latency, Target } from "./bench/ttfb-probe.ts"
-import { builtServerBehindStub, startMemoryServer } from "./bench/memory-server.ts"
-import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
+import { builtServerBehindStub, startInMemoryServer } from "./bench/in-memory-server.ts"
+import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
 import { monotonicMicros, printSelfTimes } from "./bench/cpu-profile.ts"
-import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
+import { flagFromEnv, listFromEnv, numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, resultsDir, writeResults } from "./bench/report.ts"
+import { type Checkout, checkoutOf, workingTree } from "./bench/revisions.ts"
 import { cpuSecondsOf, ensureBuilt, memoryOf, type OperatorApi, root, startPlatform, tenantHeaders } from "./bench/servers.ts"
+import { median } from "./bench/stats.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
 const rate = numberFromEnv("BENCH_RATE", 500)
 const warmUpSeconds = Math.ceil(seconds / 2)
-const profiling = process.env.BENCH_PROFILE === "1"
+const profiling = flagFromEnv("BENCH_PROFILE")
+const rounds = numberFromEnv("BENCH_ROUNDS", 1)
+const revisions = listFromEnv("BENCH_REVISIONS") ?? []
+const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ").filter((flag) => flag !== "") ?? []
 const node = process.execPath
 const resolve = createRequire(import.meta.url).resolve
 
@@ -94,6 +108,8 @@ const targetOf = (url: string, headers: Record<string, string>, model: string) =
   body: JSON.stringify({ model, messages, ...(stream ? { stream: true } : {}) })
 })
 
+type GatewayName = "portkey" | "in-memory" | "pglite" | "postgres"
+
 /** A gateway under test: its process and how to send it the benchmark request. */
 interface Gateway {
   readonly name: string
@@ -124,20 +140,52 @@ const startPortkey = async (stubUrl: string): Promise<Gateway> => {
   return { name: "Portkey open-source gateway", child, target: targetOf(`http://127.0.0.1:${port}/v1/chat/completions`, headers, "stub") }
 }
 
-const startMemory = async (stubUrl: string) => {
-  return ourGateway("ours, memory backend", await startMemoryServer(stubUrl))
-}
+const startInMemory = async (stubUrl: string) => ourGateway("ours, in-memory PGlite (from source)", await startInMemoryServer(stubUrl))
 
 const profileDir = join(resultsDir, "profiles")
 
-const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string) => {
+const startBuilt = async (name: string, stubUrl: string, databaseUrl?: string, checkout: Checkout = workingTree) => {
   const profileName = `gateway-${databaseUrl === undefined ? "pglite" : "postgres"}-${Date.now()}.cpuprofile`
   const server = await startPlatform({
     databaseUrl,
     nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [],
-    env: builtServerBehindStub(stubUrl)
+    env: builtServerBehindStub(stubUrl),
+    checkout
   })
   return { ...(await ourGateway(name, server)), profile: join(profileDir, profileName) }
+}
+
+interface Measured {
+  readonly name: string
+  readonly atRate: { readonly gateway: Latency }
+  readonly saturated: { readonly rate: number }
+}
+
+/** Per gateway, the medians over the rounds of its maximum rate and of its own p99 at the offered load, and their ratios to the first gateway's. */
+const printMedians = (measured: ReadonlyArray<Measured>) => {
+  const names = [...new Set(measured.map((row) => row.name))]
+  const medians = names.map((name) => {
+    const runs = measured.filter((row) => row.name === name)
+    return {
+      name,
+      maxRate: median(runs.map((row) => row.saturated.rate)),
+      p99: median(runs.map((row) => row.atRate.gateway.p99)),
+      raw: runs.map((row) => `${integer(row.saturated.rate)}/s, ${fixed(row.atRate.gateway.p99, 2)} ms`).join("; ")
+    }
+  })
+  const [reference] = medians
+  console.log(`\nMedians over ${rounds} alternating rounds; ratios to ${reference.name}`)
+  console.log(formatTable(
+    ["gateway", "max req/s", "ratio", `p99 ms at ${rate}/s`, "ratio", "each round (max req/s, p99)"],
+    medians.map((row) => [
+      row.name,
+      integer(row.maxRate),
+      fixed(row.maxRate / reference.maxRate, 2),
+      fixed(row.p99, 2),
+      fixed(row.p99 / reference.p99, 2),
+      row.raw
+    ])
+  ))
 }
 
 const main = async () => {
@@ -148,19 +196,29 @@ const main = async () => {
   const stubUrl = stub.stdout().trim()
   const direct = targetOf(`${stubUrl}/chat/completions`, {}, "stub")
   const postgres = postgresFromEnv()
-  const all: Array<readonly [string, () => Promise<Gateway>]> = [
+  const checkouts = revisions.map(checkoutOf)
+  const all: Array<readonly [GatewayName, () => Promise<Gateway>]> = [
     ["portkey", () => startPortkey(stubUrl)],
-    ["memory", () => startMemory(stubUrl)],
+    ["in-memory", () => startInMemory(stubUrl)],
     ["pglite", () => startBuilt("ours, embedded PGlite (the default)", stubUrl)],
     ...(postgres === undefined ? [] : [
       ["postgres", async () => startBuilt("ours, PostgreSQL", stubUrl, (await throwawayDatabase(postgres.url)).url)] as const
     ])
   ]
-  const chosen = process.env.BENCH_GATEWAYS?.split(",").map((name) => name.trim())
-  const starts = all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start)
+  const chosen = listFromEnv("BENCH_GATEWAYS", ["portkey", "in-memory", "pglite", "postgres"])
+  const starts = [
+    ...all.filter(([name]) => chosen === undefined || chosen.includes(name)).map(([, start]) => start),
+    ...checkouts.map((checkout) => () => startBuilt(`ours at ${checkout.label}, embedded PGlite`, stubUrl, undefined, checkout)),
+    ...(nodeFlags.length === 0 ? [] : [() =>
+      startBuilt(`ours, embedded PGlite, node ${nodeFlags.join(" ")}`, stubUrl, undefined, {
+        ...workingTree,
+        nodeOptions: [...workingTree.nodeOptions, ...nodeFlags]
+      })
+    ])
+  ]
   const measured = []
   const profiles = []
-  for (const start of starts) {
+  for (let round = 1; round <= rounds; round++) for (const start of starts) {
     const gateway = await start()
     const idle = memoryOf(gateway.child.pid)
     // Warm both routes, plain and streamed (JIT, lazily compiled functions, connection pools, the first
@@ -185,7 +243,7 @@ const main = async () => {
     const cpuMicrosPerRequest = cpuBefore === undefined || cpuAfter === undefined || saturated.requests === 0
       ? undefined
       : (1e6 * (cpuAfter - cpuBefore)) / saturated.requests
-    measured.push({ name: gateway.name, idleRssMb: idle?.rssMb, oneConnection, atRate, streamingAtRate, saturated, cpuMicrosPerRequest })
+    measured.push({ name: gateway.name, round, idleRssMb: idle?.rssMb, oneConnection, atRate, streamingAtRate, saturated, cpuMicrosPerRequest })
     await gateway.child.stop()
     if (profiling && gateway.profile !== undefined) {
       profiles.push({ gateway: gateway.name, ...printSelfTimes(`${gateway.name} at its maximum rate`, gateway.profile, root, { fromMicros, toMicros }) })
@@ -200,7 +258,7 @@ const main = async () => {
   console.log(formatTable(
     ["gateway", "1 conn p50 ms", "1 conn p99 ms", `${rate}/s p50 ms`, `${rate}/s p99 ms`, `stream TTFB ${rate}/s p99 ms`, "max req/s", "CPU µs/req", "idle RSS MB", "max-rate failures"],
     measured.map((row) => [
-      row.name,
+      rounds > 1 ? `${row.name} (round ${row.round})` : row.name,
       added(row.oneConnection, row.oneConnection.addedP50),
       added(row.oneConnection, row.oneConnection.addedP99),
       added(row.atRate, row.atRate.addedP50),
@@ -218,7 +276,8 @@ const main = async () => {
   for (const [label, latency] of probeRuns) {
     if (latency.failures > 0) console.log(`${label}: failed ${JSON.stringify(latency.failedBy)}`)
   }
-  if (postgres === undefined) console.log("PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)")
+  if (rounds > 1) printMedians(measured)
+  if (postgres === undefined) console.log(postgresNotSet)
   console.log(`Results: ${writeResults("gateway", startedAt, { seconds, rate, node: process.version, measured, profiles })}`)
 }
 

@@ -1,9 +1,10 @@
 /**
  * `npm run bench:gc`: the service's garbage collection under a steady load,
- * with its V8 settings (`src/platform/HeapTuning.ts`) and, in the same run,
- * with V8's defaults.
+ * with V8's defaults and, in the same run, with the V8 flags in
+ * `BENCH_NODE_FLAGS` if set (e.g. `--no-allocation-site-pretenuring`): the
+ * way to show what a flag buys before the start script passes it.
  *
- * For each setting, ours on the memory backend (`--trace-gc-nvp`) behind a
+ * For each setting, ours on in-memory PGlite (`--trace-gc-nvp`) behind a
  * stub upstream; for each request kind (`/health`, `GET /api/v0/me`, a chat
  * completion, a streamed one) autocannon offers `BENCH_RATE` (500) req/s over
  * 16 connections for `BENCH_SECONDS` (10) s after a 2 s warm-up. Reported:
@@ -13,14 +14,15 @@
  * promoted to the old generation per request (objects that outlived two of
  * them), the share of one scavenge's survivors the next one promoted
  * (V8's `promotion_rate`: near 100 % when what survives once is still held
- * at the next scavenge, docs/benchmarks.md "What the scavenges keep"), and
+ * at the next scavenge), and
  * the server's CPU time per request.
  */
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { runScript } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
-import { startMemoryServer } from "./bench/memory-server.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { startInMemoryServer } from "./bench/in-memory-server.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"
 import { tenantHeaders } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 10)
@@ -60,8 +62,10 @@ const main = async () => {
     { name: "chat completion, streamed", path: "/api/v0/chat/completions", body: { model: "bench", messages, stream: true } }
   ]
   const measured = []
-  for (const setting of [{ name: "V8 defaults", v8Defaults: true }, { name: "the service's", v8Defaults: false }]) {
-    const server = await startMemoryServer(stub.url, { v8Defaults: setting.v8Defaults, nodeArgs: ["--trace-gc-nvp"] })
+  const flags = process.env.BENCH_NODE_FLAGS?.split(" ").filter((flag) => flag !== "") ?? []
+  const settings = [{ name: "V8 defaults", flags: [] as Array<string> }, ...(flags.length === 0 ? [] : [{ name: flags.join(" "), flags }])]
+  for (const setting of settings) {
+    const server = await startInMemoryServer(stub.url, { nodeArgs: [...setting.flags, "--trace-gc-nvp"] })
     const headers = await tenantHeaders(server, { name: "Bench", creditLimit: 1_000_000_000_000 })
     for (const kind of kinds) {
       const load = { url: `${server.baseUrl}${kind.path}`, headers, body: kind.body, connections, ratePerSecond: rate, serverPid: server.child.pid }
@@ -90,7 +94,7 @@ const main = async () => {
     await server.child.stop()
   }
   await stub.close()
-  console.log(`\nYoung-generation collections at ${rate} req/s offered (${seconds} s per run, memory backend; node ${process.version})`)
+  console.log(`\nYoung-generation collections at ${rate} req/s offered (${seconds} s per run, in-memory PGlite; node ${process.version})`)
   console.log(formatTable(
     ["request", "V8 settings", "requests", "failed", "p99 ms", "CPU µs/req", "scavenges", "mean pause ms", "max pause ms", "survived KB/req", "promoted KB/req", "promoted of survivors %"],
     measured.map((row) => [

@@ -8,7 +8,8 @@
 import { createRequire } from "node:module"
 import { runScript, spawnChild } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
-import { fixed, formatTable, integer, numberFromEnv } from "./bench/report.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer } from "./bench/report.ts"
 import { ensureBuilt, root, startPlatform, tenantHeaders } from "./bench/servers.ts"
 
 const settings = {

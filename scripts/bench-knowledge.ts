@@ -18,6 +18,7 @@ import { DocumentsRepo, type KnowledgeDocument } from "../src/documents/Document
 import { hashedEmbedding } from "../src/llm/local/LocalEmbedding.ts"
 import { newId } from "../src/platform/Ids.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
+import { percentile } from "./bench/stats.ts"
 
 const totalChunks = Number(process.env.BENCH_CHUNKS ?? 100_000)
 const totalVectors = Number(process.env.BENCH_VECTORS ?? 10_000)
@@ -40,8 +41,6 @@ const vocabulary = Array.from({ length: 8_000 }, (_, i) =>
 /** Zipf-like: word i is drawn with probability ∝ 1/(i+1). */
 const zipfWord = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(next() * Math.log(vocabulary.length + 1)) - 1))]!
 const sentence = (words: number) => Array.from({ length: words }, zipfWord).join(" ") + "."
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 
 const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {

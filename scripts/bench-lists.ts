@@ -6,24 +6,22 @@
 // Then the page of rows and a search over the 100,000-row list (p50/p99), and
 // one suppression check of 10,000 addresses. Settings: BENCH_LIST_ROWS
 // (default 100000), BENCH_QUERIES (default 200).
-import { NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
-import { Console, Effect, Option, Redacted } from "effect"
+import { Console, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Admin from "../src/admin/Admin.ts"
-import { sqlStorage } from "../src/app/Storage.ts"
+import { inMemoryStorage } from "../src/app/Storage.ts"
 import { toRowRecord } from "../src/lists/Contacts.ts"
 import { ListsRepo } from "../src/lists/ListsRepo.ts"
 import { Suppressions } from "../src/lists/Suppressions.ts"
 import { newId } from "../src/platform/Ids.ts"
-import * as Pglite from "../src/storage/PgliteClient.ts"
+import { runScript } from "./bench/children.ts"
+import { postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { latencySummary } from "./bench/stats.ts"
 
-const totalRows = Number(process.env.BENCH_LIST_ROWS ?? 100_000)
-const queries = Number(process.env.BENCH_QUERIES ?? 200)
+const totalRows = numberFromEnv("BENCH_LIST_ROWS", 100_000)
+const queries = numberFromEnv("BENCH_QUERIES", 200)
 const perCall = 10_000
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -37,8 +35,8 @@ const latencies = <E, R>(run: Effect.Effect<unknown, E, R>) =>
   Effect.gen(function*() {
     const times: Array<number> = []
     for (let i = 0; i < queries; i++) times.push((yield* timed(run)).ms)
-    times.sort((a, b) => a - b)
-    return `p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${percentile(times, 0.99).toFixed(1)} ms`
+    const { p50Ms, p99Ms } = latencySummary(times)
+    return `p50 ${p50Ms.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms`
   })
 
 const benchmark = (backend: string) =>
@@ -91,15 +89,10 @@ const benchmark = (backend: string) =>
     yield* Console.log(`${backend}: suppressedAmong ${perCall} addresses: ${check.result.size} suppressed, ${check.ms.toFixed(0)} ms`)
   })
 
-const pglite = sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")
-
-const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
-
-NodeRuntime.runMain(Effect.gen(function*() {
-  yield* Effect.provide(benchmark("pglite"), pglite)
-  if (postgresUrl === undefined) {
-    yield* Console.log("\nPostgreSQL: not measured (set BENCH_DATABASE_URL or run under scripts/with-postgres.sh)")
-    return
-  }
-  yield* Effect.provide(benchmark("postgres"), sqlStorage(PgClient.layer({ url: Redacted.make(postgresUrl) }), "postgres"))
-}))
+runScript(async () => {
+  await Effect.runPromise(Effect.provide(benchmark("pglite"), inMemoryStorage))
+  const postgres = postgresFromEnv()
+  if (postgres === undefined) return console.log(`\n${postgresNotSet}`)
+  const database = await throwawayDatabase(postgres.url)
+  await Effect.runPromise(Effect.provide(benchmark("postgres"), postgresStorage(database.url)))
+})

@@ -14,8 +14,10 @@ import { Agent, request as httpRequest } from "node:http"
 import { cpus } from "node:os"
 import { request, runScript } from "./bench/children.ts"
 import { runLoad } from "./bench/load.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"
 import { ensureBuilt, seedTenant, startPlatform } from "./bench/servers.ts"
+import { latencySummary } from "./bench/stats.ts"
 
 const settings = {
   durationSeconds: numberFromEnv("BENCH_DURATION", 10),
@@ -31,9 +33,6 @@ interface Target {
   /** A JSON body (POST), or none (GET). */
   readonly body?: unknown
 }
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
 /** Requests back to back on one connection for `seconds`, each one's latency in milliseconds added to `samples`. */
 const sequentialLatency = async (target: Target, seconds: number, samples: Array<number>) => {
@@ -65,11 +64,6 @@ const sequentialLatency = async (target: Target, seconds: number, samples: Array
   const deadline = performance.now() + seconds * 1000
   while (performance.now() < deadline) await once()
   agent.destroy()
-}
-
-const summary = (samples: Array<number>) => {
-  const sorted = samples.sort((a, b) => a - b)
-  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), requests: sorted.length }
 }
 
 runScript(async () => {
@@ -114,7 +108,7 @@ runScript(async () => {
   for (const [index, target] of targets.entries()) {
     const load = await runLoad({ ...target, connections: settings.connections, durationSeconds: settings.durationSeconds, serverPid: server.child.pid })
     if (load.non2xx + load.errors + load.timeouts > 0) throw new Error(`${target.name}: ${JSON.stringify(load.statusCodes)} ${load.errors} errors`)
-    results.push({ name: target.name, latency: summary(samples[index]), load })
+    results.push({ name: target.name, latency: latencySummary(samples[index]), load })
   }
   await server.child.stop()
 

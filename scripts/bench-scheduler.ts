@@ -6,31 +6,30 @@
 // Settings: BENCH_TASKS (default 10000), and the scheduler's own SCHEDULER_*
 // variables (docs/tasks.md), which the worker processes read.
 import { NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
-import { Console, Effect, Layer, Redacted } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { createInterface } from "node:readline"
 import { LlmLive } from "../src/llm/LlmLive.ts"
 import { AppConfig } from "../src/platform/AppConfig.ts"
-import { sqlStorage } from "../src/app/Storage.ts"
 import { Scheduler } from "../src/tasks/Scheduler.ts"
 import { SchedulerConfig } from "../src/tasks/SchedulerConfig.ts"
 import { Credits } from "../src/usage/Credits.ts"
+import { runScript } from "./bench/children.ts"
+import { postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
+import { numberFromEnv } from "./bench/env.ts"
 
-const taskCount = Number(process.env.BENCH_TASKS ?? 10_000)
+const taskCount = numberFromEnv("BENCH_TASKS", 10_000)
 /** Tasks spread over this many organizations (each with one company and one employee), as real load would be. */
 const organizations = 100
 
-const postgres = (url: string) => PgClient.layer({ url: Redacted.make(url) })
-const storageAt = (url: string) => sqlStorage(postgres(url), "postgres")
 
 /** The scheduler of a server process over the database at `url`, with the configured `Llm` (offline: `local`). */
 const schedulerAt = (url: string) =>
   Scheduler.layer.pipe(
     Layer.provide([Credits.layer, LlmLive, SchedulerConfig.layer]),
-    Layer.provide(storageAt(url)),
+    Layer.provide(postgresStorage(url)),
     Layer.provide(AppConfig.layerWith({ logLevel: "Error" }))
   )
 
@@ -85,16 +84,10 @@ const runWorkers = (url: string, count: number) =>
     return reports
   })
 
-/** A new database on the server, migrated and seeded with `taskCount` one-time tasks due now. */
-const seededDatabase = (serverUrl: string, name: string) =>
+/** A throwaway database on the server, migrated and seeded with `taskCount` one-time tasks due now. */
+const seededDatabase = (serverUrl: string) =>
   Effect.gen(function*() {
-    yield* Effect.scoped(Effect.provide(
-      SqlClient.SqlClient.use((sql) => sql.unsafe(`CREATE DATABASE ${name}`)),
-      postgres(serverUrl)
-    ))
-    const target = new URL(serverUrl)
-    target.pathname = `/${name}`
-    const url = target.toString()
+    const { url } = yield* Effect.promise(() => throwawayDatabase(serverUrl))
     yield* Effect.scoped(Effect.provide(
       SqlClient.SqlClient.use((sql) =>
         Effect.gen(function*() {
@@ -112,7 +105,7 @@ const seededDatabase = (serverUrl: string, name: string) =>
             FROM (SELECT g, g % ${organizations} + 1 AS o FROM generate_series(1, ${taskCount}) AS g) AS t`
         })
       ),
-      storageAt(url)
+      postgresStorage(url)
     ))
     return url
   })
@@ -139,20 +132,12 @@ const verify = (url: string) =>
         return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)])) as unknown as Check
       })
     ),
-    postgres(url)
-  ))
-
-const dropDatabase = (serverUrl: string, name: string) =>
-  Effect.scoped(Effect.provide(
-    SqlClient.SqlClient.use((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
-    postgres(serverUrl)
+    postgresStorage(url)
   ))
 
 const coordinator = Effect.gen(function*() {
-  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
-  if (serverUrl === undefined) {
-    return yield* Effect.die(new Error("Set BENCH_DATABASE_URL, or run under scripts/with-postgres.sh"))
-  }
+  const serverUrl = postgresFromEnv()?.url
+  if (serverUrl === undefined) return yield* Effect.die(new Error(postgresNotSet))
   const concurrency = process.env.SCHEDULER_CONCURRENCY ?? "16 (default)"
   yield* Console.log(
     `${taskCount} one-time tasks due now over ${organizations} organizations; SCHEDULER_CONCURRENCY ${concurrency}`
@@ -160,11 +145,9 @@ const coordinator = Effect.gen(function*() {
   const rows: Array<string> = []
   let single = 0
   for (const processes of [1, 2]) {
-    const name = `bench_scheduler_${processes}_${Date.now().toString(36)}`
-    const url = yield* seededDatabase(serverUrl, name)
+    const url = yield* seededDatabase(serverUrl)
     const reports = yield* runWorkers(url, processes)
     const check = yield* verify(url)
-    yield* dropDatabase(serverUrl, name)
     const seconds = (Math.max(...reports.map((r) => r.ended)) - Math.min(...reports.map((r) => r.started))) / 1000
     const perSecond = check.tasksRun / seconds
     if (processes === 1) single = perSecond
@@ -187,5 +170,5 @@ const coordinator = Effect.gen(function*() {
 if (process.argv[2] === "worker") {
   NodeRuntime.runMain(worker(process.argv[3]!))
 } else {
-  NodeRuntime.runMain(coordinator)
+  runScript(() => Effect.runPromise(Effect.scoped(coordinator)))
 }

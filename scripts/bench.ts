@@ -10,8 +10,9 @@ import { join } from "node:path"
 import { printSelfTimes } from "./bench/cpu-profile.ts"
 import { request, runScript } from "./bench/children.ts"
 import { type LoadResult, runLoad } from "./bench/load.ts"
-import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
-import { fixed, formatTable, integer, numberFromEnv, resultsDir, writeResults } from "./bench/report.ts"
+import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
+import { flagFromEnv, listFromEnv, numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, resultsDir, writeResults } from "./bench/report.ts"
 import { typicalHtmlEmail } from "../test/support/Emails.ts"
 import { ensureBuilt, memoryOf, root, seedTenant, type Server, startBaseline, startPlatform, type Tenant } from "./bench/servers.ts"
 
@@ -19,9 +20,9 @@ const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 50),
   durationSeconds: numberFromEnv("BENCH_DURATION", 10),
   warmupSeconds: numberFromEnv("BENCH_WARMUP", 3),
-  profile: process.env.BENCH_PROFILE === "1",
+  profile: flagFromEnv("BENCH_PROFILE"),
   /** Endpoint names to measure (`health,me,organizations,company_users`); all when unset. */
-  endpoints: process.env.BENCH_ENDPOINTS?.split(",").map((name) => name.trim()).filter((name) => name !== "")
+  endpoints: listFromEnv("BENCH_ENDPOINTS")
 }
 
 /** Company users added to the benchmark tenant, so that list endpoints answer a full page. */
@@ -217,7 +218,7 @@ runScript(async () => {
       `${settings.warmupSeconds} s warm-up; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}`
   )
   console.log(postgres === undefined
-    ? "PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)"
+    ? postgresNotSet
     : `PostgreSQL: a throwaway database on the server of ${postgres.source}`)
   console.log(`load average before the run: ${fixed(loadBefore, 2)} on ${cpus().length} CPUs` +
     (loadBefore > cpus().length / 2 ? ": other processes were busy, the figures are likely low and noisy" : ""))

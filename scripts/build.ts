@@ -2,7 +2,7 @@
 // is stale: shared by `npm start` and the benchmarks. Run as a script with
 // step names (`compiler`, `template`), it runs those steps side by side.
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isTemplateCurrent, templateDirectory } from "../src/storage/PgliteTemplate.ts"
@@ -11,13 +11,17 @@ export const root = fileURLToPath(new URL("..", import.meta.url))
 export const builtMain = join(root, "dist", "main.js")
 
 /**
- * V8 options the server runs with, which only Node's command line can set
- * (`package.json`'s `start` repeats them; docs/operations.md, "Memory"):
- * V8's memory reducer off, so that idle compaction alone decides when the
- * heap shrinks after traffic stops (docs/benchmarks.md, "traffic after a
- * pause").
+ * The options `npm start` of the checkout at `folder` gives `node` (the words
+ * between `node` and the script): the V8 flags the server runs with
+ * (docs/operations.md, "Performance settings"). Benchmarks start the built
+ * server with them.
  */
-export const serverNodeOptions = ["--no-memory-reducer"]
+export const startOptionsOf = (folder: string): ReadonlyArray<string> => {
+  const start: string = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).scripts?.start ?? ""
+  const words = start.split(/\s+/).filter((word) => word !== "" && word !== "exec")
+  const node = words.indexOf("node")
+  return node < 0 ? [] : words.slice(node + 1).filter((word) => word.startsWith("-"))
+}
 
 const newestChange = (path: string): number => {
   const stat = statSync(path)

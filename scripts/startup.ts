@@ -5,9 +5,11 @@
 // a raw `node:http` server. See docs/benchmarks.md.
 import { cpus, loadavg } from "node:os"
 import { makeTempDir, runScript } from "./bench/children.ts"
-import { postgresFromEnv, throwawayDatabase } from "./bench/postgres.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"
 import { ensureBuilt, memoryOf, type PlatformOptions, type Server, startBaseline, startPlatform } from "./bench/servers.ts"
+import { spread } from "./bench/stats.ts"
 
 const runs = numberFromEnv("STARTUP_RUNS", 3)
 const pgliteIdleTargetMb = 300
@@ -94,17 +96,6 @@ const scenarios = (postgresUrl: string | undefined): ReadonlyArray<Scenario> => 
   ]
 }
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
-const summary = (values: ReadonlyArray<number | undefined>) => {
-  const known = values.filter((value): value is number => value !== undefined)
-  return known.length === 0 ? undefined : { median: median(known), min: Math.min(...known), max: Math.max(...known) }
-}
-
 /** Met when every start settled at or under the target. */
 const idleTarget = (targetMb: number, starts: ReadonlyArray<Start>) =>
   starts.every((start) => start.idleRssMb !== undefined && start.idleRssMb <= targetMb) ? "met" : "MISSED"
@@ -127,15 +118,15 @@ runScript(async () => {
   console.log(`\nStart-up of the built server (node dist/main.js), ${runs} start(s) each; Node ${process.version}, ` +
     `${cpus().length} CPUs, load average before: ${fixed(loadBefore, 2)}`)
   console.log(postgres === undefined
-    ? "PostgreSQL: not measured (set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL)"
+    ? postgresNotSet
     : `PostgreSQL: throwaway databases on the server of ${postgres.source}`)
-  const range = (stats: ReturnType<typeof summary>) => (stats === undefined ? "-" : `${integer(stats.min)}–${integer(stats.max)}`)
+  const range = (stats: ReturnType<typeof spread>) => (stats === undefined ? "-" : `${integer(stats.min)}–${integer(stats.max)}`)
   console.log(formatTable(
     ["scenario", "ready ms (median)", "ready ms (range)", "RSS MiB at ready", "idle RSS MiB", "idle RSS (range)", "peak RSS MiB", "unanswered probes", "idle target"],
     results.map(({ idleTargetMb, scenario, starts }) => {
-      const ready = summary(starts.map((start) => start.readyMs))
+      const ready = spread(starts.map((start) => start.readyMs))
       const median = (values: ReadonlyArray<number | undefined>) => {
-        const stats = summary(values)
+        const stats = spread(values)
         return stats === undefined ? "-" : integer(stats.median)
       }
       return [
@@ -144,7 +135,7 @@ runScript(async () => {
         range(ready),
         median(starts.map((start) => start.readyRssMb)),
         median(starts.map((start) => start.idleRssMb)),
-        range(summary(starts.map((start) => start.idleRssMb))),
+        range(spread(starts.map((start) => start.idleRssMb))),
         median(starts.map((start) => start.peakRssMb)),
         String(starts.reduce((total, start) => total + start.unansweredProbes, 0)),
         idleTargetMb === undefined ? "-" : `≤ ${idleTargetMb} MiB: ${idleTarget(idleTargetMb, starts)}`

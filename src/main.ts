@@ -1,4 +1,3 @@
-import "./platform/HeapTuning.ts"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer } from "effect"
 import { JsonLogger, ServerLive } from "./app/Server.ts"

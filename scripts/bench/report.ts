@@ -3,6 +3,9 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { root } from "./servers.ts"
 
+// For the scripts that still read it from here; the environment's parsing lives in env.ts.
+export { numberFromEnv } from "./env.ts"
+
 /** Columns padded to their widest cell; numbers, ranges, percentages and "-" are right-aligned. */
 export const formatTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)))
@@ -17,15 +20,6 @@ export const formatTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<R
 
 export const integer = (value: number) => Math.round(value).toLocaleString("en-US")
 export const fixed = (value: number, digits = 1) => value.toFixed(digits)
-
-/** A numeric environment setting, or its default. */
-export const numberFromEnv = (name: string, fallback: number) => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const value = Number(raw)
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`)
-  return value
-}
 
 export const resultsDir = join(root, "bench-results")
 

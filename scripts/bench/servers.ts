@@ -3,10 +3,10 @@
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { builtMain, ensureBuilt, root, serverNodeOptions } from "../build.ts"
+import { builtMain, ensureBuilt, root, startOptionsOf } from "../build.ts"
 import { type Child, freePort, makeTempDir, request, spawnChild, waitUntilReady } from "./children.ts"
 
-export { ensureBuilt, root, serverNodeOptions }
+export { ensureBuilt, root }
 
 export interface Server {
   readonly child: Child
@@ -25,12 +25,12 @@ export interface PlatformOptions {
   /** PostgreSQL; without it the embedded database in `dataDir` (a fresh temporary folder if not given). */
   readonly databaseUrl?: string
   readonly dataDir?: string
-  /** Node options placed before `dist/main.js`, e.g. `--cpu-prof`. */
+  /** Node options placed before `dist/main.js` after those of `npm start`, e.g. `--cpu-prof`. */
   readonly nodeArgs?: ReadonlyArray<string>
   /** Further settings, e.g. a provider's URL. */
   readonly env?: Readonly<Record<string, string>>
-  /** V8 options the server runs with: by default the service's (`serverNodeOptions`). */
-  readonly serverNodeOptions?: ReadonlyArray<string>
+  /** Another built checkout's server (`scripts/bench/revisions.ts`) in place of this one's `dist/main.js`, with its start options. */
+  readonly checkout?: { readonly root: string; readonly main: string; readonly nodeOptions: ReadonlyArray<string> }
 }
 
 /** `node dist/main.js` on a free port, with the admin API on and rate limiting out of the way. */
@@ -50,9 +50,9 @@ export const startPlatform = async (options: PlatformOptions = {}): Promise<Plat
   }
   delete env.DATABASE_URL
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
-  const child = spawnChild(process.execPath, [...(options.serverNodeOptions ?? serverNodeOptions), ...(options.nodeArgs ?? []), builtMain], {
+  const child = spawnChild(process.execPath, [...(options.checkout?.nodeOptions ?? startOptionsOf(root)), ...(options.nodeArgs ?? []), options.checkout?.main ?? builtMain], {
     env,
-    cwd: root,
+    cwd: options.checkout?.root ?? root,
     server: `the platform server on ${options.databaseUrl === undefined ? "PGlite" : "PostgreSQL"}`
   })
   const baseUrl = `http://127.0.0.1:${port}`

@@ -13,6 +13,7 @@
  * first grows, out of the measured seconds.
  */
 import { Agent, request } from "node:http"
+import { ascending, percentile } from "./stats.ts"
 
 export interface Target {
   readonly url: string
@@ -28,9 +29,6 @@ export interface Latency {
   /** What failed, by status (`HTTP 500`) or error code (`ECONNRESET`), for any call, warm-up included. */
   readonly failedBy: Record<string, number>
 }
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
 const warmUpMs = 1000
 
@@ -101,8 +99,8 @@ const runProbe = async (target: Target, perSecond: number, duration: number): Pr
     })
   }
   agent.destroy()
-  const sorted = samples.sort((a, b) => a - b)
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), requests: samples.length, failures: Object.values(failedBy).reduce((sum, count) => sum + count, 0), failedBy }
+  const sorted = ascending(samples)
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), requests: samples.length, failures: Object.values(failedBy).reduce((sum, count) => sum + count, 0), failedBy }
 }
 
 if (import.meta.main) {

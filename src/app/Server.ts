@@ -12,7 +12,6 @@ import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
-import { IdleCompactionLive } from "../platform/IdleCompaction.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
@@ -25,7 +24,6 @@ import { ApiDocument } from "../http/Area.ts"
 import { scalarConfig } from "./Reference.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
-import { BatchedHandlingLive } from "../http/Batching.ts"
 import { nodeServer } from "../http/NodeServer.ts"
 import { StrictQueryLive } from "../http/StrictInput.ts"
 
@@ -37,8 +35,7 @@ export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/opena
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs", scalar: scalarConfig })),
   Layer.provide(ErrorResponsesLive),
-  Layer.provide(ShutdownReport.counting),
-  Layer.provide(BatchedHandlingLive)
+  Layer.provide(ShutdownReport.counting)
 )
 
 /**
@@ -115,12 +112,12 @@ export const makeServer = <HA, HE, SA, SE, SR>(
 
 /**
  * The server process: the service, then its background workers (scheduled
- * tasks, campaign sending, sequences, credit holds, idle compaction) over its services; stopping begins with the last
+ * tasks, campaign sending, sequences, credit holds) over its services; stopping begins with the last
  * (`ShutdownReport.begins`).
  */
 export const ServerLive = Layer.unwrap(AppConfig.useSync((config) =>
   ShutdownReport.begins.pipe(
-    Layer.provideMerge(Layer.mergeAll(areaLayers("workers"), IdleCompactionLive)),
+    Layer.provideMerge(areaLayers("workers")),
     Layer.provideMerge(makeServer(
       nodeServer(config, { host: config.host, port: config.port }),
       configuredStorage,

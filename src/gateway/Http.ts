@@ -39,7 +39,7 @@ export const ModelsLive = HttpApiBuilder.group(api, "models", (handlers) =>
   }))
 
 // Handlers are generator functions made once: a generator function made per request would keep
-// that request alive until a full collection (docs/benchmarks.md, "Closures born old").
+// that request alive until a full collection (docs/operations.md, "Generator functions made per request").
 const createCompletion = Effect.fnUntraced(function*(payload: OpenAiWire.ChatCompletionRequest) {
   const request = yield* canonical(fromChatRequest(payload))
   const created = nowSeconds()

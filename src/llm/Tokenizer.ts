@@ -12,8 +12,12 @@ import type { ContentPart, LlmRequest, TokenUsage } from "./Llm.ts"
  *   a run of letters (a long word, a sentence of Chinese) or of spaces is one
  *   piece. Runs longer than `longestRun` are counted in slices of that length,
  *   which adds at most one token per slice to the count.
- * - The counter yields to the event loop after every `charactersPerTurn`
- *   characters, so other requests are served while a large body is counted.
+ * - Counting yields to the event loop once it has run for `turnBudgetMs` in
+ *   one turn (all counts together), so other requests are served while a
+ *   large body is counted: a 300,000-character word holds the loop for a
+ *   few milliseconds at a time, not for the whole count (`npm run bench:stall`).
+ *   A budget of time rather than of characters holds however slow the text
+ *   is to count and however busy the machine is.
  * This is the one tokenizer of the service: every feature counts through it.
  */
 
@@ -31,8 +35,11 @@ const perMessage = 3
 /** The longest run of non-space (or of space) characters handed to BPE as one piece. */
 export const longestRun = 128
 
-/** Characters counted between two yields to the event loop (a few milliseconds of work). */
-const charactersPerTurn = 8_192
+/** The most characters handed to the tokenizer at once (about a millisecond of work). */
+const charactersPerPiece = 8_192
+
+/** How long counting may hold the event loop in one turn before it yields. */
+const turnBudgetMs = 5
 
 /**
  * Entries of the library's merge cache. Its default (100,000) makes it evict
@@ -56,7 +63,7 @@ const slicesOf = function*(run: string) {
 }
 
 /**
- * `text` as consecutive pieces of at most about `charactersPerTurn` characters
+ * `text` as consecutive pieces of at most about `charactersPerPiece` characters
  * and with no run longer than `longestRun`. Pieces are cut before the space
  * that starts a word, where the tokenizer cuts too, so for ordinary text the
  * pieces' counts add up to the count of the whole.
@@ -70,10 +77,10 @@ export const piecesOf = function*(text: string) {
       if (at > from) yield text.slice(from, at)
       yield* slicesOf(run)
       from = at + run.length
-    } else if (at + run.length - from > charactersPerTurn) {
+    } else if (at + run.length - from > charactersPerPiece) {
       // Before the space that precedes a word no pre-token spans the cut; text without one is cut anyway.
       const beforeSpace = at - 1 > from && text.charCodeAt(at - 1) === 0x20
-      if (beforeSpace || at + run.length - from > 2 * charactersPerTurn) {
+      if (beforeSpace || at + run.length - from > 2 * charactersPerPiece) {
         const cut = beforeSpace ? at - 1 : at
         yield text.slice(from, cut)
         from = cut
@@ -95,15 +102,20 @@ export interface TokenCounter {
 
 const makeCounter = (encoder: Encoding): TokenCounter => {
   encoder.setMergeCacheSize(mergeCacheEntries)
-  /** Characters counted since the last yield; shared, as all counting runs on the one event loop. */
-  let sinceYield = 0
+  /**
+   * When counting began in this turn of the event loop; shared, as all counts
+   * run on the one loop. It is forgotten by an immediate queued when the turn
+   * began, which runs before the scheduler resumes the counts that yielded.
+   */
+  let turnStartedAt: number | undefined
   const countPiece = (piece: string) =>
     Effect.suspend(() => {
+      if (turnStartedAt === undefined) {
+        turnStartedAt = performance.now()
+        setImmediate(() => (turnStartedAt = undefined))
+      }
       const tokens = encoder.countTokens(piece, asPlainText)
-      sinceYield += piece.length
-      if (sinceYield < charactersPerTurn) return Effect.succeed(tokens)
-      sinceYield = 0
-      return Effect.as(Effect.yieldNow, tokens)
+      return performance.now() - turnStartedAt < turnBudgetMs ? Effect.succeed(tokens) : Effect.as(Effect.yieldNow, tokens)
     })
   const text = Effect.fnUntraced(function*(value: string) {
     let total = 0

@@ -25,8 +25,6 @@ export interface AppSettings {
   readonly dataDir: string
   /** Whether V8 may recompile the embedded database's hot functions with its optimizing compiler (PGLITE_WASM_TIER_UP). */
   readonly pgliteWasmTierUp: boolean
-  /** A full garbage collection when the process turns idle after work (IDLE_COMPACTION). */
-  readonly idleCompaction: boolean
   readonly bootstrap: boolean
   readonly adminApiKey: Option.Option<Redacted.Redacted>
   readonly rateLimitPerMinute: number
@@ -184,7 +182,6 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
     dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
     pgliteWasmTierUp: switchedOff("PGLITE_WASM_TIER_UP"),
-    idleCompaction: switchedOn("IDLE_COMPACTION"),
     bootstrap: switchedOn("BOOTSTRAP"),
     adminApiKey: Config.option(Config.Redacted("ADMIN_API_KEY")),
     rateLimitPerMinute: Config.Int("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
@@ -259,7 +256,6 @@ export const defaults: AppSettings = {
   databaseUrl: Option.none(),
   dataDir: "./.data",
   pgliteWasmTierUp: false,
-  idleCompaction: true,
   bootstrap: true,
   adminApiKey: Option.none(),
   rateLimitPerMinute: 600,

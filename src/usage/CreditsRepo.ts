@@ -39,9 +39,10 @@ export interface Spending {
   readonly events: ReadonlyArray<NewUsageEvent>
 }
 
-/** What a spending was charged, and whether its lease was still there. */
+/** What a spending was charged, how much of it its lease paid (the rest: an overrun), and whether the lease was still there. */
 export interface Committed {
   readonly credits: number
+  readonly fromLease: number
   readonly alive: boolean
 }
 
@@ -54,10 +55,12 @@ export interface CreditsRepository {
    */
   readonly reserve: (lease: LeaseKey, request: ReserveRequest) => Effect.Effect<Reservation>
   /**
-   * In one transaction, per spending: debits the events' credits from the
-   * lease to the pool's usage — when the lease's row is gone (expired), only
-   * what the pool still has free — and records the events, each with the
-   * credits it was actually charged. Answers, per spending, what it was charged.
+   * In one transaction, per spending: charges the events' credits to the
+   * pool's usage, paid from the lease as far as it holds them (the rest, an
+   * overrun, takes the balance below zero) — when the lease's row is gone
+   * (expired), only what the pool still has free — and records the events,
+   * each with the credits it was actually charged. Answers, per spending,
+   * what it was charged and what its lease paid.
    */
   readonly commit: (spendings: ReadonlyArray<Spending>) => Effect.Effect<ReadonlyArray<Committed>>
   /** Deletes the lease's row (when it still exists) and frees what it still held. */
@@ -93,7 +96,7 @@ const byLockOrder: Order.Order<Spending> = Order.combine(
 )
 
 /** The organization was deleted (its leases with it): nothing to charge. */
-const gone: Committed = { credits: 0, alive: false }
+const gone: Committed = { credits: 0, fromLease: 0, alive: false }
 const refused: Reservation = { _tag: "Refused" }
 const lost: Reservation = { _tag: "Lost" }
 
@@ -122,27 +125,31 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
       const { lease } = spending
       const { limit, usage, held } = columnsOf(lease.pool)
       const spent = creditsOf(spending.events)
-      // A live lease pays from what it holds; a lost one (swept after expiry) only from what nobody holds.
+      // A live lease pays what it holds and is charged any overrun beyond it; a lost one (swept after expiry)
+      // pays only from what nobody holds.
       return Effect.map(
-        sql<{ readonly credits: unknown; readonly alive: boolean }>`
+        sql<{ readonly credits: unknown; readonly freed: unknown; readonly alive: boolean }>`
           WITH before AS (
             SELECT ${sql(usage)} AS used, ${sql(held)} AS held, ${sql(limit)} AS lim
             FROM organizations WHERE id = ${lease.organizationId} FOR UPDATE
+          ), lease AS (
+            SELECT id, amount FROM credit_holds WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM before) FOR UPDATE
           ), spent AS (
-            UPDATE credit_holds SET amount = amount - ${spent}::bigint
-            WHERE id = ${lease.id} AND EXISTS (SELECT 1 FROM before) RETURNING id
+            UPDATE credit_holds SET amount = greatest(lease.amount - ${spent}::bigint, 0)
+            FROM lease WHERE credit_holds.id = lease.id RETURNING least(lease.amount, ${spent}::bigint) AS freed
           ), debit AS (
             SELECT
               CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint
                 ELSE least(${spent}::bigint, greatest(lim - used - held, 0)) END AS credits,
-              CASE WHEN EXISTS (SELECT 1 FROM spent) THEN ${spent}::bigint ELSE 0 END AS freed,
+              coalesce((SELECT freed FROM spent), 0) AS freed,
               EXISTS (SELECT 1 FROM spent) AS alive
             FROM before
           )
           UPDATE organizations SET ${sql(usage)} = ${sql(usage)} + debit.credits, ${sql(held)} = ${sql(held)} - debit.freed
           FROM debit WHERE organizations.id = ${lease.organizationId}
-          RETURNING debit.credits, debit.alive`,
-        (rows): Committed => (rows.length === 0 ? gone : { credits: toNumber(rows[0].credits), alive: rows[0].alive })
+          RETURNING debit.credits, debit.freed, debit.alive`,
+        (rows): Committed =>
+          rows.length === 0 ? gone : { credits: toNumber(rows[0].credits), fromLease: toNumber(rows[0].freed), alive: rows[0].alive }
       )
     }
     return {

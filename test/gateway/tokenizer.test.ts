@@ -74,6 +74,34 @@ describe("the shared tokenizer", () => {
       expect(turns).toBeGreaterThan(20)
     }))
 
+  it.effect("holds the event loop for a few milliseconds of CPU at a time, however slow the text is to count", () =>
+    Effect.gen(function*() {
+      const counter = yield* tokenCounter
+      // Random letters are the slowest text to count: every 128-letter slice is merged pair by pair.
+      const word = letters(300_000)
+      // The thread's own CPU time between two turns of the loop: what a request waiting for a turn waits for,
+      // apart from the time the operating system gives other processes.
+      const cpuMs = () => {
+        const { user, system } = process.threadCpuUsage()
+        return (user + system) / 1_000
+      }
+      let longestMs = 0
+      let last = cpuMs()
+      let counting = true
+      const tick = () => {
+        if (!counting) return
+        const now = cpuMs()
+        longestMs = Math.max(longestMs, now - last)
+        last = now
+        setImmediate(tick)
+      }
+      setImmediate(tick)
+      yield* counter.text(word)
+      counting = false
+      // The budget is 5 ms of (wall-clock) time per turn, plus at most one slice.
+      expect(longestMs).toBeLessThan(10)
+    }))
+
   it.effect("keeps whole words within a token limit, in time linear in the text", () =>
     Effect.gen(function*() {
       const counter = yield* tokenCounter

@@ -63,7 +63,7 @@ const charge = (pool: CreditPool, event: NewUsageEvent) =>
     const { lease, reservation } = yield* openLease(event.organizationId, pool, event.credits)
     if (reservation._tag !== "Reserved") return false
     const repo = yield* CreditsRepo
-    expect(yield* repo.commit([{ lease, events: [event] }])).toEqual([{ credits: event.credits, alive: true }])
+    expect(yield* repo.commit([{ lease, events: [event] }])).toEqual([{ credits: event.credits, fromLease: event.credits, alive: true }])
     yield* repo.end(lease)
     return true
   })
@@ -410,6 +410,21 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           expect(yield* balanceOf(organization.id)).toMatchObject({ creditLimit: 10, creditUsage: 0 })
         }))
 
+      it.effect("a commit past what its lease holds charges the overrun too: the lease pays what it held, usage passes the limit", () =>
+        Effect.gen(function*() {
+          const repo = yield* CreditsRepo
+          const organization = yield* newOrganization({ creditLimit: 5 })
+          const { lease } = yield* openLease(organization.id, "credits", 4)
+          expect(yield* repo.commit([{ lease, events: [usageEvent(organization.id, { credits: 7, outputTokens: 7 })] }]))
+            .toEqual([{ credits: 7, fromLease: 4, alive: true }])
+          expect(yield* balanceOf(organization.id)).toMatchObject({ creditLimit: 5, creditUsage: 7 })
+          // Nothing is left held by the lease, and the pool refuses any more.
+          yield* repo.end(lease)
+          expect((yield* openLease(organization.id, "credits", 1)).reservation).toEqual({ _tag: "Refused" })
+          const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
+          expect(history.events.map((e) => e.credits)).toEqual([7])
+        }))
+
       it.effect("a commit moves spending from the lease to usage with its events; a lost lease pays only from what nobody holds", () =>
         Effect.gen(function*() {
           const repo = yield* CreditsRepo
@@ -418,13 +433,13 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           const second = yield* openLease(organization.id, "credits", 4)
           const event = (credits: number) => usageEvent(organization.id, { credits, outputTokens: 50 })
           expect(yield* repo.commit([{ lease: first.lease, events: [event(1), event(2)] }, { lease: second.lease, events: [] }]))
-            .toEqual([{ credits: 3, alive: true }, { credits: 0, alive: true }])
+            .toEqual([{ credits: 3, fromLease: 3, alive: true }, { credits: 0, fromLease: 0, alive: true }])
           // The first lease still holds 1: usage 3 + held 5 leaves 2 free; a lost lease's 4 are charged 2.
           yield* repo.end(second.lease)
           const after = yield* openLease(organization.id, "credits", 4)
           expect(after.reservation).toEqual({ _tag: "Reserved", amount: 4 })
           expect(yield* repo.commit([{ lease: second.lease, events: [event(3), event(1)] }]))
-            .toEqual([{ credits: 2, alive: false }])
+            .toEqual([{ credits: 2, fromLease: 0, alive: false }])
           expect(yield* balanceOf(organization.id)).toMatchObject({ creditLimit: 10, creditUsage: 5 })
           const history = yield* UsageRepo.use((usage) => usage.history(organization.id, {}, { offset: 0, limit: 100 }))
           expect(history.events.map((e) => e.credits).toSorted()).toEqual([0, 1, 2, 2])

@@ -14,7 +14,7 @@ import { text as readBody } from "node:stream/consumers"
  *   most 500) so that a client can leave mid-stream; `[stall]` streams its
  *   first chunk and then falls silent until the client leaves; `[fail-400]` answers 400;
  *   `[flaky]` answers 503 to every other attempt.
- * Usage is always reported as 21 prompt (3 cached) and 7 completion tokens.
+ * Usage is reported as 21 prompt (3 cached) and 7 completion tokens, unless `usage` says otherwise.
  * `delayMs` makes every answer (a stream's first byte) wait, so that many
  * calls are in flight at once.
  */
@@ -89,11 +89,14 @@ export interface StubOptions {
   readonly answer?: (lastUserText: string) => string | undefined
   /** The whole answer to a request (text or a tool call: a scripted model), before `answer` and the default rules. */
   readonly reply?: (body: any) => Reply | undefined
+  /** The usage every answer reports, in place of `stubUsage` (e.g. far more prompt tokens than the request has). */
+  readonly usage?: typeof stubUsage
 }
 
 export const startStubUpstream = async (options: StubOptions = {}): Promise<StubUpstream> => {
   const requests: Array<RecordedRequest> = []
   const attempts = new Map<string, number>()
+  const usage = options.usage ?? stubUsage
   let abandoned = 0
 
   const complete = (response: ServerResponse, body: any, reply: Reply) =>
@@ -114,7 +117,7 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
         finish_reason: "text" in reply ? "stop" : "tool_calls",
         logprobs: null
       }],
-      usage: stubUsage
+      usage
     })
 
   const stream = (request: IncomingMessage, response: ServerResponse, body: any, reply: Reply, pace: "fast" | "slow" | "stall") => {
@@ -137,7 +140,7 @@ export const startStubUpstream = async (options: StubOptions = {}): Promise<Stub
       ]
     const ending = [
       chunk({}, "text" in reply ? "stop" : "tool_calls"),
-      ...(body.stream_options?.include_usage ? [chunk({}, null, stubUsage)] : []),
+      ...(body.stream_options?.include_usage ? [chunk({}, null, usage)] : []),
       "data: [DONE]\n\n"
     ]
     response.write(chunk({ role: "assistant", content: "" }))

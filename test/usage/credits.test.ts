@@ -155,6 +155,70 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         }
       }))
 
+    it.effect("a call that cost more than its hold is charged its real cost: past the balance by at most that overrun, then refused", () =>
+      Effect.gen(function*() {
+        const credits = yield* Credits
+        // The pool covers the overrun: charged in full, nothing overdrawn.
+        const covered = yield* payerIn({ creditLimit: 20 })
+        const first = yield* credits.hold(covered, { feature: "chat", credits: 4 })
+        expect(yield* credits.settle(first, { credits: 7, inputTokens: 2_300, outputTokens: 7 })).toBe(7)
+        expect((yield* balances(covered)).creditUsage).toBe(7)
+        expect(yield* canHold(covered, 13)).toBe(true)
+        expect(yield* canHold(covered, 14)).toBe(false)
+        // The pool does not: the balance goes below zero by the overrun, and the next call is refused.
+        const short = yield* payerIn({ creditLimit: 5 })
+        const second = yield* credits.hold(short, { feature: "chat", credits: 4 })
+        expect(yield* credits.settle(second, { credits: 7, inputTokens: 2_300, outputTokens: 7 })).toBe(7)
+        // Refused before the commit (the lease's deficit) and after it (the pool's usage).
+        expect(yield* canHold(short, 1)).toBe(false)
+        expect((yield* balances(short)).creditUsage).toBe(7)
+        expect(yield* canHold(short, 1)).toBe(false)
+        expect(yield* canHold(short, 0)).toBe(true)
+        expect((yield* events(short)).map((event) => [event.credits, event.inputTokens, event.outputTokens])).toEqual([[7, 2_300, 7]])
+      }))
+
+    it.effect("many calls overrunning at once overdraw by no more than their overruns, each charged in full", () =>
+      Effect.gen(function*() {
+        const credits = yield* Credits
+        const limit = 20
+        // Each call holds 1 and costs 3 (a provider counting 2,300 input tokens for a two-word prompt).
+        const overrunning = (payer: Payer, before: Effect.Effect<void>) =>
+          Effect.match(
+            credits.withHold(payer, { feature: "chat", model: "m", credits: 1 }, (hold) =>
+              Effect.andThen(before, hold.report({ credits: 3, inputTokens: 2_300, outputTokens: 7 }))),
+            { onSuccess: () => "served", onFailure: (denied) => denied.message }
+          )
+        // All held before any settles: every hold fits, every one overruns.
+        const gated = yield* payerIn({ creditLimit: limit })
+        const gate = yield* Deferred.make<void>()
+        const decided = yield* Ref.make(0)
+        const decide = Effect.flatMap(Ref.updateAndGet(decided, (n) => n + 1), (n) =>
+          n === 30 ? Deferred.succeed(gate, undefined) : Effect.void)
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 30 }, () =>
+            overrunning(gated, Effect.andThen(decide, Deferred.await(gate))).pipe(
+              Effect.tap((outcome) => (outcome === "served" ? Effect.void : decide))
+            )),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter((outcome) => outcome === "served")).toHaveLength(limit)
+        expect((yield* balances(gated)).creditUsage).toBe(limit * 3)
+        expect(yield* canHold(gated, 1)).toBe(false)
+        // Holds and settlements interleaved: later holds cover earlier overruns while the pool can.
+        const interleaved = yield* payerIn({ creditLimit: limit })
+        const mixed = yield* Effect.all(
+          Array.from({ length: 30 }, (_, i) => overrunning(interleaved, Effect.forEach(Array.from({ length: i % 7 }), () => Effect.yieldNow, { discard: true }))),
+          { concurrency: "unbounded" }
+        )
+        const served = mixed.filter((outcome) => outcome === "served").length
+        const usage = (yield* balances(interleaved)).creditUsage
+        expect(usage).toBe(served * 3)
+        expect(usage - limit).toBeLessThanOrEqual(served * 2)
+        expect(served).toBeGreaterThanOrEqual(Math.floor(limit / 3))
+        expect(yield* canHold(interleaved, Math.max(1, limit - usage + 1))).toBe(false)
+        expect((yield* events(interleaved)).every((event) => event.credits === 3 && event.inputTokens === 2_300)).toBe(true)
+      }))
+
     it.effect("the data pool (jobs: one data credit per successful call) is independent of the credit pool", () =>
       Effect.gen(function*() {
         const credits = yield* Credits

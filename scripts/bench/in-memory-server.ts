@@ -1,18 +1,14 @@
-// Ours on the memory backend, from source, in its own process: the server the
+// Ours on in-memory PGlite, from source, in its own process: the server the
 // gateway and garbage-collection benchmarks load.
-// `node scripts/bench/memory-server.ts <port> <stub upstream URL>` runs it;
-// `startMemoryServer` spawns it and waits until it answers. It runs with the
-// service's V8 settings (`src/platform/HeapTuning.ts`, which `src/main.ts`
-// imports first) unless `v8Defaults` asks for V8's own.
+// `node scripts/bench/in-memory-server.ts <port> <stub upstream URL>` runs it;
+// `startInMemoryServer` spawns it, with `nodeArgs` if any, and waits until it answers.
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Layer, Option, Redacted } from "effect"
 import { createServer } from "node:http"
-import { join } from "node:path"
 import { inMemoryStorage } from "../../src/app/Storage.ts"
 import { makeServer } from "../../src/app/Server.ts"
 import { AppConfig } from "../../src/platform/AppConfig.ts"
 import { freePort, spawnChild, waitUntilReady } from "./children.ts"
-import { root, serverNodeOptions } from "./servers.ts"
 
 /** Our gateways route model `bench` to the stub as upstream model `stub`. */
 export const benchModels = [{ id: "bench", provider: "openai" as const, upstream: "stub" }]
@@ -26,14 +22,13 @@ export const builtServerBehindStub = (stubUrl: string) => ({
 
 const adminKey = "bench-admin-key"
 
-export const startMemoryServer = async (
+export const startInMemoryServer = async (
   stubUrl: string,
-  options: { readonly v8Defaults?: boolean; readonly nodeArgs?: ReadonlyArray<string> } = {}
+  options: { readonly nodeArgs?: ReadonlyArray<string> } = {}
 ) => {
   const port = await freePort()
-  const tuning = options.v8Defaults === true ? [] : [...serverNodeOptions, "--import", join(root, "src/platform/HeapTuning.ts")]
-  const child = spawnChild(process.execPath, [...tuning, ...(options.nodeArgs ?? []), import.meta.filename, String(port), stubUrl], {
-    server: "ours on memory"
+  const child = spawnChild(process.execPath, [...(options.nodeArgs ?? []), import.meta.filename, String(port), stubUrl], {
+    server: "ours on in-memory PGlite"
   })
   const baseUrl = `http://127.0.0.1:${port}`
   await waitUntilReady(child, `${baseUrl}/health`)

@@ -1,13 +1,19 @@
-// The PostgreSQL server a benchmark may run on, and a throwaway database on it
-// so that a run neither reads nor leaves rows in anyone's data.
+// The databases a benchmark runs on: PGlite (in memory or in a folder) and
+// PostgreSQL, on a throwaway database so that a run neither reads nor leaves
+// rows in anyone's data.
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
+import { sqlStorage } from "../../src/app/Storage.ts"
+import * as Pglite from "../../src/storage/PgliteClient.ts"
 import { deferCleanup } from "./children.ts"
 
 /** Where the PostgreSQL runs point, first set wins; `scripts/with-postgres.sh` exports `TEST_DATABASE_URL`. */
 export const postgresSources = ["BENCH_DATABASE_URL", "DATABASE_URL", "TEST_DATABASE_URL"] as const
+
+/** What to say when no PostgreSQL is set. */
+export const postgresNotSet = `PostgreSQL: not measured (set ${postgresSources.join(", ")}, or run under scripts/with-postgres.sh)`
 
 export const postgresFromEnv = () => {
   for (const source of postgresSources) {
@@ -17,7 +23,14 @@ export const postgresFromEnv = () => {
   return undefined
 }
 
-const runStatement = (url: string, statement: string) =>
+/** The service's storage over PGlite in `folder` (in memory: `inMemoryStorage` of `src/app/Storage.ts`). */
+export const pgliteStorageIn = (folder: string) => sqlStorage(Pglite.layerFrom(Pglite.open(folder)), "pglite")
+
+/** The service's storage over the PostgreSQL database at `url`. */
+export const postgresStorage = (url: string) => sqlStorage(PgClient.layer({ url: Redacted.make(url) }), "postgres")
+
+/** Runs one statement on the database at `url` (e.g. `CREATE DATABASE`, which no transaction may hold). */
+export const runStatement = (url: string, statement: string) =>
   Effect.runPromise(
     SqlClient.SqlClient.use((sql) => sql.unsafe(statement)).pipe(
       Effect.provide(PgClient.layer({ url: Redacted.make(url) })),
