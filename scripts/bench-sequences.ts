@@ -1,8 +1,8 @@
 // `npm run bench:sequences`: how many sequence executions per second the
 // drafting worker of one process drafts — each a billed model call (hold,
 // call, settle) and a leased write — against an OpenAI-compatible stub model
-// on loopback (test/support/StubUpstream.ts), on the memory backend and on
-// PGlite. Baseline in the same run: the offline `local` model, which makes
+// on loopback (test/support/StubUpstream.ts), on a throwaway in-memory PGlite and on
+// a PGlite data folder. Baseline in the same run: the offline `local` model, which makes
 // no HTTP call, so the difference is the cost of the model round trip.
 // Settings: BENCH_EXECUTIONS (default 2000), BENCH_DRAFT_CONCURRENCY (8),
 // BENCH_MODEL_DELAY_MS (0: the stub answers at once).
@@ -103,8 +103,8 @@ const main = Effect.gen(function*() {
   }
   const pglite = () => sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")
   const results = [
-    yield* run("memory, local model (baseline)", inMemoryStorage, {}),
-    yield* run("memory, stub model over HTTP", inMemoryStorage, viaStub),
+    yield* run("in-memory PGlite, local model (baseline)", inMemoryStorage, {}),
+    yield* run("in-memory PGlite, stub model over HTTP", inMemoryStorage, viaStub),
     yield* run("PGlite, local model (baseline)", pglite(), {}),
     yield* run("PGlite, stub model over HTTP", pglite(), viaStub)
   ]
