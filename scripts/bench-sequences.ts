@@ -1,15 +1,15 @@
 // `npm run bench:sequences`: how many sequence executions per second the
 // drafting worker of one process drafts — each a billed model call (hold,
 // call, settle) and a leased write — against an OpenAI-compatible stub model
-// on loopback (test/support/StubUpstream.ts), on a throwaway in-memory PGlite and on
-// a PGlite data folder. Baseline in the same run: the offline `local` model, which makes
+// on loopback (test/support/StubUpstream.ts), on a throwaway in-memory PGlite.
+// Baseline in the same run: the offline `local` model, which makes
 // no HTTP call, so the difference is the cost of the model round trip.
 // Settings: BENCH_EXECUTIONS (default 2000), BENCH_DRAFT_CONCURRENCY (8),
 // BENCH_MODEL_DELAY_MS (0: the stub answers at once).
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
 import * as Admin from "../src/admin/Admin.ts"
-import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
+import { inMemoryStorage } from "../src/app/Storage.ts"
 import { Delivery } from "../src/outreach/Delivery.ts"
 import { LlmLive } from "../src/llm/LlmLive.ts"
 import { Mailer } from "../src/mail/Mailer.ts"
@@ -19,7 +19,6 @@ import { executionFor } from "../src/sequences/Sequences.ts"
 import { SequencesConfig } from "../src/sequences/SequencesConfig.ts"
 import { SequencesRepo } from "../src/sequences/SequencesRepo.ts"
 import { SequenceWorker } from "../src/sequences/SequenceWorker.ts"
-import * as Pglite from "../src/storage/PgliteClient.ts"
 import { Credits } from "../src/usage/Credits.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
 import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
@@ -101,12 +100,9 @@ const main = Effect.gen(function*() {
     llmModels: Option.some([{ id: "bench", provider: "openai", upstream: "stub", tier: "balanced" }]),
     openaiBaseUrl: Option.some(stub.url)
   }
-  const pglite = () => sqlStorage(Pglite.layerFrom(Pglite.open(undefined)), "pglite")
   const results = [
-    yield* run("in-memory PGlite, local model (baseline)", inMemoryStorage, {}),
-    yield* run("in-memory PGlite, stub model over HTTP", inMemoryStorage, viaStub),
-    yield* run("PGlite, local model (baseline)", pglite(), {}),
-    yield* run("PGlite, stub model over HTTP", pglite(), viaStub)
+    yield* run("PGlite, local model (baseline)", inMemoryStorage, {}),
+    yield* run("PGlite, stub model over HTTP", inMemoryStorage, viaStub)
   ]
   yield* Console.log(`${integer(executionCount)} executions per run, drafting concurrency ${draftConcurrency}, stub delay ${modelDelayMs} ms`)
   yield* Console.log(formatTable(
