@@ -1,21 +1,25 @@
-import { Effect } from "effect"
+import { Effect, Scope } from "effect"
+import { isMainThread } from "node:worker_threads"
+import { makeWorkerPool, siblingModule } from "../platform/WorkerPool.ts"
 import type { ContentPart, LlmRequest, TokenUsage } from "./Llm.ts"
 
 /**
  * Token counting with a real BPE tokenizer (`o200k_base`, bundled with
  * `gpt-tokenizer`; nothing is downloaded). Providers' own tokenizers differ,
  * so for other vendors' models the count is a close estimate, not their bill.
- * The encoding loads on first use (~0.2 s), not at start-up.
+ * The encoding loads at start-up (`preloadTokenizer`, 0.2–0.9 s), before
+ * the service answers, so that no request pays for it.
  *
  * The cost is linear in the input and never holds the event loop for long:
+ * - A text longer than `offThreadCharacters` is counted on a tokenizer
+ *   worker thread (`TokenizerWorker`): the request thread only hands it over.
  * - BPE merges each pre-tokenized piece in time quadratic in its length, and
  *   a run of letters (a long word, a sentence of Chinese) or of spaces is one
  *   piece. Runs longer than `longestRun` are counted in slices of that length,
  *   which adds at most one token per slice to the count.
  * - Counting yields to the event loop once it has run for `turnBudgetMs` in
- *   one turn (all counts together), so other requests are served while a
- *   large body is counted: a 300,000-character word holds the loop for a
- *   few milliseconds at a time, not for the whole count (`npm run bench:stall`).
+ *   one turn (all counts together), so other requests are served while many
+ *   small texts are counted (`npm run bench:stall`).
  *   A budget of time rather than of characters holds however slow the text
  *   is to count and however busy the machine is.
  * This is the one tokenizer of the service: every feature counts through it.
@@ -37,6 +41,20 @@ export const longestRun = 128
 
 /** The most characters handed to the tokenizer at once (about a millisecond of work). */
 const charactersPerPiece = 8_192
+
+/**
+ * Texts longer than this are counted on a worker thread. Below it a count is
+ * at most a few milliseconds of CPU (random letters, BPE's worst case: about
+ * 1.5 ms per 1,000 characters), less than handing the text over would cost.
+ */
+export const offThreadCharacters = 16_384
+
+/** Tokenizer worker threads at most; further large counts wait their turn. */
+const tokenizerWorkers = 2
+/** Each tokenizer thread's heap limit: the encoding takes about 60 MB, a 1 MB text a few more. */
+const tokenizerWorkerMemoryMb = 256
+/** A count's time limit on a thread: the largest body (`MAX_BODY_BYTES`) takes a few seconds. */
+const tokenizerJobTimeoutMs = 60_000
 
 /** How long counting may hold the event loop in one turn before it yields. */
 const turnBudgetMs = 5
@@ -117,11 +135,16 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
       const tokens = encoder.countTokens(piece, asPlainText)
       return performance.now() - turnStartedAt < turnBudgetMs ? Effect.succeed(tokens) : Effect.as(Effect.yieldNow, tokens)
     })
-  const text = Effect.fnUntraced(function*(value: string) {
+  const countHere = Effect.fnUntraced(function*(value: string) {
     let total = 0
     for (const piece of piecesOf(value)) total += yield* countPiece(piece)
     return total
   })
+  // A thread that fails or overruns its time is replaced; the text is then counted here, in slices.
+  const text = (value: string) =>
+    isMainThread && value.length > offThreadCharacters
+      ? Effect.catch(countOffThread(value), () => countHere(value))
+      : countHere(value)
   const part = (content: ContentPart): Effect.Effect<number> => {
     switch (content.type) {
       case "text":
@@ -172,9 +195,25 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
   }
 }
 
+/**
+ * The tokenizer threads, started on the first large count and kept for the
+ * process's life (an idle thread still ends after `idleThreadMs`).
+ */
+const offThreadPool = makeWorkerPool<string, number>({
+  file: siblingModule(import.meta.url, "TokenizerWorker"),
+  workers: tokenizerWorkers,
+  memoryMb: tokenizerWorkerMemoryMb,
+  timeoutMs: tokenizerJobTimeoutMs
+}).pipe(Scope.provide(Scope.makeUnsafe()), Effect.cached, Effect.runSync)
+
+const countOffThread = (value: string) => Effect.flatMap(offThreadPool, (count) => count(value))
+
 let counter: Promise<TokenCounter> | undefined
 
 /** The tokenizer, loaded once per process. */
 export const tokenCounter: Effect.Effect<TokenCounter> = Effect.promise(() =>
   counter ??= import("gpt-tokenizer/encoding/o200k_base").then(makeCounter)
 )
+
+/** Loads the encoding now (at start-up), so that no request waits for it. */
+export const preloadTokenizer: Effect.Effect<void> = Effect.asVoid(tokenCounter)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { prompt } from "../../src/llm/Llm.ts"
-import { longestRun, piecesOf, tokenCounter } from "../../src/llm/Tokenizer.ts"
+import { longestRun, offThreadCharacters, piecesOf, tokenCounter } from "../../src/llm/Tokenizer.ts"
 
 const asPlainText = { disallowedSpecial: new Set<string>() }
 
@@ -74,11 +74,26 @@ describe("the shared tokenizer", () => {
       expect(turns).toBeGreaterThan(20)
     }))
 
+  it.effect("counts a large text on a worker thread to the same number as its pieces counted on this thread", () =>
+    Effect.gen(function*() {
+      const counter = yield* tokenCounter
+      const texts = [letters(300_000), prose, `${prose}${"😀".repeat(20_000)} ${"a".repeat(50_000)}`, "漢字かな".repeat(10_000)]
+      for (const text of texts) {
+        const pieces = [...piecesOf(text)]
+        expect(text.length).toBeGreaterThan(offThreadCharacters)
+        expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(offThreadCharacters)
+        let here = 0
+        for (const piece of pieces) here += yield* counter.text(piece)
+        expect(yield* counter.text(text)).toBe(here)
+      }
+    }))
+
   it.effect("holds the event loop for a few milliseconds of CPU at a time, however slow the text is to count", () =>
     Effect.gen(function*() {
       const counter = yield* tokenCounter
       // Random letters are the slowest text to count: every 128-letter slice is merged pair by pair.
-      const word = letters(300_000)
+      // (A seed no other test uses: slices counted before are answered from the merge cache.)
+      const word = letters(300_000, 13)
       // The thread's own CPU time between two turns of the loop: what a request waiting for a turn waits for,
       // apart from the time the operating system gives other processes.
       const cpuMs = () => {
@@ -100,6 +115,10 @@ describe("the shared tokenizer", () => {
       counting = false
       // The budget is 5 ms of (wall-clock) time per turn, plus at most one slice.
       expect(longestMs).toBeLessThan(10)
+      // Counted on a worker thread, another such word costs this thread a small part of the ~200 ms it takes.
+      const startedAt = cpuMs()
+      yield* counter.text(letters(300_000, 17))
+      expect(cpuMs() - startedAt).toBeLessThan(40)
     }))
 
   it.effect("keeps whole words within a token limit, in time linear in the text", () =>
