@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schedule } from "effect"
 import OpenAI from "openai"
+import { offThreadCharacters, piecesOf } from "../../src/llm/Tokenizer.ts"
 import { spend } from "../support/Billing.ts"
 import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubUpstream, type StubUpstream } from "../support/StubUpstream.ts"
@@ -380,6 +381,18 @@ it.layer(server, { timeout: 60_000, excludeTestServices: true })("the gateway th
       )
       expect(plain.input_tokens).toBeGreaterThan(5)
       expect(withTools.input_tokens).toBeGreaterThan(plain.input_tokens + 10)
+      // A large text is counted on a worker thread, its pieces on the request thread: the same total.
+      const large = Array.from({ length: 4_000 }, (_, i) => `Line ${i} of a long document to count.\n`).join("")
+      expect(large.length).toBeGreaterThan(offThreadCharacters)
+      const whole = yield* Effect.promise(() =>
+        anthropic.messages.countTokens({ model: "claude-haiku-4-5", messages: [{ role: "user", content: large }] })
+      )
+      const pieces = [...piecesOf(large)].map((text) => ({ type: "text" as const, text }))
+      expect(pieces.length).toBeGreaterThan(1)
+      const inPieces = yield* Effect.promise(() =>
+        anthropic.messages.countTokens({ model: "claude-haiku-4-5", messages: [{ role: "user", content: pieces }] })
+      )
+      expect(whole.input_tokens).toBe(inPieces.input_tokens)
       const unknown = yield* failure(() => anthropic.messages.countTokens({ model: "nope", messages }))
       expect(unknown).toBeInstanceOf(Anthropic.BadRequestError)
       expect(yield* received(from)).toHaveLength(0)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { catalogFrom, defaultPrices, localModels, priceOf, resolveModel } from "../../src/llm/Catalog.ts"
 import { type CatalogModel, Llm, LlmError, ModelCatalog, prompt } from "../../src/llm/Llm.ts"
-import { tokenCounter } from "../../src/llm/Tokenizer.ts"
+import { offThreadCharacters, piecesOf, tokenCounter } from "../../src/llm/Tokenizer.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import * as BilledLlm from "../../src/usage/BilledLlm.ts"
 import { Credits, type Payer } from "../../src/usage/Credits.ts"
@@ -88,6 +88,14 @@ describe("BilledLlm", () => {
       expect(quote.estimate).toEqual({ feature: "content", model: "metered", credits: inputTokens + 50 })
       const bounded = yield* Effect.provideContext(BilledLlm.quote("content", { ...request, maxTokens: 7, n: 3 }), context)
       expect(bounded.estimate.credits).toBe(inputTokens + 21)
+      // A large text, counted on a worker thread, is held for what its pieces counted on this thread add up to.
+      const large = Array.from({ length: 4_000 }, (_, i) => `Paragraph ${i}: the hold covers every token.\n`).join("")
+      expect(large.length).toBeGreaterThan(offThreadCharacters)
+      const pieces = { ...request, messages: [{ role: "user" as const, content: [...piecesOf(large)].map((text) => ({ type: "text" as const, text })) }] }
+      const whole = yield* Effect.provideContext(BilledLlm.quote("content", prompt("metered", large)), context)
+      const inPieces = yield* Effect.provideContext(BilledLlm.quote("content", pieces), context)
+      expect(pieces.messages[0].content.length).toBeGreaterThan(1)
+      expect(whole.estimate.credits).toBe(inPieces.estimate.credits)
       const unknown = yield* Effect.flip(Effect.provideContext(BilledLlm.quote("content", prompt("gpt-nope", "Hi")), context))
       expect(unknown).toMatchObject({ kind: "invalid_request" })
     })))
