@@ -21,7 +21,7 @@ import { connect } from "node:net"
 import { performance } from "node:perf_hooks"
 import { cpus, loadavg } from "node:os"
 import { Effect } from "effect"
-import { tokenCounter } from "../src/llm/Tokenizer.ts"
+import { tokenCounter, TokenizerThreads } from "../src/llm/Tokenizer.ts"
 import { request, runScript } from "./bench/children.ts"
 import { typicalHtmlEmail } from "../test/support/Emails.ts"
 import { numberFromEnv } from "./bench/env.ts"
@@ -70,28 +70,32 @@ const probeHealth = async (server: PlatformServer, until: Promise<unknown>) => {
   return latencySummary(latencies)
 }
 
-/** Counts `text` with the service's tokenizer in this process: the thread's CPU milliseconds between turns of its loop. */
-const cpuPerTurn = async (text: string) => {
-  const counter = await Effect.runPromise(tokenCounter)
-  const cpuMs = () => {
-    const { user, system } = process.threadCpuUsage()
-    return (user + system) / 1_000
-  }
-  const stretches: Array<number> = []
-  let last = cpuMs()
-  let counting = true
-  const turn = () => {
-    if (!counting) return
-    const now = cpuMs()
-    stretches.push(now - last)
-    last = now
+/**
+ * Counts `text` with the service's tokenizer (and its threads) in this
+ * process: the thread's CPU milliseconds between turns of its loop.
+ */
+const cpuPerTurn = (text: string) =>
+  Effect.gen(function*() {
+    const counter = yield* tokenCounter
+    const cpuMs = () => {
+      const { user, system } = process.threadCpuUsage()
+      return (user + system) / 1_000
+    }
+    const stretches: Array<number> = []
+    let last = cpuMs()
+    let counting = true
+    const turn = () => {
+      if (!counting) return
+      const now = cpuMs()
+      stretches.push(now - last)
+      last = now
+      setImmediate(turn)
+    }
     setImmediate(turn)
-  }
-  setImmediate(turn)
-  await Effect.runPromise(counter.text(text))
-  counting = false
-  return latencySummary(stretches)
-}
+    yield* counter.text(text)
+    counting = false
+    return latencySummary(stretches)
+  }).pipe(Effect.provide(TokenizerThreads), Effect.runPromise)
 
 const countTokens = async (server: PlatformServer, apiKey: string, content: string) => {
   const started = performance.now()

@@ -19,7 +19,7 @@ import { LocalProvider } from "./local/LocalProvider.ts"
 import { makeAnthropicProvider } from "./anthropic/AnthropicProvider.ts"
 import { makeOpenAiProvider } from "./openai/OpenAiProvider.ts"
 import type { Provider } from "./Provider.ts"
-import { preloadTokenizer } from "./Tokenizer.ts"
+import { TokenizerThreads } from "./Tokenizer.ts"
 
 export class LlmConfigError extends Error {
   readonly _tag = "LlmConfigError"
@@ -111,5 +111,5 @@ const LlmRouting = Layer.effect(
   })
 ).pipe(Layer.provide(outboundClient(ProviderDispatcher)))
 
-/** `Llm` and `ModelCatalog`, from the settings; the tokenizer is loaded before the service answers. */
-export const LlmLive = LlmRouting.pipe(Layer.provideMerge(ModelCatalogLive), Layer.merge(Layer.effectDiscard(preloadTokenizer)))
+/** `Llm` and `ModelCatalog`, from the settings, and the tokenizer loaded before the service answers. */
+export const LlmLive = LlmRouting.pipe(Layer.provideMerge(ModelCatalogLive), Layer.merge(TokenizerThreads))

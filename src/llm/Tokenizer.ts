@@ -1,18 +1,18 @@
-import { Effect, Scope } from "effect"
-import { isMainThread } from "node:worker_threads"
-import { makeWorkerPool, siblingModule } from "../platform/WorkerPool.ts"
+import { Effect, Layer } from "effect"
+import { makeWorkerPool, siblingModule, type WorkerFailed } from "../platform/WorkerPool.ts"
 import type { ContentPart, LlmRequest, TokenUsage } from "./Llm.ts"
 
 /**
  * Token counting with a real BPE tokenizer (`o200k_base`, bundled with
  * `gpt-tokenizer`; nothing is downloaded). Providers' own tokenizers differ,
  * so for other vendors' models the count is a close estimate, not their bill.
- * The encoding loads at start-up (`preloadTokenizer`, 0.2–0.9 s), before
- * the service answers, so that no request pays for it.
+ * The service loads the encoding at start-up (`TokenizerThreads`, 0.2–0.9 s),
+ * before it answers, so that no request pays for it.
  *
  * The cost is linear in the input and never holds the event loop for long:
- * - A text longer than `offThreadCharacters` is counted on a tokenizer
- *   worker thread (`TokenizerWorker`): the request thread only hands it over.
+ * - In the service (`TokenizerThreads`), a text longer than
+ *   `offThreadCharacters` is counted on a tokenizer worker thread
+ *   (`TokenizerWorker`): the request thread only hands it over.
  * - BPE merges each pre-tokenized piece in time quadratic in its length, and
  *   a run of letters (a long word, a sentence of Chinese) or of spaces is one
  *   piece. Runs longer than `longestRun` are counted in slices of that length,
@@ -142,8 +142,8 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
   })
   // A thread that fails or overruns its time is replaced; the text is then counted here, in slices.
   const text = (value: string) =>
-    isMainThread && value.length > offThreadCharacters
-      ? Effect.catch(countOffThread(value), () => countHere(value))
+    offThread !== undefined && value.length > offThreadCharacters
+      ? Effect.catch(offThread(value), () => countHere(value))
       : countHere(value)
   const part = (content: ContentPart): Effect.Effect<number> => {
     switch (content.type) {
@@ -195,18 +195,8 @@ const makeCounter = (encoder: Encoding): TokenCounter => {
   }
 }
 
-/**
- * The tokenizer threads, started on the first large count and kept for the
- * process's life (an idle thread still ends after `idleThreadMs`).
- */
-const offThreadPool = makeWorkerPool<string, number>({
-  file: siblingModule(import.meta.url, "TokenizerWorker"),
-  workers: tokenizerWorkers,
-  memoryMb: tokenizerWorkerMemoryMb,
-  timeoutMs: tokenizerJobTimeoutMs
-}).pipe(Scope.provide(Scope.makeUnsafe()), Effect.cached, Effect.runSync)
-
-const countOffThread = (value: string) => Effect.flatMap(offThreadPool, (count) => count(value))
+/** Where large texts are counted while `TokenizerThreads` is up; on this thread otherwise (and in its workers). */
+let offThread: ((text: string) => Effect.Effect<number, WorkerFailed>) | undefined
 
 let counter: Promise<TokenCounter> | undefined
 
@@ -215,5 +205,21 @@ export const tokenCounter: Effect.Effect<TokenCounter> = Effect.promise(() =>
   counter ??= import("gpt-tokenizer/encoding/o200k_base").then(makeCounter)
 )
 
-/** Loads the encoding now (at start-up), so that no request waits for it. */
-export const preloadTokenizer: Effect.Effect<void> = Effect.asVoid(tokenCounter)
+/**
+ * The service's tokenizer: the encoding loaded now (at start-up), so that no
+ * request waits for it, and worker threads (started on the first large count)
+ * for large texts while the layer is up.
+ */
+export const TokenizerThreads = Layer.effectDiscard(Effect.gen(function*() {
+  yield* tokenCounter
+  const count = yield* makeWorkerPool<string, number>({
+    file: siblingModule(import.meta.url, "TokenizerWorker"),
+    workers: tokenizerWorkers,
+    memoryMb: tokenizerWorkerMemoryMb,
+    timeoutMs: tokenizerJobTimeoutMs
+  })
+  yield* Effect.acquireRelease(
+    Effect.sync(() => void (offThread = count)),
+    () => Effect.sync(() => void (offThread === count && (offThread = undefined)))
+  )
+}))

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { prompt } from "../../src/llm/Llm.ts"
-import { longestRun, offThreadCharacters, piecesOf, tokenCounter } from "../../src/llm/Tokenizer.ts"
+import { longestRun, offThreadCharacters, piecesOf, tokenCounter, TokenizerThreads } from "../../src/llm/Tokenizer.ts"
 
 const asPlainText = { disallowedSpecial: new Set<string>() }
 
@@ -86,7 +86,7 @@ describe("the shared tokenizer", () => {
         for (const piece of pieces) here += yield* counter.text(piece)
         expect(yield* counter.text(text)).toBe(here)
       }
-    }))
+    }).pipe(Effect.provide(TokenizerThreads)))
 
   it.effect("holds the event loop for a few milliseconds of CPU at a time, however slow the text is to count", () =>
     Effect.gen(function*() {
@@ -119,7 +119,7 @@ describe("the shared tokenizer", () => {
       const startedAt = cpuMs()
       yield* counter.text(letters(300_000, 17))
       expect(cpuMs() - startedAt).toBeLessThan(40)
-    }))
+    }).pipe(Effect.provide(TokenizerThreads)))
 
   it.effect("keeps whole words within a token limit, in time linear in the text", () =>
     Effect.gen(function*() {

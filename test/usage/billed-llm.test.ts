@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { catalogFrom, defaultPrices, localModels, priceOf, resolveModel } from "../../src/llm/Catalog.ts"
 import { type CatalogModel, Llm, LlmError, ModelCatalog, prompt } from "../../src/llm/Llm.ts"
-import { offThreadCharacters, piecesOf, tokenCounter } from "../../src/llm/Tokenizer.ts"
+import { offThreadCharacters, piecesOf, tokenCounter, TokenizerThreads } from "../../src/llm/Tokenizer.ts"
 import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
 import * as BilledLlm from "../../src/usage/BilledLlm.ts"
 import { Credits, type Payer } from "../../src/usage/Credits.ts"
@@ -42,6 +42,8 @@ const setup = Effect.gen(function*() {
   const layer = Credits.layer.pipe(
     Layer.provideMerge(pgliteStorage),
     Layer.provideMerge(gatedLlm(release, started)),
+    // As in the service: large texts are counted on worker threads.
+    Layer.provideMerge(TokenizerThreads),
     Layer.provideMerge(Layer.succeed(ModelCatalog, { models: [metered], resolve: (model) => resolveModel([metered], model) })),
     Layer.provide(testConfig())
   )
