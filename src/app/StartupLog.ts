@@ -1,6 +1,8 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { join, resolve } from "node:path"
 import { catalogFrom } from "../llm/Catalog.ts"
+import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
+import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 
 /** A URL's scheme, host and port (and path when asked): never its user, password or query, which may be secrets. */
@@ -39,7 +41,7 @@ const modelsLine = (settings: AppSettings) => {
  * chose them: one line each, without credentials. Logged once at start-up,
  * so that nobody has to guess where e-mail went or which models answer.
  */
-export const describeProviders = (settings: AppSettings): ReadonlyArray<string> => [
+export const describeProviders = (settings: AppSettings, jobs: JobsSettings, files: FilesSettings): ReadonlyArray<string> => [
   Option.match(settings.databaseUrl, {
     onNone: () => `Database: embedded (PGlite) in ${resolve(settings.dataDir)} (set DATABASE_URL for PostgreSQL)`,
     onSome: (url) => `Database: PostgreSQL at ${location(Redacted.value(url), true)}`
@@ -51,10 +53,10 @@ export const describeProviders = (settings: AppSettings): ReadonlyArray<string> 
   }),
   `Links in e-mails (tracking, unsubscribe) and public file URLs start with ${settings.publicBaseUrl} (PUBLIC_BASE_URL)`,
   modelsLine(settings),
-  Option.isSome(settings.serpapiApiKey)
-    ? `Job search: the SerpApi-compatible provider at ${location(settings.serpapiBaseUrl, true)}`
+  Option.isSome(jobs.apiKey)
+    ? `Job search: the SerpApi-compatible provider at ${location(jobs.baseUrl, true)}`
     : "Job search: off, answering 403 (set SERPAPI_API_KEY to enable it)",
-  Option.match(settings.blobDir, {
+  Option.match(files.blobDir, {
     onNone: () => "Uploaded files: stored in the database (set BLOB_DIR for a folder)",
     onSome: (folder) => `Uploaded files: stored in ${resolve(folder)}`
   }),
@@ -65,5 +67,8 @@ export const describeProviders = (settings: AppSettings): ReadonlyArray<string> 
 
 /** Logs `describeProviders` once, at Info level. */
 export const ProvidersLogged = Layer.effectDiscard(
-  Effect.flatMap(AppConfig, (settings) => Effect.forEach(describeProviders(settings), (line) => Effect.logInfo(line), { discard: true }))
+  Effect.gen(function*() {
+    const lines = describeProviders(yield* AppConfig, yield* JobsConfig, yield* FilesConfig)
+    yield* Effect.forEach(lines, (line) => Effect.logInfo(line), { discard: true })
+  })
 )

@@ -55,13 +55,6 @@ export interface AppSettings {
   readonly creditFlushMs: number
   /** How long a process keeps a lease no call uses before it returns it to the pool. */
   readonly creditLeaseIdleMs: number
-  /** The SerpApi-compatible job-search provider (docs/jobs.md); no key: job search answers 403. */
-  readonly serpapiBaseUrl: string
-  readonly serpapiApiKey: Option.Option<Redacted.Redacted>
-  readonly serpapiTimeoutMs: number
-  readonly serpapiMaxRetries: number
-  /** Document conversion limits and workers (docs/documents.md). */
-  readonly documents: DocumentSettings
   /** Worker threads for the content tools' analysis and rewriting (docs/content.md). */
   readonly contentWorkers: number
   /** A spamd whose score joins the spam check (`spamd://host:783`; docs/content.md). */
@@ -86,42 +79,8 @@ export interface AppSettings {
   readonly designChatModel: string
   readonly designChatMaxRounds: number
   readonly designChatTimeoutMs: number
-  /** Keep uploaded files in this folder; none: in the database. */
-  readonly blobDir: Option.Option<string>
   /** Largest image a template upload accepts. */
   readonly uploadMaxBytes: number
-}
-
-export interface DocumentSettings {
-  readonly maxFiles: number
-  readonly maxFileBytes: number
-  readonly maxTotalBytes: number
-  /** What one docx/xlsx/pptx may unpack to, and its most zip entries. */
-  readonly maxUnzippedBytes: number
-  readonly maxZipEntries: number
-  readonly maxPdfPages: number
-  /** Per file: a conversion running longer is stopped (its worker thread terminated). */
-  readonly timeoutMs: number
-  readonly workers: number
-  /** Heap limit of each conversion worker thread. */
-  readonly workerMemoryMb: number
-  /** With `generateSummary`, documents above this many tokens get a summary. */
-  readonly summaryMinTokens: number
-}
-
-const mebibytes = (count: number) => count * 1024 * 1024
-
-export const documentDefaults: DocumentSettings = {
-  maxFiles: 10,
-  maxFileBytes: mebibytes(10),
-  maxTotalBytes: mebibytes(25),
-  maxUnzippedBytes: mebibytes(100),
-  maxZipEntries: 2_000,
-  maxPdfPages: 1_000,
-  timeoutMs: 30_000,
-  workers: 2,
-  workerMemoryMb: 1_024,
-  summaryMinTokens: 2_000
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
@@ -204,22 +163,6 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     creditFlushMs: Config.option(positive("CREDIT_FLUSH_MS")),
     creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
-    serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
-    serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
-    serpapiTimeoutMs: positiveInt("SERPAPI_TIMEOUT_MS", 30_000),
-    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3)),
-    documents: Config.all({
-      maxFiles: positiveInt("DOCUMENT_MAX_FILES", documentDefaults.maxFiles),
-      maxFileBytes: positiveInt("DOCUMENT_MAX_FILE_BYTES", documentDefaults.maxFileBytes),
-      maxTotalBytes: positiveInt("DOCUMENT_MAX_TOTAL_BYTES", documentDefaults.maxTotalBytes),
-      maxUnzippedBytes: positiveInt("DOCUMENT_MAX_UNZIPPED_BYTES", documentDefaults.maxUnzippedBytes),
-      maxZipEntries: positiveInt("DOCUMENT_MAX_ZIP_ENTRIES", documentDefaults.maxZipEntries),
-      maxPdfPages: positiveInt("DOCUMENT_MAX_PDF_PAGES", documentDefaults.maxPdfPages),
-      timeoutMs: positiveInt("DOCUMENT_TIMEOUT_MS", documentDefaults.timeoutMs),
-      workers: positiveInt("DOCUMENT_WORKERS", documentDefaults.workers),
-      workerMemoryMb: positiveInt("DOCUMENT_WORKER_MEMORY_MB", documentDefaults.workerMemoryMb),
-      summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
-    }),
     contentWorkers: positiveInt("CONTENT_WORKERS", 2),
     spamAssassinUrl: Config.option(Config.schema(SpamdUrl, "SPAMASSASSIN_URL")),
     spamAssassinCommand: Config.option(Config.NonEmptyString("SPAMASSASSIN_COMMAND")),
@@ -233,7 +176,6 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     designChatModel: Config.String("DESIGN_CHAT_MODEL").pipe(Config.withDefault("balanced")),
     designChatMaxRounds: positiveInt("DESIGN_CHAT_MAX_ROUNDS", 12),
     designChatTimeoutMs: positiveInt("DESIGN_CHAT_TIMEOUT_MS", 180_000),
-    blobDir: Config.option(Config.NonEmptyString("BLOB_DIR")),
     uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
   }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
     ...settings,
@@ -276,11 +218,6 @@ export const defaults: AppSettings = {
   creditFlushMs: 5,
   creditLeaseIdleMs: 1_000,
   llmMaxRetries: 3,
-  serpapiBaseUrl: "https://serpapi.com",
-  serpapiApiKey: Option.none(),
-  serpapiTimeoutMs: 30_000,
-  serpapiMaxRetries: 3,
-  documents: documentDefaults,
   contentWorkers: 2,
   spamAssassinUrl: Option.none(),
   spamAssassinCommand: Option.none(),
@@ -294,6 +231,5 @@ export const defaults: AppSettings = {
   designChatModel: "balanced",
   designChatMaxRounds: 12,
   designChatTimeoutMs: 180_000,
-  blobDir: Option.none(),
   uploadMaxBytes: 5 * 1024 * 1024
 }

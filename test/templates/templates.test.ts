@@ -180,7 +180,7 @@ const blobFolder = mkdtempSync(join(tmpdir(), "blob-dir-"))
 describe("uploads with BLOB_DIR", () => {
   afterAll(() => rmSync(blobFolder, { recursive: true, force: true }))
 
-  it.layer(testServer(pgliteStorage, { blobDir: Option.some(blobFolder) }))((it) => {
+  it.layer(testServer(pgliteStorage, { files: { blobDir: Option.some(blobFolder) } }))((it) => {
     it.effect("keeps the bytes in the folder and serves them from there", () =>
       Effect.gen(function*() {
         const api = yield* owner(yield* seedTenant())
