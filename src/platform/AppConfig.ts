@@ -55,14 +55,6 @@ export interface AppSettings {
   readonly creditFlushMs: number
   /** How long a process keeps a lease no call uses before it returns it to the pool. */
   readonly creditLeaseIdleMs: number
-  /** Worker threads for the content tools' analysis and rewriting (docs/content.md). */
-  readonly contentWorkers: number
-  /** A spamd whose score joins the spam check (`spamd://host:783`; docs/content.md). */
-  readonly spamAssassinUrl: Option.Option<string>
-  /** The `spamassassin` program, run per spam check when no spamd is configured. */
-  readonly spamAssassinCommand: Option.Option<string>
-  /** Largest CSV file a contact-list import accepts. */
-  readonly importMaxBytes: number
   /** smtp:// or smtps:// with credentials; none: every message goes to `DATA_DIR/outbox/` as an .eml file. */
   readonly smtpUrl: Option.Option<Redacted.Redacted>
   /** The default sender, `Name <address>` or an address. */
@@ -75,12 +67,6 @@ export interface AppSettings {
   readonly mailPoolSize: number
   /** DKIM signing of every outgoing message, when all three DKIM settings are given. */
   readonly dkim: Option.Option<DkimSettings>
-  /** The design chats (docs/design-chat.md): model (or tier), model calls per chat, wall-clock limit. */
-  readonly designChatModel: string
-  readonly designChatMaxRounds: number
-  readonly designChatTimeoutMs: number
-  /** Largest image a template upload accepts. */
-  readonly uploadMaxBytes: number
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
@@ -108,10 +94,6 @@ export interface DkimSettings {
 
 const SmtpUrl = Schema.String.check(
   Schema.isPattern(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
-)
-
-const SpamdUrl = Schema.String.check(
-  Schema.isPattern(/^spamd:\/\/[^\s/:]+(:\d{1,5})?\/?$/, { message: "must be a spamd://host[:port] URL" })
 )
 
 const BaseUrl = Schema.String.check(
@@ -163,20 +145,12 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     creditFlushMs: Config.option(positive("CREDIT_FLUSH_MS")),
     creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
-    contentWorkers: positiveInt("CONTENT_WORKERS", 2),
-    spamAssassinUrl: Config.option(Config.schema(SpamdUrl, "SPAMASSASSIN_URL")),
-    spamAssassinCommand: Config.option(Config.NonEmptyString("SPAMASSASSIN_COMMAND")),
-    importMaxBytes: Config.Int("IMPORT_MAX_BYTES").pipe(Config.withDefault(20 * 1024 * 1024)),
     smtpUrl: Config.option(Config.schema(SmtpUrl, "SMTP_URL").pipe(Config.map(Redacted.make))),
     mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("Platform <no-reply@localhost>")),
     publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL")),
     mailRatePerSecond: Config.Int("MAIL_RATE_PER_SECOND").pipe(Config.withDefault(0)),
     mailPoolSize: Config.Int("MAIL_POOL_SIZE").pipe(Config.withDefault(5)),
-    dkim: dkimFromEnv,
-    designChatModel: Config.String("DESIGN_CHAT_MODEL").pipe(Config.withDefault("balanced")),
-    designChatMaxRounds: positiveInt("DESIGN_CHAT_MAX_ROUNDS", 12),
-    designChatTimeoutMs: positiveInt("DESIGN_CHAT_TIMEOUT_MS", 180_000),
-    uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
+    dkim: dkimFromEnv
   }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
     ...settings,
     // An embedded commit costs its one database thread ~1 ms however small: fewer, larger groups there.
@@ -218,18 +192,10 @@ export const defaults: AppSettings = {
   creditFlushMs: 5,
   creditLeaseIdleMs: 1_000,
   llmMaxRetries: 3,
-  contentWorkers: 2,
-  spamAssassinUrl: Option.none(),
-  spamAssassinCommand: Option.none(),
-  importMaxBytes: 20 * 1024 * 1024,
   smtpUrl: Option.none(),
   mailFrom: "Platform <no-reply@localhost>",
   publicBaseUrl: "http://127.0.0.1:3000",
   mailRatePerSecond: 0,
   mailPoolSize: 5,
-  dkim: Option.none(),
-  designChatModel: "balanced",
-  designChatMaxRounds: 12,
-  designChatTimeoutMs: 180_000,
-  uploadMaxBytes: 5 * 1024 * 1024
+  dkim: Option.none()
 }
