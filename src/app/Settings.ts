@@ -5,6 +5,7 @@ import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsCo
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
+import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 
@@ -22,6 +23,7 @@ export const SettingsLive = Layer.mergeAll(
   FilesConfig.layer,
   JobsConfig.layer,
   ListsConfig.layer,
+  MailConfig.layer,
   TemplatesConfig.layer
 )
 
@@ -33,11 +35,12 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly files?: Partial<FilesSettings>
   readonly jobs?: Partial<JobsSettings>
   readonly lists?: Partial<ListsSettings>
+  readonly mail?: Partial<OutgoingMailSettings>
   readonly templates?: Partial<TemplatesSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, templates, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
@@ -46,5 +49,6 @@ export const settingsWith = ({ content, design, documents, files, jobs, lists, t
     FilesConfig.layerWith(files),
     JobsConfig.layerWith(jobs),
     ListsConfig.layerWith(lists),
+    MailConfig.layerWith(mail),
     TemplatesConfig.layerWith(templates)
   )

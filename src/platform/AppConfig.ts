@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
+import { Config, Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 
 /** One `LLM_MODELS` entry: a model of the catalog (src/llm/Catalog.ts). */
 export const ModelEntry = Schema.Struct({
@@ -55,18 +55,8 @@ export interface AppSettings {
   readonly creditFlushMs: number
   /** How long a process keeps a lease no call uses before it returns it to the pool. */
   readonly creditLeaseIdleMs: number
-  /** smtp:// or smtps:// with credentials; none: every message goes to `DATA_DIR/outbox/` as an .eml file. */
-  readonly smtpUrl: Option.Option<Redacted.Redacted>
-  /** The default sender, `Name <address>` or an address. */
-  readonly mailFrom: string
   /** Where this service is reachable from the outside: tracking, unsubscribe and file links start with it. */
   readonly publicBaseUrl: string
-  /** Messages per second this process hands to the mail server; 0: no limit. */
-  readonly mailRatePerSecond: number
-  /** Pooled SMTP connections. */
-  readonly mailPoolSize: number
-  /** DKIM signing of every outgoing message, when all three DKIM settings are given. */
-  readonly dkim: Option.Option<DkimSettings>
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
@@ -86,35 +76,9 @@ export const switchedOn = (name: string) => onOffSwitch(name, "on")
 /** An `on`/`off` switch, `off` unless set. */
 export const switchedOff = (name: string) => onOffSwitch(name, "off")
 
-export interface DkimSettings {
-  readonly domain: string
-  readonly selector: string
-  readonly privateKey: Redacted.Redacted
-}
-
-const SmtpUrl = Schema.String.check(
-  Schema.isPattern(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
-)
-
 const BaseUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: "must be an http:// or https:// URL" })
 )
-
-const dkimFromEnv = Config.all({
-  domain: Config.option(Config.String("DKIM_DOMAIN")),
-  selector: Config.option(Config.String("DKIM_SELECTOR")),
-  privateKey: Config.option(Config.Redacted("DKIM_PRIVATE_KEY"))
-}).pipe(Config.flatMap(({ domain, selector, privateKey }): Config.Config<Option.Option<DkimSettings>> => {
-  if (Option.isSome(domain) && Option.isSome(selector) && Option.isSome(privateKey)) {
-    // A PEM key in one environment line may carry its line breaks as "\n".
-    const pem = Redacted.make(Redacted.value(privateKey.value).replaceAll("\\n", "\n"))
-    return Config.succeed(Option.some({ domain: domain.value, selector: selector.value, privateKey: pem }))
-  }
-  if (Option.isNone(domain) && Option.isNone(selector) && Option.isNone(privateKey)) return Config.succeed(Option.none())
-  return Config.fail(new Schema.SchemaError(new SchemaIssue.InvalidValue({
-    message: "DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY go together: set all three or none"
-  })))
-}))
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
   static readonly fromEnv = Config.all({
@@ -145,12 +109,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     creditFlushMs: Config.option(positive("CREDIT_FLUSH_MS")),
     creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
-    smtpUrl: Config.option(Config.schema(SmtpUrl, "SMTP_URL").pipe(Config.map(Redacted.make))),
-    mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("Platform <no-reply@localhost>")),
-    publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL")),
-    mailRatePerSecond: Config.Int("MAIL_RATE_PER_SECOND").pipe(Config.withDefault(0)),
-    mailPoolSize: Config.Int("MAIL_POOL_SIZE").pipe(Config.withDefault(5)),
-    dkim: dkimFromEnv
+    publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL"))
   }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
     ...settings,
     // An embedded commit costs its one database thread ~1 ms however small: fewer, larger groups there.
@@ -192,10 +151,5 @@ export const defaults: AppSettings = {
   creditFlushMs: 5,
   creditLeaseIdleMs: 1_000,
   llmMaxRetries: 3,
-  smtpUrl: Option.none(),
-  mailFrom: "Platform <no-reply@localhost>",
-  publicBaseUrl: "http://127.0.0.1:3000",
-  mailRatePerSecond: 0,
-  mailPoolSize: 5,
-  dkim: Option.none()
+  publicBaseUrl: "http://127.0.0.1:3000"
 }
