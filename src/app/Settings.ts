@@ -8,6 +8,7 @@ import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
+import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
 /**
  * The service's settings: the kernel's (`AppConfig`) and each area's own
@@ -24,7 +25,8 @@ export const SettingsLive = Layer.mergeAll(
   JobsConfig.layer,
   ListsConfig.layer,
   MailConfig.layer,
-  TemplatesConfig.layer
+  TemplatesConfig.layer,
+  UsageConfig.layer
 )
 
 /** Overrides of any setting for tests and tools: the kernel's flat, each area's under its key. */
@@ -37,10 +39,11 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly lists?: Partial<ListsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
   readonly templates?: Partial<TemplatesSettings>
+  readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
@@ -50,5 +53,6 @@ export const settingsWith = ({ content, design, documents, files, jobs, lists, m
     JobsConfig.layerWith(jobs),
     ListsConfig.layerWith(lists),
     MailConfig.layerWith(mail),
-    TemplatesConfig.layerWith(templates)
+    TemplatesConfig.layerWith(templates),
+    UsageConfig.layerWith(usage)
   )

@@ -49,18 +49,12 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
-  /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
-  readonly creditHoldTtlMs: number
-  /** How long settled calls wait to be committed together (group commit): the crash window of usage. 5 ms on PostgreSQL, 50 ms embedded. */
-  readonly creditFlushMs: number
-  /** How long a process keeps a lease no call uses before it returns it to the pool. */
-  readonly creditLeaseIdleMs: number
   /** Where this service is reachable from the outside: tracking, unsubscribe and file links start with it. */
   readonly publicBaseUrl: string
 }
 
 /** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
-const positive = (name: string) => Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name)
+export const positive = (name: string) => Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name)
 
 export const positiveInt = (name: string, fallback: number) => positive(name).pipe(Config.withDefault(fallback))
 
@@ -105,15 +99,10 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
-    creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
-    creditFlushMs: Config.option(positive("CREDIT_FLUSH_MS")),
-    creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
     publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL"))
-  }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
+  }).pipe(Config.map(({ publicBaseUrl, ...settings }): AppSettings => ({
     ...settings,
-    // An embedded commit costs its one database thread ~1 ms however small: fewer, larger groups there.
-    creditFlushMs: Option.getOrElse(creditFlushMs, () => (Option.isSome(settings.databaseUrl) ? 5 : 50)),
     // Unset: the listen address, which is right for a service used on this machine only.
     publicBaseUrl: Option.getOrElse(publicBaseUrl, () => `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")
   })))
@@ -147,9 +136,6 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
-  creditHoldTtlMs: 120_000,
-  creditFlushMs: 5,
-  creditLeaseIdleMs: 1_000,
   llmMaxRetries: 3,
   publicBaseUrl: "http://127.0.0.1:3000"
 }
