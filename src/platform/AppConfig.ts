@@ -17,7 +17,7 @@ export const ModelEntry = Schema.Struct({
 
 export type ModelEntry = typeof ModelEntry.Type
 
-/** Every setting the service reads from its environment; README's table lists the same. */
+/** The kernel's settings from the environment; each area's are its own Config (`src/app/Settings.ts` lists them); README's table lists all. */
 export interface AppSettings {
   readonly host: string
   readonly port: number
@@ -53,9 +53,10 @@ export interface AppSettings {
   readonly publicBaseUrl: string
 }
 
-/** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
+/** A setting that must be a whole number above zero (a timeout, a cap). */
 export const positive = (name: string) => Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name)
 
+/** As `positive`, with its default. */
 export const positiveInt = (name: string, fallback: number) => positive(name).pipe(Config.withDefault(fallback))
 
 const onOffSwitch = (name: string, fallback: "on" | "off") =>
