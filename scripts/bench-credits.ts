@@ -14,7 +14,7 @@
  */
 import { Effect, Layer } from "effect"
 import { OrganizationsRepo } from "../src/organizations/OrganizationsRepo.ts"
-import { AppConfig } from "../src/platform/AppConfig.ts"
+import { settingsWith } from "../src/app/Settings.ts"
 import { Credits } from "../src/usage/Credits.ts"
 import { makeTempDir, runScript } from "./bench/children.ts"
 import { pgliteStorageIn } from "./bench/databases.ts"
@@ -65,6 +65,6 @@ const storage = pgliteStorageIn(makeTempDir("bench-credits-"))
 runScript(() =>
   Effect.runPromise(Effect.scoped(Effect.provide(
     program,
-    Credits.layer.pipe(Layer.provideMerge(storage), Layer.provide(AppConfig.layerWith({ logLevel: "Error" })))
+    Credits.layer.pipe(Layer.provideMerge(storage), Layer.provide(settingsWith({ logLevel: "Error" })))
   )))
 )

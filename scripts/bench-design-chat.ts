@@ -107,8 +107,7 @@ const serverWith = <A, E>(storage: Layer.Layer<A, E>) =>
         openaiBaseUrl: Option.some(stub.openaiUrl),
         openaiApiKey: Option.some(Redacted.make("bench")),
         llmMaxRetries: 0,
-        designChatModel: "designer",
-        designChatMaxRounds: edits + 1,
+        design: { model: "designer", maxRounds: edits + 1 },
         rateLimitPerMinute: 1_000_000
       })
     )

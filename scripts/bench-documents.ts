@@ -19,7 +19,8 @@ import { extractText } from "unpdf"
 import * as Admin from "../src/admin/Admin.ts"
 import { makeServer } from "../src/app/Server.ts"
 import { inMemoryStorage } from "../src/app/Storage.ts"
-import { AppConfig, documentDefaults } from "../src/platform/AppConfig.ts"
+import { settingsWith } from "../src/app/Settings.ts"
+import { documentDefaults } from "../src/documents/DocumentsConfig.ts"
 import { docxFile, pdfFile } from "../test/support/DocumentFixtures.ts"
 import { fixed, formatTable, numberFromEnv, writeResults } from "./bench/report.ts"
 
@@ -72,7 +73,7 @@ const timed = async (run: () => Promise<unknown>, warmUp: () => Promise<unknown>
   return median(seconds)
 }
 
-const settings = AppConfig.layerWith({
+const settings = settingsWith({
   bootstrap: false,
   logLevel: "Error",
   rateLimitPerMinute: 1_000_000,

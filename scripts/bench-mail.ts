@@ -30,7 +30,7 @@ import { Delivery } from "../src/outreach/Delivery.ts"
 import { OutreachConfig } from "../src/outreach/OutreachConfig.ts"
 import { TrackingSecret } from "../src/outreach/TrackingSecret.ts"
 import { Mailer } from "../src/mail/Mailer.ts"
-import { AppConfig } from "../src/platform/AppConfig.ts"
+import { settingsWith } from "../src/app/Settings.ts"
 import { newId } from "../src/platform/Ids.ts"
 import { postgresClient } from "../src/storage/Database.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
@@ -144,7 +144,7 @@ const rawRate = (url: string, count: number) =>
 
 // --- storage, seeding, the worker ----------------------------------------------------------------------------
 
-const appSettings = { logLevel: "Error" as const, publicBaseUrl: "https://mail.bench.example", mailFrom: from }
+const appSettings = { logLevel: "Error" as const, publicBaseUrl: "https://mail.bench.example", mail: { from } }
 
 const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
   CampaignWorker.layer.pipe(
@@ -156,7 +156,7 @@ const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
     Layer.provideMerge(OutreachConfig.layerWith({ concurrency })),
     Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, batchSize, leaseMs: 3_000 })),
     Layer.provideMerge(storage),
-    Layer.provideMerge(AppConfig.layerWith(appSettings))
+    Layer.provideMerge(settingsWith(appSettings))
   )
 
 /** A tenant with a list of `count` rows (bulk-inserted) and a draft campaign to it; answers the campaign. */
@@ -225,7 +225,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Su
 /** Where a crash run keeps its data: a PostgreSQL URL, or `pglite:<data folder>` (the folder's lock included). */
 const crashStorage = (target: string) =>
   target.startsWith("pglite:")
-    ? configuredStorage.pipe(Layer.provide(AppConfig.layerWith({ ...appSettings, dataDir: target.slice("pglite:".length) })))
+    ? configuredStorage.pipe(Layer.provide(settingsWith({ ...appSettings, dataDir: target.slice("pglite:".length) })))
     : sqlStorage(postgresClient(Redacted.make(target)), "postgres")
 
 /**
@@ -262,7 +262,7 @@ const spawnWorker = (target: string, smtpUrl: string) =>
 const crashTest = (target: string, sink: Effect.Success<typeof startSink>) =>
   Effect.gen(function*() {
     const inStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.scoped(effect.pipe(Effect.provide(crashStorage(target)), Effect.provide(AppConfig.layerWith(appSettings)), Effect.orDie))
+      Effect.scoped(effect.pipe(Effect.provide(crashStorage(target)), Effect.provide(settingsWith(appSettings)), Effect.orDie))
     const campaign = yield* inStorage(Effect.gen(function*() {
       const { campaign, listId } = yield* seedCampaign(crashRows)
       return yield* startSending(campaign, listId)

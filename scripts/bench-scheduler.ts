@@ -12,7 +12,7 @@ import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { createInterface } from "node:readline"
 import { LlmLive } from "../src/llm/LlmLive.ts"
-import { AppConfig } from "../src/platform/AppConfig.ts"
+import { settingsWith } from "../src/app/Settings.ts"
 import { Scheduler } from "../src/tasks/Scheduler.ts"
 import { SchedulerConfig } from "../src/tasks/SchedulerConfig.ts"
 import { Credits } from "../src/usage/Credits.ts"
@@ -30,7 +30,7 @@ const schedulerAt = (url: string) =>
   Scheduler.layer.pipe(
     Layer.provide([Credits.layer, LlmLive, SchedulerConfig.layer]),
     Layer.provide(postgresStorage(url)),
-    Layer.provide(AppConfig.layerWith({ logLevel: "Error" }))
+    Layer.provide(settingsWith({ logLevel: "Error" }))
   )
 
 /** A worker process: builds its scheduler, says `ready`, waits for `go`, polls until nothing is due, reports. */

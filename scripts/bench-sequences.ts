@@ -13,7 +13,7 @@ import { inMemoryStorage } from "../src/app/Storage.ts"
 import { Delivery } from "../src/outreach/Delivery.ts"
 import { LlmLive } from "../src/llm/LlmLive.ts"
 import { Mailer } from "../src/mail/Mailer.ts"
-import { AppConfig, type AppSettings } from "../src/platform/AppConfig.ts"
+import { type SettingOverrides, settingsWith } from "../src/app/Settings.ts"
 import { newId } from "../src/platform/Ids.ts"
 import { executionFor } from "../src/sequences/Sequences.ts"
 import { SequencesConfig } from "../src/sequences/SequencesConfig.ts"
@@ -73,14 +73,14 @@ const measure = Effect.gen(function*() {
   return { perSecond: executionCount / seconds, written, seconds }
 })
 
-const run = (name: string, storage: Layer.Layer<any, unknown>, settings: Partial<AppSettings>) =>
+const run = (name: string, storage: Layer.Layer<any, unknown>, settings: SettingOverrides) =>
   measure.pipe(
     Effect.provide(SequenceWorker.layer.pipe(
       Layer.provideMerge(Layer.mergeAll(Delivery.live, Credits.layer, LlmLive)),
       Layer.provideMerge(Mailer.layer),
       Layer.provideMerge(SequencesConfig.layerWith({ enabled: false, draftConcurrency, batchSize: 100 })),
       Layer.provideMerge(storage),
-      Layer.provideMerge(AppConfig.layerWith({ logLevel: "Error", ...settings }))
+      Layer.provideMerge(settingsWith({ logLevel: "Error", ...settings }))
     )),
     Effect.map((result) => ({ name, ...result }))
   )
@@ -96,7 +96,7 @@ const main = Effect.gen(function*() {
     ),
     (server) => Effect.promise(() => server.close())
   )
-  const viaStub: Partial<AppSettings> = {
+  const viaStub: SettingOverrides = {
     llmModels: Option.some([{ id: "bench", provider: "openai", upstream: "stub", tier: "balanced" }]),
     openaiBaseUrl: Option.some(stub.url)
   }

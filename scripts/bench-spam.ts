@@ -8,7 +8,7 @@
 // lowest ham and highest spam score.
 import { Console, Effect, Option } from "effect"
 import { SpamAssassin } from "../src/content/SpamAssassin.ts"
-import { AppConfig } from "../src/platform/AppConfig.ts"
+import { ContentConfig } from "../src/content/ContentConfig.ts"
 import { extremes, readCorpus, rocAuc, type ScoredMail, scoreCorpus } from "../test/content/SpamCorpus.ts"
 import { spamAssassinAvailable, startSpamd } from "../test/content/Spamd.ts"
 import { fixed, formatTable, writeResults } from "./bench/report.ts"
@@ -60,7 +60,7 @@ const program = Effect.gen(function*() {
   yield* Console.log(`\nFor SpamAssassin (higher is spam) the two columns are its own scores, the worst cases the same way round: its highest on a ham, its lowest on a spam. Results: ${writeResults("spam", startedAt, results)}`)
 }).pipe(
   Effect.provide(SpamAssassin.layer),
-  Effect.provide(AppConfig.layerWith({ spamAssassinUrl: Option.fromUndefinedOr(spamd?.url) })),
+  Effect.provide(ContentConfig.layerWith({ spamAssassinUrl: Option.fromUndefinedOr(spamd?.url) })),
   Effect.ensuring(Effect.sync(() => spamd?.stop()))
 )
 

@@ -22,7 +22,7 @@ import { promisify } from "node:util"
 import { join } from "node:path"
 import { makeServer } from "../src/app/Server.ts"
 import { inMemoryStorage } from "../src/app/Storage.ts"
-import { AppConfig } from "../src/platform/AppConfig.ts"
+import { settingsWith } from "../src/app/Settings.ts"
 import { freePort } from "./bench/children.ts"
 import { resultsDir } from "./bench/report.ts"
 
@@ -94,7 +94,7 @@ const check = async (baseUrl: string) => {
 const main = Effect.gen(function*() {
   const port = yield* Effect.promise(freePort)
   const server = makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port }), inMemoryStorage, { logAddress: false }).pipe(
-    Layer.provide(AppConfig.layerWith({ adminApiKey: Option.some(Redacted.make("docs-screenshot")), logLevel: "Error", bootstrap: false }))
+    Layer.provide(settingsWith({ adminApiKey: Option.some(Redacted.make("docs-screenshot")), logLevel: "Error", bootstrap: false }))
   )
   yield* Effect.promise(() => check(`http://127.0.0.1:${port}`)).pipe(Effect.provide(server))
 })

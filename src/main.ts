@@ -2,7 +2,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer } from "effect"
 import { JsonLogger, ServerLive } from "./app/Server.ts"
 import { ProvidersLogged } from "./app/StartupLog.ts"
-import { AppConfig } from "./platform/AppConfig.ts"
+import { SettingsLive } from "./app/Settings.ts"
 
 /** Why a listen failed, in words, for the errors an operator can fix. */
 const listenProblems: Record<string, string> = {
@@ -40,7 +40,7 @@ const reportStartFailure = (cause: Cause.Cause<unknown>) =>
 // Where e-mail, model calls and the other providers' work go is logged once the server is up.
 Layer.launch(Layer.provideMerge(ProvidersLogged, ServerLive)).pipe(
   Effect.provide(JsonLogger),
-  Effect.provide(AppConfig.layer),
+  Effect.provide(SettingsLive),
   Effect.tapCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.void : reportStartFailure(cause)),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

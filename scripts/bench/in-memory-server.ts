@@ -7,7 +7,7 @@ import { Layer, Option, Redacted } from "effect"
 import { createServer } from "node:http"
 import { inMemoryStorage } from "../../src/app/Storage.ts"
 import { makeServer } from "../../src/app/Server.ts"
-import { AppConfig } from "../../src/platform/AppConfig.ts"
+import { settingsWith } from "../../src/app/Settings.ts"
 import { freePort, spawnChild, waitUntilReady } from "./children.ts"
 
 /** Our gateways route model `bench` to the stub as upstream model `stub`. */
@@ -38,7 +38,7 @@ export const startInMemoryServer = async (
 if (import.meta.main) {
   const [port, stubUrl] = process.argv.slice(2)
   Layer.launch(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(port) }), inMemoryStorage, { logAddress: false }).pipe(
-    Layer.provide(AppConfig.layerWith({
+    Layer.provide(settingsWith({
       adminApiKey: Option.some(Redacted.make(adminKey)),
       rateLimitPerMinute: 1_000_000_000,
       logLevel: "Error",

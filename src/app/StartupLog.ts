@@ -1,6 +1,9 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { join, resolve } from "node:path"
 import { catalogFrom } from "../llm/Catalog.ts"
+import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
+import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
+import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 
 /** A URL's scheme, host and port (and path when asked): never its user, password or query, which may be secrets. */
@@ -39,22 +42,25 @@ const modelsLine = (settings: AppSettings) => {
  * chose them: one line each, without credentials. Logged once at start-up,
  * so that nobody has to guess where e-mail went or which models answer.
  */
-export const describeProviders = (settings: AppSettings): ReadonlyArray<string> => [
+export const describeProviders = (
+  settings: AppSettings,
+  areas: { readonly mail: OutgoingMailSettings; readonly jobs: JobsSettings; readonly files: FilesSettings }
+): ReadonlyArray<string> => [
   Option.match(settings.databaseUrl, {
     onNone: () => `Database: embedded (PGlite) in ${resolve(settings.dataDir)} (set DATABASE_URL for PostgreSQL)`,
     onSome: (url) => `Database: PostgreSQL at ${location(Redacted.value(url), true)}`
   }),
-  Option.match(settings.smtpUrl, {
+  Option.match(areas.mail.smtpUrl, {
     onNone: () =>
       `E-mail: written as .eml files to ${resolve(join(settings.dataDir, "outbox"))}, not sent (set SMTP_URL to deliver)`,
-    onSome: (url) => `E-mail: sent through the SMTP server ${location(Redacted.value(url))}, from ${settings.mailFrom}`
+    onSome: (url) => `E-mail: sent through the SMTP server ${location(Redacted.value(url))}, from ${areas.mail.from}`
   }),
   `Links in e-mails (tracking, unsubscribe) and public file URLs start with ${settings.publicBaseUrl} (PUBLIC_BASE_URL)`,
   modelsLine(settings),
-  Option.isSome(settings.serpapiApiKey)
-    ? `Job search: the SerpApi-compatible provider at ${location(settings.serpapiBaseUrl, true)}`
+  Option.isSome(areas.jobs.apiKey)
+    ? `Job search: the SerpApi-compatible provider at ${location(areas.jobs.baseUrl, true)}`
     : "Job search: off, answering 403 (set SERPAPI_API_KEY to enable it)",
-  Option.match(settings.blobDir, {
+  Option.match(areas.files.blobDir, {
     onNone: () => "Uploaded files: stored in the database (set BLOB_DIR for a folder)",
     onSome: (folder) => `Uploaded files: stored in ${resolve(folder)}`
   }),
@@ -65,5 +71,8 @@ export const describeProviders = (settings: AppSettings): ReadonlyArray<string> 
 
 /** Logs `describeProviders` once, at Info level. */
 export const ProvidersLogged = Layer.effectDiscard(
-  Effect.flatMap(AppConfig, (settings) => Effect.forEach(describeProviders(settings), (line) => Effect.logInfo(line), { discard: true }))
+  Effect.gen(function*() {
+    const lines = describeProviders(yield* AppConfig, { mail: yield* MailConfig, jobs: yield* JobsConfig, files: yield* FilesConfig })
+    yield* Effect.forEach(lines, (line) => Effect.logInfo(line), { discard: true })
+  })
 )

@@ -4,7 +4,7 @@ import { addressOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
 import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
+import { MailConfig } from "../mail/MailConfig.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
@@ -44,7 +44,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
   static readonly layer = Layer.effect(CampaignWorker, Effect.gen(function*() {
     const config = yield* CampaignsConfig
     const outreach = yield* OutreachConfig
-    const app = yield* AppConfig
+    const mail = yield* MailConfig
     const campaigns = yield* CampaignsRepo
     const recipients = yield* RecipientsRepo
     const delivery = yield* Delivery
@@ -108,7 +108,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         if (yield* Ref.get(stopped)) return
         yield* delivery.deliver({
           ...recipient,
-          from: senderOf(campaign, app.mailFrom),
+          from: senderOf(campaign, mail.from),
           replyTo: campaign.replyTo ?? undefined,
           templates
         }, {
@@ -208,7 +208,7 @@ const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
   return campaign.fromName === null ? address : `"${campaign.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
 }
 
-/** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer` and `AppConfig`. */
+/** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer` and `MailConfig`. */
 export const CampaignWorkerLive = CampaignWorker.worker.pipe(
   Layer.provide(CampaignWorker.layer),
   Layer.provide(Delivery.live),

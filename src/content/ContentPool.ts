@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { ContentRefused } from "./Errors.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
+import { ContentConfig } from "./ContentConfig.ts"
 import { makeWorkerPool, siblingModule } from "../platform/WorkerPool.ts"
 import type { ContentJob, ContentJobs, ContentTool } from "./ContentJobs.ts"
 
@@ -21,10 +21,10 @@ export class ContentPool extends Context.Service<ContentPool, {
   ) => Effect.Effect<ReturnType<ContentJobs[Tool]>, ContentRefused>
 }>()("content/ContentPool") {
   static readonly layer = Layer.effect(ContentPool, Effect.gen(function*() {
-    const { contentWorkers } = yield* AppConfig
+    const { workers } = yield* ContentConfig
     const run = yield* makeWorkerPool<ContentJob, unknown>({
       file: siblingModule(import.meta.url, "ContentWorker"),
-      workers: contentWorkers,
+      workers,
       memoryMb: contentWorkerMemoryMb,
       timeoutMs: contentJobTimeoutMs
     })

@@ -3,7 +3,7 @@ import { Context, Duration, Effect, Layer, Option, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { connect } from "node:net"
 import MailComposer from "nodemailer/lib/mail-composer"
-import { AppConfig } from "../platform/AppConfig.ts"
+import { ContentConfig } from "./ContentConfig.ts"
 
 /**
  * SpamAssassin's opinion of an e-mail, as one more metric of the spam check
@@ -108,7 +108,7 @@ export class SpamAssassin extends Context.Service<SpamAssassin, {
   readonly check: (parts: MessageParts) => Effect.Effect<Option.Option<SpamAssassinReport>>
 }>()("content/SpamAssassin") {
   static readonly layer = Layer.effect(SpamAssassin, Effect.gen(function*() {
-    const { spamAssassinUrl, spamAssassinCommand } = yield* AppConfig
+    const { spamAssassinUrl, spamAssassinCommand } = yield* ContentConfig
     const ask = Option.match(spamAssassinUrl, {
       onSome: (url) => {
         const { host, port } = spamdAddress(url)

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { AgentLimit, type AgentEvent, runAgent } from "../llm/Agent.ts"
 import { type ContentPart, LlmError, type LlmMessage } from "../llm/Llm.ts"
 import type { SseEvent } from "../gateway/Sse.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
+import { DesignConfig } from "./DesignConfig.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import type { Payer } from "../usage/Credits.ts"
 import { type DesignTarget, designTools } from "./DesignTools.ts"
@@ -80,7 +80,7 @@ const failureMessage = (error: unknown): string =>
  */
 export const open = (chat: DesignChat) =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const config = yield* DesignConfig
     const html = yield* Ref.make(chat.html)
     const version = yield* Ref.make(chat.version)
     const target: DesignTarget<SavedBody> = {
@@ -89,18 +89,18 @@ export const open = (chat: DesignChat) =>
     }
     const agent = runAgent({
       request: {
-        model: config.designChatModel,
+        model: config.model,
         system: systemWithDocument(chat.system, chat.html),
         messages: chat.messages
       },
       tools: designTools(target, html),
-      maxRounds: config.designChatMaxRounds,
+      maxRounds: config.maxRounds,
       call: (request) => Stream.unwrap(BilledLlm.stream(chat.payer, "campaigns", request))
     })
     const timeLimit = Stream.fromEffect(
       Effect.andThen(
-        Effect.sleep(config.designChatTimeoutMs),
-        Effect.fail(new AgentLimit({ message: `Stopped after the time limit of ${config.designChatTimeoutMs} ms` }))
+        Effect.sleep(config.timeoutMs),
+        Effect.fail(new AgentLimit({ message: `Stopped after the time limit of ${config.timeoutMs} ms` }))
       )
     )
     const bounded = Stream.merge(agent, timeLimit, { haltStrategy: "left" })

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { AppConfig } from "../platform/AppConfig.ts"
+import { DocumentsConfig } from "./DocumentsConfig.ts"
 import { makeWorkerPool, siblingModule, type WorkerFailed } from "../platform/WorkerPool.ts"
 import type { ConversionJob, ConversionReply } from "./Protocol.ts"
 
@@ -13,7 +13,7 @@ export class ConversionPool extends Context.Service<ConversionPool, {
   readonly convert: (job: ConversionJob) => Effect.Effect<ConversionReply>
 }>()("documents/ConversionPool") {
   static readonly layer = Layer.effect(ConversionPool, Effect.gen(function*() {
-    const settings = (yield* AppConfig).documents
+    const settings = yield* DocumentsConfig
     const run = yield* makeWorkerPool<ConversionJob, ConversionReply>({
       file: siblingModule(import.meta.url, "ConversionWorker"),
       workers: settings.workers,

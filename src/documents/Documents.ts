@@ -6,7 +6,7 @@ import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { toApiError } from "../gateway/Gateway.ts"
 import { prompt, textOf } from "../llm/Llm.ts"
-import { AppConfig, type DocumentSettings } from "../platform/AppConfig.ts"
+import { DocumentsConfig, type DocumentSettings } from "./DocumentsConfig.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { type Payer, payerOf } from "../usage/Credits.ts"
 import type { ConvertedDocument } from "./Api.ts"
@@ -96,7 +96,7 @@ const convertUploads = Effect.fn("Documents.convert")(function*(input: {
 }) {
   yield* Authorized("documents:convert")
   const principal = yield* requireCompany(input.companyId)
-  const settings = (yield* AppConfig).documents
+  const settings = yield* DocumentsConfig
   yield* checkSizes(input.files, settings)
   const pool = yield* ConversionPool
   const limits = {

@@ -3,11 +3,11 @@ import { HttpIncomingMessage, HttpServerRequest, Multipart } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import { DocumentsApi, KnowledgeApi, KnowledgeUploadLimits, UploadLimits } from "./Api.ts"
 import { ConversionPool } from "./ConversionPool.ts"
+import { DocumentsConfig } from "./DocumentsConfig.ts"
 import * as Documents from "./Documents.ts"
 import { EmbeddingsModel } from "./EmbeddingsModel.ts"
 import * as Knowledge from "./Knowledge.ts"
@@ -20,7 +20,7 @@ const api = areaApi(DocumentsApi, KnowledgeApi)
 const fieldParts = 4
 
 /** The multipart parser's limits for this request, and its limit failures as 400 `{error}`. */
-export const UploadLimitsLive = Layer.effect(UploadLimits, AppConfig.useSync(({ documents: settings }) => {
+export const UploadLimitsLive = Layer.effect(UploadLimits, DocumentsConfig.useSync((settings) => {
   const messages: Record<Multipart.MultipartError["reason"]["_tag"], string> = {
     TooManyParts: `Too many parts: at most ${settings.maxFiles} files per request`,
     FileTooLarge: `A file is larger than ${settings.maxFileBytes} bytes, the most per file`,

@@ -2,8 +2,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
+import { FilesConfig } from "./FilesConfig.ts"
 
 /**
  * Uploaded bytes by id, with their content type and size. In the database by
@@ -118,7 +118,7 @@ export class Blob extends Context.Service<Blob, BlobStore>()("files/Blob") {
   static readonly folder = (directory: string) => Layer.succeed(Blob, folderStore(directory))
 
   /** A folder when `BLOB_DIR` is set, else the database. */
-  static readonly layer: Layer.Layer<Blob, never, AppConfig | BlobsRepo> = Layer.unwrap(AppConfig.useSync((config) =>
+  static readonly layer: Layer.Layer<Blob, never, FilesConfig | BlobsRepo> = Layer.unwrap(FilesConfig.useSync((config) =>
     Option.match(config.blobDir, { onNone: () => Blob.database, onSome: Blob.folder })
   ))
 }

@@ -1,8 +1,8 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { exchange, OutboundError, outboundClient } from "../platform/Outbound.ts"
+import { JobsConfig } from "./JobsConfig.ts"
 
 /** A job-search provider's answer: its JSON object, passed on as is. */
 export type JobResults = Readonly<Record<string, unknown>>
@@ -20,21 +20,21 @@ export class JobProvider extends Context.Service<JobProvider, {
   static readonly layer = Layer.effect(
     JobProvider,
     Effect.gen(function*() {
-      const settings = yield* AppConfig
+      const settings = yield* JobsConfig
       const client = yield* HttpClient.HttpClient
-      const endpoint = new URL("search.json", settings.serpapiBaseUrl.endsWith("/") ? settings.serpapiBaseUrl : `${settings.serpapiBaseUrl}/`)
+      const endpoint = new URL("search.json", settings.baseUrl.endsWith("/") ? settings.baseUrl : `${settings.baseUrl}/`)
       return {
-        configured: Option.isSome(settings.serpapiApiKey),
+        configured: Option.isSome(settings.apiKey),
         search: (parameters) => {
-          const apiKey = Option.match(settings.serpapiApiKey, { onNone: () => "", onSome: Redacted.value })
+          const apiKey = Option.match(settings.apiKey, { onNone: () => "", onSome: Redacted.value })
           const request = HttpClientRequest.get(endpoint.toString()).pipe(
             HttpClientRequest.setUrlParams({ ...parameters, engine: "google_jobs", api_key: apiKey }),
             HttpClientRequest.acceptJson
           )
           return exchange(client, request, {
             service: "The job search provider",
-            timeoutMs: settings.serpapiTimeoutMs,
-            maxRetries: settings.serpapiMaxRetries,
+            timeoutMs: settings.timeoutMs,
+            maxRetries: settings.maxRetries,
             read: readResults
           })
         }

@@ -4,7 +4,6 @@ import type { HttpServerRequest } from "effect/http"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { uploadedFile } from "../http/Uploads.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
@@ -13,6 +12,7 @@ import { windowOf } from "../storage/Windows.ts"
 import type { AppendRows, ContactList, ContactRow, NewList, NewSuppression, Suppression } from "./Api.ts"
 import { type ContactInput, toRowRecord } from "./Contacts.ts"
 import { readCsvContacts } from "./CsvImport.ts"
+import { ListsConfig } from "./ListsConfig.ts"
 import { type Appended, type ContactListRecord, type ContactRowRecord, ListsRepo } from "./ListsRepo.ts"
 import { type SuppressionRecord, Suppressions } from "./Suppressions.ts"
 
@@ -127,7 +127,7 @@ export const importCsv = Effect.fn("Lists.importCsv")(function*(
   request: HttpServerRequest.HttpServerRequest
 ) {
   const { principal } = yield* Authorized("campaigns:write")
-  const config = yield* AppConfig
+  const config = yield* ListsConfig
   yield* listNotFound(listId)(yield* ListsRepo.use((repo) => repo.get(principal.companyId, listId)))
   return yield* Effect.scoped(Effect.gen(function*() {
     const file = yield* uploadedFile(request, "file", config.importMaxBytes)

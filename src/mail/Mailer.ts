@@ -2,7 +2,8 @@ import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Ref } from "
 import nodemailer from "nodemailer"
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
-import { AppConfig, type DkimSettings } from "../platform/AppConfig.ts"
+import { AppConfig } from "../platform/AppConfig.ts"
+import { type DkimSettings, MailConfig } from "./MailConfig.ts"
 import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
 
 /**
@@ -133,11 +134,13 @@ export class Mailer extends Context.Service<Mailer, MailerService>()("mail/Maile
     }))
 
   /** SMTP when `SMTP_URL` is set, else the outbox under `DATA_DIR`. */
-  static readonly layer = Layer.unwrap(AppConfig.useSync((config) => {
-    const settings: MailSettings = { from: config.mailFrom, ratePerSecond: config.mailRatePerSecond, dkim: config.dkim }
+  static readonly layer = Layer.unwrap(Effect.gen(function*() {
+    const { dataDir } = yield* AppConfig
+    const config = yield* MailConfig
+    const settings: MailSettings = { from: config.from, ratePerSecond: config.ratePerSecond, dkim: config.dkim }
     return Option.match(config.smtpUrl, {
-      onNone: () => Mailer.outbox(join(config.dataDir, "outbox"), settings),
-      onSome: (url) => Mailer.smtp({ ...settings, url, poolSize: config.mailPoolSize })
+      onNone: () => Mailer.outbox(join(dataDir, "outbox"), settings),
+      onSome: (url) => Mailer.smtp({ ...settings, url, poolSize: config.poolSize })
     })
   }))
 }

@@ -2,6 +2,7 @@ import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
+import { MailConfig } from "../mail/MailConfig.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
 import { type MessageTemplates, renderMessage } from "./Message.ts"
@@ -60,6 +61,7 @@ export class Delivery extends Context.Service<Delivery, {
   static readonly layer = Layer.effect(Delivery, Effect.gen(function*() {
     const config = yield* OutreachConfig
     const app = yield* AppConfig
+    const mail = yield* MailConfig
     const mailer = yield* Mailer
     const suppressions = yield* Suppressions
     const { key } = yield* TrackingSecret
@@ -79,7 +81,7 @@ export class Delivery extends Context.Service<Delivery, {
       deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps) {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
-        const from = outgoing.from ?? app.mailFrom
+        const from = outgoing.from ?? mail.from
         const sent = yield* mailer.sendStarting({
           from,
           to: outgoing.email,
@@ -103,7 +105,7 @@ export class Delivery extends Context.Service<Delivery, {
     }
   }))
 
-  /** With the settings from the environment, the tracking key and the process's `Mailer`; needs storage and `AppConfig`. */
+  /** With the settings from the environment, the tracking key and the process's `Mailer`; needs storage, `AppConfig` and `MailConfig`. */
   static readonly live = Delivery.layer.pipe(
     Layer.provideMerge(TrackingSecret.layer),
     Layer.provideMerge(OutreachConfig.layer)

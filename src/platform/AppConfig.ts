@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
+import { Config, Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 
 /** One `LLM_MODELS` entry: a model of the catalog (src/llm/Catalog.ts). */
 export const ModelEntry = Schema.Struct({
@@ -17,7 +17,7 @@ export const ModelEntry = Schema.Struct({
 
 export type ModelEntry = typeof ModelEntry.Type
 
-/** Every setting the service reads from its environment; README's table lists the same. */
+/** The kernel's settings from the environment; each area's are its own Config (`src/app/Settings.ts` lists them); README's table lists all. */
 export interface AppSettings {
   readonly host: string
   readonly port: number
@@ -49,84 +49,14 @@ export interface AppSettings {
   readonly llmTimeoutMs: number
   /** Retries of a model-provider call after 429, 5xx or a network failure. */
   readonly llmMaxRetries: number
-  /** How long credits held for a call survive without renewal (a crashed process's holds are released after it). */
-  readonly creditHoldTtlMs: number
-  /** How long settled calls wait to be committed together (group commit): the crash window of usage. 5 ms on PostgreSQL, 50 ms embedded. */
-  readonly creditFlushMs: number
-  /** How long a process keeps a lease no call uses before it returns it to the pool. */
-  readonly creditLeaseIdleMs: number
-  /** The SerpApi-compatible job-search provider (docs/jobs.md); no key: job search answers 403. */
-  readonly serpapiBaseUrl: string
-  readonly serpapiApiKey: Option.Option<Redacted.Redacted>
-  readonly serpapiTimeoutMs: number
-  readonly serpapiMaxRetries: number
-  /** Document conversion limits and workers (docs/documents.md). */
-  readonly documents: DocumentSettings
-  /** Worker threads for the content tools' analysis and rewriting (docs/content.md). */
-  readonly contentWorkers: number
-  /** A spamd whose score joins the spam check (`spamd://host:783`; docs/content.md). */
-  readonly spamAssassinUrl: Option.Option<string>
-  /** The `spamassassin` program, run per spam check when no spamd is configured. */
-  readonly spamAssassinCommand: Option.Option<string>
-  /** Largest CSV file a contact-list import accepts. */
-  readonly importMaxBytes: number
-  /** smtp:// or smtps:// with credentials; none: every message goes to `DATA_DIR/outbox/` as an .eml file. */
-  readonly smtpUrl: Option.Option<Redacted.Redacted>
-  /** The default sender, `Name <address>` or an address. */
-  readonly mailFrom: string
   /** Where this service is reachable from the outside: tracking, unsubscribe and file links start with it. */
   readonly publicBaseUrl: string
-  /** Messages per second this process hands to the mail server; 0: no limit. */
-  readonly mailRatePerSecond: number
-  /** Pooled SMTP connections. */
-  readonly mailPoolSize: number
-  /** DKIM signing of every outgoing message, when all three DKIM settings are given. */
-  readonly dkim: Option.Option<DkimSettings>
-  /** The design chats (docs/design-chat.md): model (or tier), model calls per chat, wall-clock limit. */
-  readonly designChatModel: string
-  readonly designChatMaxRounds: number
-  readonly designChatTimeoutMs: number
-  /** Keep uploaded files in this folder; none: in the database. */
-  readonly blobDir: Option.Option<string>
-  /** Largest image a template upload accepts. */
-  readonly uploadMaxBytes: number
 }
 
-export interface DocumentSettings {
-  readonly maxFiles: number
-  readonly maxFileBytes: number
-  readonly maxTotalBytes: number
-  /** What one docx/xlsx/pptx may unpack to, and its most zip entries. */
-  readonly maxUnzippedBytes: number
-  readonly maxZipEntries: number
-  readonly maxPdfPages: number
-  /** Per file: a conversion running longer is stopped (its worker thread terminated). */
-  readonly timeoutMs: number
-  readonly workers: number
-  /** Heap limit of each conversion worker thread. */
-  readonly workerMemoryMb: number
-  /** With `generateSummary`, documents above this many tokens get a summary. */
-  readonly summaryMinTokens: number
-}
+/** A setting that must be a whole number above zero (a timeout, a cap). */
+export const positive = (name: string) => Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name)
 
-const mebibytes = (count: number) => count * 1024 * 1024
-
-export const documentDefaults: DocumentSettings = {
-  maxFiles: 10,
-  maxFileBytes: mebibytes(10),
-  maxTotalBytes: mebibytes(25),
-  maxUnzippedBytes: mebibytes(100),
-  maxZipEntries: 2_000,
-  maxPdfPages: 1_000,
-  timeoutMs: 30_000,
-  workers: 2,
-  workerMemoryMb: 1_024,
-  summaryMinTokens: 2_000
-}
-
-/** A setting that must be a whole number above zero (a timeout, a cap), with its default. */
-const positive = (name: string) => Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name)
-
+/** As `positive`, with its default. */
 export const positiveInt = (name: string, fallback: number) => positive(name).pipe(Config.withDefault(fallback))
 
 const onOffSwitch = (name: string, fallback: "on" | "off") =>
@@ -141,39 +71,9 @@ export const switchedOn = (name: string) => onOffSwitch(name, "on")
 /** An `on`/`off` switch, `off` unless set. */
 export const switchedOff = (name: string) => onOffSwitch(name, "off")
 
-export interface DkimSettings {
-  readonly domain: string
-  readonly selector: string
-  readonly privateKey: Redacted.Redacted
-}
-
-const SmtpUrl = Schema.String.check(
-  Schema.isPattern(/^smtps?:\/\/[^\s]+$/, { message: "must be an smtp:// or smtps:// URL" })
-)
-
-const SpamdUrl = Schema.String.check(
-  Schema.isPattern(/^spamd:\/\/[^\s/:]+(:\d{1,5})?\/?$/, { message: "must be a spamd://host[:port] URL" })
-)
-
 const BaseUrl = Schema.String.check(
   Schema.isPattern(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: "must be an http:// or https:// URL" })
 )
-
-const dkimFromEnv = Config.all({
-  domain: Config.option(Config.String("DKIM_DOMAIN")),
-  selector: Config.option(Config.String("DKIM_SELECTOR")),
-  privateKey: Config.option(Config.Redacted("DKIM_PRIVATE_KEY"))
-}).pipe(Config.flatMap(({ domain, selector, privateKey }): Config.Config<Option.Option<DkimSettings>> => {
-  if (Option.isSome(domain) && Option.isSome(selector) && Option.isSome(privateKey)) {
-    // A PEM key in one environment line may carry its line breaks as "\n".
-    const pem = Redacted.make(Redacted.value(privateKey.value).replaceAll("\\n", "\n"))
-    return Config.succeed(Option.some({ domain: domain.value, selector: selector.value, privateKey: pem }))
-  }
-  if (Option.isNone(domain) && Option.isNone(selector) && Option.isNone(privateKey)) return Config.succeed(Option.none())
-  return Config.fail(new Schema.SchemaError(new SchemaIssue.InvalidValue({
-    message: "DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY go together: set all three or none"
-  })))
-}))
 
 export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platform/AppConfig") {
   static readonly fromEnv = Config.all({
@@ -200,45 +100,10 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("platfo
     anthropicBaseUrl: Config.option(Config.String("ANTHROPIC_BASE_URL")),
     anthropicApiKey: Config.option(Config.Redacted("ANTHROPIC_API_KEY")),
     llmTimeoutMs: Config.Int("LLM_TIMEOUT_MS").pipe(Config.withDefault(120_000)),
-    creditHoldTtlMs: Config.Int("CREDIT_HOLD_TTL_MS").pipe(Config.withDefault(120_000)),
-    creditFlushMs: Config.option(positive("CREDIT_FLUSH_MS")),
-    creditLeaseIdleMs: positiveInt("CREDIT_LEASE_IDLE_MS", 1_000),
     llmMaxRetries: Config.Int("LLM_MAX_RETRIES").pipe(Config.withDefault(3)),
-    serpapiBaseUrl: Config.String("SERPAPI_BASE_URL").pipe(Config.withDefault("https://serpapi.com")),
-    serpapiApiKey: Config.option(Config.Redacted("SERPAPI_API_KEY")),
-    serpapiTimeoutMs: positiveInt("SERPAPI_TIMEOUT_MS", 30_000),
-    serpapiMaxRetries: Config.Int("SERPAPI_MAX_RETRIES").pipe(Config.withDefault(3)),
-    documents: Config.all({
-      maxFiles: positiveInt("DOCUMENT_MAX_FILES", documentDefaults.maxFiles),
-      maxFileBytes: positiveInt("DOCUMENT_MAX_FILE_BYTES", documentDefaults.maxFileBytes),
-      maxTotalBytes: positiveInt("DOCUMENT_MAX_TOTAL_BYTES", documentDefaults.maxTotalBytes),
-      maxUnzippedBytes: positiveInt("DOCUMENT_MAX_UNZIPPED_BYTES", documentDefaults.maxUnzippedBytes),
-      maxZipEntries: positiveInt("DOCUMENT_MAX_ZIP_ENTRIES", documentDefaults.maxZipEntries),
-      maxPdfPages: positiveInt("DOCUMENT_MAX_PDF_PAGES", documentDefaults.maxPdfPages),
-      timeoutMs: positiveInt("DOCUMENT_TIMEOUT_MS", documentDefaults.timeoutMs),
-      workers: positiveInt("DOCUMENT_WORKERS", documentDefaults.workers),
-      workerMemoryMb: positiveInt("DOCUMENT_WORKER_MEMORY_MB", documentDefaults.workerMemoryMb),
-      summaryMinTokens: positiveInt("DOCUMENT_SUMMARY_MIN_TOKENS", documentDefaults.summaryMinTokens)
-    }),
-    contentWorkers: positiveInt("CONTENT_WORKERS", 2),
-    spamAssassinUrl: Config.option(Config.schema(SpamdUrl, "SPAMASSASSIN_URL")),
-    spamAssassinCommand: Config.option(Config.NonEmptyString("SPAMASSASSIN_COMMAND")),
-    importMaxBytes: Config.Int("IMPORT_MAX_BYTES").pipe(Config.withDefault(20 * 1024 * 1024)),
-    smtpUrl: Config.option(Config.schema(SmtpUrl, "SMTP_URL").pipe(Config.map(Redacted.make))),
-    mailFrom: Config.String("MAIL_FROM").pipe(Config.withDefault("Platform <no-reply@localhost>")),
-    publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL")),
-    mailRatePerSecond: Config.Int("MAIL_RATE_PER_SECOND").pipe(Config.withDefault(0)),
-    mailPoolSize: Config.Int("MAIL_POOL_SIZE").pipe(Config.withDefault(5)),
-    dkim: dkimFromEnv,
-    designChatModel: Config.String("DESIGN_CHAT_MODEL").pipe(Config.withDefault("balanced")),
-    designChatMaxRounds: positiveInt("DESIGN_CHAT_MAX_ROUNDS", 12),
-    designChatTimeoutMs: positiveInt("DESIGN_CHAT_TIMEOUT_MS", 180_000),
-    blobDir: Config.option(Config.NonEmptyString("BLOB_DIR")),
-    uploadMaxBytes: Config.Int("UPLOAD_MAX_BYTES").pipe(Config.withDefault(5 * 1024 * 1024))
-  }).pipe(Config.map(({ publicBaseUrl, creditFlushMs, ...settings }): AppSettings => ({
+    publicBaseUrl: Config.option(Config.schema(BaseUrl, "PUBLIC_BASE_URL"))
+  }).pipe(Config.map(({ publicBaseUrl, ...settings }): AppSettings => ({
     ...settings,
-    // An embedded commit costs its one database thread ~1 ms however small: fewer, larger groups there.
-    creditFlushMs: Option.getOrElse(creditFlushMs, () => (Option.isSome(settings.databaseUrl) ? 5 : 50)),
     // Unset: the listen address, which is right for a service used on this machine only.
     publicBaseUrl: Option.getOrElse(publicBaseUrl, () => `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")
   })))
@@ -272,28 +137,6 @@ export const defaults: AppSettings = {
   anthropicBaseUrl: Option.none(),
   anthropicApiKey: Option.none(),
   llmTimeoutMs: 120_000,
-  creditHoldTtlMs: 120_000,
-  creditFlushMs: 5,
-  creditLeaseIdleMs: 1_000,
   llmMaxRetries: 3,
-  serpapiBaseUrl: "https://serpapi.com",
-  serpapiApiKey: Option.none(),
-  serpapiTimeoutMs: 30_000,
-  serpapiMaxRetries: 3,
-  documents: documentDefaults,
-  contentWorkers: 2,
-  spamAssassinUrl: Option.none(),
-  spamAssassinCommand: Option.none(),
-  importMaxBytes: 20 * 1024 * 1024,
-  smtpUrl: Option.none(),
-  mailFrom: "Platform <no-reply@localhost>",
-  publicBaseUrl: "http://127.0.0.1:3000",
-  mailRatePerSecond: 0,
-  mailPoolSize: 5,
-  dkim: Option.none(),
-  designChatModel: "balanced",
-  designChatMaxRounds: 12,
-  designChatTimeoutMs: 180_000,
-  blobDir: Option.none(),
-  uploadMaxBytes: 5 * 1024 * 1024
+  publicBaseUrl: "http://127.0.0.1:3000"
 }

@@ -4,7 +4,6 @@ import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import * as Files from "../files/Files.ts"
 import { uploadedFile } from "../http/Uploads.ts"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
@@ -13,6 +12,7 @@ import { windowOf } from "../storage/Windows.ts"
 import type { NewTemplate, Template, TemplatePatch, TemplateUpload } from "./Api.ts"
 import { type TemplateRecord, TemplatesRepo } from "./TemplatesRepo.ts"
 import { TemplateNotFound } from "./Errors.ts"
+import { TemplatesConfig } from "./TemplatesConfig.ts"
 
 /** Campaign templates of the caller's company, and the images uploaded to them. Decisions in docs/files.md. */
 
@@ -84,7 +84,7 @@ export const upload = Effect.fn("Templates.upload")(function*(
   request: HttpServerRequest.HttpServerRequest
 ) {
   const { principal } = yield* Authorized("campaigns:write")
-  const config = yield* AppConfig
+  const config = yield* TemplatesConfig
   yield* findTemplate(principal.companyId, templateId)
   const file = yield* Effect.scoped(Effect.flatMap(
     uploadedFile(request, "file", config.uploadMaxBytes),

@@ -1,5 +1,4 @@
 import { Cause, Context, Duration, Effect, Layer, Stream } from "effect"
-import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import type { Estimate, Hold, Payer, Spent } from "./CreditHold.ts"
@@ -8,6 +7,7 @@ import { makeLeases } from "./CreditLeases.ts"
 import { CreditsRepo } from "./CreditsRepo.ts"
 import type { InsufficientCredits } from "./Errors.ts"
 import { makeGroupCommit } from "./GroupCommit.ts"
+import { UsageConfig } from "./UsageConfig.ts"
 
 export { type Estimate, type Hold, insufficientCredits, type Payer, payerOf, type Spent } from "./CreditHold.ts"
 
@@ -75,9 +75,9 @@ export class Credits extends Context.Service<Credits, {
 }>()("usage/Credits") {
   static readonly layer = Layer.effect(Credits, Effect.gen(function*() {
     const repo = yield* CreditsRepo
-    const { creditHoldTtlMs, creditFlushMs, creditLeaseIdleMs } = yield* AppConfig
-    const leases = makeLeases(repo, creditHoldTtlMs)
-    const commits = yield* makeGroupCommit(repo, leases, creditFlushMs)
+    const { holdTtlMs, flushMs, leaseIdleMs } = yield* UsageConfig
+    const leases = makeLeases(repo, holdTtlMs)
+    const commits = yield* makeGroupCommit(repo, leases, flushMs)
     const holds = makeHolds(leases, commits.settled)
 
     // The embedded database serves one process (its folder is locked): every lease it holds is a predecessor's.
@@ -99,7 +99,7 @@ export class Credits extends Context.Service<Credits, {
       stream: (payer, estimate, use) =>
         Stream.unwrap(Effect.map(Effect.acquireRelease(holds.hold(payer, estimate), holds.finish), use)),
       flush: commits.flush,
-      returnIdle: leases.returnIdle(creditLeaseIdleMs),
+      returnIdle: leases.returnIdle(leaseIdleMs),
       renewOpen: leases.renewOpen,
       releaseExpired: Effect.flatMap(currentDate, leases.releaseExpiredBefore)
     }
@@ -112,7 +112,7 @@ export class Credits extends Context.Service<Credits, {
    */
   static readonly worker = Layer.effectDiscard(Effect.gen(function*() {
     const credits = yield* Credits
-    const { creditHoldTtlMs, creditLeaseIdleMs } = yield* AppConfig
+    const { holdTtlMs, leaseIdleMs } = yield* UsageConfig
     const every = (millis: number, pass: Effect.Effect<unknown>) =>
       Effect.forkScoped(Effect.forever(Effect.andThen(
         Effect.sleep(Duration.millis(millis)),
@@ -120,7 +120,7 @@ export class Credits extends Context.Service<Credits, {
           Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("Credit lease maintenance failed", cause)
         ))
       )))
-    yield* every(creditLeaseIdleMs, credits.returnIdle)
-    yield* every(creditHoldTtlMs / 3, Effect.andThen(credits.renewOpen, credits.releaseExpired))
+    yield* every(leaseIdleMs, credits.returnIdle)
+    yield* every(holdTtlMs / 3, Effect.andThen(credits.renewOpen, credits.releaseExpired))
   }))
 }

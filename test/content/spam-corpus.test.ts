@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { readEmail } from "../../src/content/EmailMarkup.ts"
 import { SpamAssassin } from "../../src/content/SpamAssassin.ts"
-import { AppConfig, type AppSettings } from "../../src/platform/AppConfig.ts"
+import { ContentConfig, type ContentSettings } from "../../src/content/ContentConfig.ts"
 import { extremes, readCorpus, rocAuc, type ScoredMail, scoreCorpus } from "./SpamCorpus.ts"
 import { type Spamd, startSpamd } from "./Spamd.ts"
 import { client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
@@ -29,7 +29,7 @@ const expectCalibrated = (scored: ReadonlyArray<{ readonly name: string; readonl
 }
 
 /** The SpamAssassin service with these settings (none: not configured, the rules alone). */
-const spamAssassinWith = (settings: Partial<AppSettings>) => Effect.provide(SpamAssassin.layer.pipe(Layer.provide(AppConfig.layerWith(settings))))
+const spamAssassinWith = (settings: Partial<ContentSettings>) => Effect.provide(SpamAssassin.layer.pipe(Layer.provide(ContentConfig.layerWith(settings))))
 const rulesOnly = spamAssassinWith({})
 
 describe("spam check on the labelled corpus", () => {
@@ -92,7 +92,7 @@ describe("spam check beside SpamAssassin (spamd, local rules only)", () => {
         expect(assassin.issues.length).toBeGreaterThan(0)
         expect(analysis.overallScore).toBeLessThan(threshold)
         expect(analysis.improvedContent).toBeDefined()
-      }).pipe(Effect.provide(testServer(pgliteStorage, { spamAssassinUrl: Option.some(spamd.url) })))
+      }).pipe(Effect.provide(testServer(pgliteStorage, { content: { spamAssassinUrl: Option.some(spamd.url) } })))
     ), 60_000)
 
   it.live("the spamassassin program answers like spamd", () =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import type { AppSettings } from "../../src/platform/AppConfig.ts"
+import type { SettingOverrides } from "../../src/app/Settings.ts"
 import { spend } from "../support/Billing.ts"
 import { type ChatEvent, postJson, streamChat } from "../support/DesignChatClient.ts"
 import { loopbackServer, serverUrl } from "../support/LoopbackServer.ts"
@@ -21,7 +21,7 @@ const perToken = { inputCreditsPerMillion: 1_000_000, outputCreditsPerMillion: 1
 
 const maxRounds = 4
 
-const serverOver = <A, E>(storage: Layer.Layer<A, E>, model: "designer" | "designer-anthropic", extra: Partial<AppSettings> = {}) =>
+const serverOver = <A, E>(storage: Layer.Layer<A, E>, model: "designer" | "designer-anthropic", extra: SettingOverrides = {}) =>
   Layer.unwrap(Upstream.useSync((stub) =>
     loopbackServer(storage, {
       llmModels: Option.some([
@@ -33,9 +33,8 @@ const serverOver = <A, E>(storage: Layer.Layer<A, E>, model: "designer" | "desig
       anthropicBaseUrl: Option.some(stub.anthropicUrl),
       anthropicApiKey: Option.some(Redacted.make("test")),
       llmMaxRetries: 0,
-      designChatModel: model,
-      designChatMaxRounds: maxRounds,
-      ...extra
+      ...extra,
+      design: { model, maxRounds, ...extra.design }
     })
   )).pipe(Layer.provideMerge(Layer.effect(
     Upstream,
@@ -299,7 +298,7 @@ describe("design chats on other wires", () => {
 })
 
 describe("design chat wall-clock limit", () => {
-  it.layer(serverOver(backends[0]!.storage, "designer", { designChatTimeoutMs: 300 }), { excludeTestServices: true })("short limit", (it) => {
+  it.layer(serverOver(backends[0]!.storage, "designer", { design: { timeoutMs: 300 } }), { excludeTestServices: true })("short limit", (it) => {
     it.effect("a chat over its time limit ends with error and stops the upstream call; the edit before stays", () =>
       Effect.gen(function*() {
         const { tenant, base, campaignId } = yield* setup

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { convert } from "../../src/documents/Converters.ts"
 import { docxWithMammoth, docxWithoutMammoth } from "../../src/documents/Docx.ts"
 import { unzipBounded } from "../../src/documents/SafeZip.ts"
-import { documentDefaults } from "../../src/platform/AppConfig.ts"
+import { documentDefaults } from "../../src/documents/DocumentsConfig.ts"
 import { docxFile, xlsxFile, zipFile } from "../support/DocumentFixtures.ts"
 
 /**

@@ -1,14 +1,14 @@
 import { expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import { AppConfig } from "../../src/platform/AppConfig.ts"
+import { UsageConfig } from "../../src/usage/UsageConfig.ts"
 
-const settingsFrom = (env: Record<string, string>) => AppConfig.fromEnv.parse(ConfigProvider.fromEnvRecord(env))
+const settingsFrom = (env: Record<string, string>) => UsageConfig.fromEnv.parse(ConfigProvider.fromEnvRecord(env))
 
 it.effect("groups settled calls for 5 ms on PostgreSQL and 50 ms on the embedded database, unless CREDIT_FLUSH_MS says", () =>
   Effect.gen(function*() {
-    expect((yield* settingsFrom({ DATABASE_URL: "postgres://localhost/platform" })).creditFlushMs).toBe(5)
-    expect((yield* settingsFrom({})).creditFlushMs).toBe(50)
-    expect((yield* settingsFrom({ CREDIT_FLUSH_MS: "20" })).creditFlushMs).toBe(20)
+    expect((yield* settingsFrom({ DATABASE_URL: "postgres://localhost/platform" })).flushMs).toBe(5)
+    expect((yield* settingsFrom({})).flushMs).toBe(50)
+    expect((yield* settingsFrom({ CREDIT_FLUSH_MS: "20" })).flushMs).toBe(20)
     const refused = yield* Effect.flip(settingsFrom({ CREDIT_FLUSH_MS: "0" }))
     expect(String(refused)).toContain("CREDIT_FLUSH_MS")
   }))

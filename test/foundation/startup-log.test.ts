@@ -2,13 +2,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option, Redacted } from "effect"
 import { resolve } from "node:path"
 import { describeProviders } from "../../src/app/StartupLog.ts"
+import { filesDefaults } from "../../src/files/FilesConfig.ts"
+import { jobsDefaults } from "../../src/jobs/JobsConfig.ts"
+import { mailDefaults } from "../../src/mail/MailConfig.ts"
 import { defaults } from "../../src/platform/AppConfig.ts"
 
 const line = (lines: ReadonlyArray<string>, prefix: string) => lines.find((text) => text.startsWith(prefix))
 
 describe("the start-up log of providers", () => {
   it("says where e-mail, model calls, job search and files go on a fresh machine, and which setting changes it", () => {
-    const lines = describeProviders({ ...defaults, dataDir: "./.data" })
+    const lines = describeProviders({ ...defaults, dataDir: "./.data" }, { mail: mailDefaults, jobs: jobsDefaults, files: filesDefaults })
     expect(line(lines, "E-mail:")).toBe(`E-mail: written as .eml files to ${resolve(".data/outbox")}, not sent (set SMTP_URL to deliver)`)
     expect(line(lines, "Models:")).toMatch(/offline local models only \(set ANTHROPIC_API_KEY or OPENAI_API_KEY, or LLM_MODELS/)
     expect(line(lines, "Job search:")).toBe("Job search: off, answering 403 (set SERPAPI_API_KEY to enable it)")
@@ -20,12 +23,14 @@ describe("the start-up log of providers", () => {
     const secrets = ["mail-password", "sk-upstream", "serp-secret", "pg-password", "admin-secret"]
     const lines = describeProviders({
       ...defaults,
-      smtpUrl: Option.some(Redacted.make("smtps://mailer:mail-password@smtp.example.com:465")),
       anthropicApiKey: Option.some(Redacted.make("sk-upstream")),
       openaiBaseUrl: Option.some("http://llm.internal:8080/v1"),
-      serpapiApiKey: Option.some(Redacted.make("serp-secret")),
       databaseUrl: Option.some(Redacted.make("postgres://app:pg-password@db.internal:5432/platform")),
       adminApiKey: Option.some(Redacted.make("admin-secret"))
+    }, {
+      mail: { ...mailDefaults, smtpUrl: Option.some(Redacted.make("smtps://mailer:mail-password@smtp.example.com:465")) },
+      jobs: { ...jobsDefaults, apiKey: Option.some(Redacted.make("serp-secret")) },
+      files: filesDefaults
     })
     expect(line(lines, "E-mail:")).toBe("E-mail: sent through the SMTP server smtps://smtp.example.com:465, from Platform <no-reply@localhost>")
     expect(line(lines, "Models:")).toBe(

@@ -16,9 +16,7 @@ const serverWithProvider = <A, E>(storage: Layer.Layer<A, E>) =>
   Layer.unwrap(Effect.gen(function*() {
     const stub = yield* Effect.acquireRelease(Effect.promise(startStubJobProvider), (s) => Effect.promise(s.close))
     return testServer(storage, {
-      serpapiBaseUrl: stub.url,
-      serpapiApiKey: Option.some(Redacted.make(providerKey)),
-      serpapiMaxRetries: 2
+      jobs: { baseUrl: stub.url, apiKey: Option.some(Redacted.make(providerKey)), maxRetries: 2 }
     }).pipe(Layer.merge(Layer.succeed(Stub, stub)))
   }))
 

@@ -45,7 +45,7 @@ export const campaignTestServer = <A, E>(
   CampaignWorker.layer.pipe(
     Layer.provideMerge(testDelivery(smtpUrl, delivery)),
     Layer.provideMerge(testCampaignSettings()),
-    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mailFrom: testMailFrom }))
+    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom } }))
   )
 
 /** Sender polls until one claims nothing; answers how many recipients this worker claimed. */

@@ -5,14 +5,14 @@ import OpenAI from "openai"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { makeServer } from "../../src/app/Server.ts"
-import type { AppSettings } from "../../src/platform/AppConfig.ts"
+import type { SettingOverrides } from "../../src/app/Settings.ts"
 import { seedTenant, testConfig } from "./TestServer.ts"
 
 /**
  * The whole service listening on a real loopback port, for clients that
  * bring their own HTTP stack (the official OpenAI and Anthropic SDKs).
  */
-export const loopbackServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<AppSettings> = {}) =>
+export const loopbackServer = <A, E>(storage: Layer.Layer<A, E>, overrides: SettingOverrides = {}) =>
   makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false }).pipe(
     Layer.provideMerge(testConfig(overrides))
   )

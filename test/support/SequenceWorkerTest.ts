@@ -19,7 +19,7 @@ export const sequenceTestServer = <A, E>(
   smtpUrl: string,
   options: { readonly script?: Script | undefined; readonly settings?: Partial<SequenceSettings> } = {}
 ) => {
-  const server = testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mailFrom: testMailFrom })
+  const server = testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom } })
   const worker = SequenceWorker.layer.pipe(
     Layer.provideMerge(testDelivery(smtpUrl, { maxAttempts: 3 })),
     Layer.provideMerge(SequencesConfig.layerWith({ enabled: false, leaseMs: testSequenceLeaseMs, ...options.settings }))

@@ -8,7 +8,8 @@ import * as Keys from "../../src/keys/Keys.ts"
 import { type ClientOptions, makeClient } from "../../src/client.ts"
 import type { CompanyRole, OrgRole } from "../../src/auth/Roles.ts"
 import { makeServer } from "../../src/app/Server.ts"
-import { AppConfig, type AppSettings, defaults } from "../../src/platform/AppConfig.ts"
+import { type AppSettings, defaults } from "../../src/platform/AppConfig.ts"
+import { type SettingOverrides, settingsWith } from "../../src/app/Settings.ts"
 import { nodeServer } from "../../src/http/NodeServer.ts"
 import { sqlStorage } from "../../src/app/Storage.ts"
 import { type Backend, postgresClient } from "../../src/storage/Database.ts"
@@ -23,7 +24,7 @@ export const testSettings: Partial<AppSettings> = {
   logLevel: "Error"
 }
 
-export const testConfig = (overrides: Partial<AppSettings> = {}) => AppConfig.layerWith({ ...testSettings, ...overrides })
+export const testConfig = (overrides: SettingOverrides = {}) => settingsWith({ ...testSettings, ...overrides })
 
 /** The PostgreSQL server the suites also run on, when set (`scripts/with-postgres.sh` sets it). */
 export const postgresUrl = process.env.TEST_DATABASE_URL
@@ -124,7 +125,7 @@ if (postgresUrl === undefined) {
  * The whole service on a loopback port with the given storage, plus an
  * `HttpClient` aimed at it (what `client` uses).
  */
-export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: Partial<AppSettings> = {}) =>
+export const testServer = <A, E>(storage: Layer.Layer<A, E>, overrides: SettingOverrides = {}) =>
   makeServer(testHttpServer({ ...defaults, ...testSettings, ...overrides }), storage, { logAddress: false }).pipe(
     Layer.provideMerge(testConfig(overrides))
   )
@@ -237,7 +238,7 @@ export const companyKeyBy = (tenant: Tenant, userId: string) =>
  * scaled-out deployment would be: answers each one's services (its typed
  * client's HttpClient, its repositories) for `Effect.provideContext`.
  */
-export const serversSharingPostgres = (overrides: Partial<AppSettings> = {}) =>
+export const serversSharingPostgres = (overrides: SettingOverrides = {}) =>
   Effect.gen(function*() {
     const url = yield* createPostgresDatabase
     const first = yield* Layer.build(testServer(postgresStorageAt(url), overrides))

@@ -23,7 +23,7 @@ const publicGet = (url: string) => send(HttpClientRequest.get(new URL(url).pathn
 const body = { html: "<p>Hi {{firstName}}</p>", css: "p{color:red}", components: [{ type: "text" }], version: 3 }
 
 describe.each(backends)("campaign templates on $name", ({ storage }) => {
-  it.layer(testServer(storage, { uploadMaxBytes: 16 * 1024, publicBaseUrl: "https://mail.acme.test" }))((it) => {
+  it.layer(testServer(storage, { templates: { uploadMaxBytes: 16 * 1024 }, publicBaseUrl: "https://mail.acme.test" }))((it) => {
     it.effect("create, read, list, patch and delete; the body document is kept as given", () =>
       Effect.gen(function*() {
         const api = yield* owner(yield* seedTenant())
@@ -180,7 +180,7 @@ const blobFolder = mkdtempSync(join(tmpdir(), "blob-dir-"))
 describe("uploads with BLOB_DIR", () => {
   afterAll(() => rmSync(blobFolder, { recursive: true, force: true }))
 
-  it.layer(testServer(pgliteStorage, { blobDir: Option.some(blobFolder) }))((it) => {
+  it.layer(testServer(pgliteStorage, { files: { blobDir: Option.some(blobFolder) } }))((it) => {
     it.effect("keeps the bytes in the folder and serves them from there", () =>
       Effect.gen(function*() {
         const api = yield* owner(yield* seedTenant())

@@ -47,7 +47,7 @@ const canHold = (payer: Payer, credits: number) =>
 
 /** `Credits` over a backend's storage; a second build is a second process on the same database. */
 const creditsOver = <A, E>(storage: Layer.Layer<A, E>) =>
-  Credits.layer.pipe(Layer.provideMerge(onLiveClock(storage)), Layer.provide(testConfig({ creditHoldTtlMs: ttl })))
+  Credits.layer.pipe(Layer.provideMerge(onLiveClock(storage)), Layer.provide(testConfig({ usage: { holdTtlMs: ttl } })))
 
 describe.each(backends)("Credits on $name", ({ name, storage }) => {
   it.layer(creditsOver(storage))((it) => {
@@ -246,7 +246,7 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         if (name === "pglite") {
           // The embedded database serves one process: a restart releases its predecessor's leases at once.
           const restarted = Context.get(
-            yield* Layer.build(Layer.fresh(Credits.layer).pipe(Layer.provide(testConfig({ creditHoldTtlMs: ttl })))),
+            yield* Layer.build(Layer.fresh(Credits.layer).pipe(Layer.provide(testConfig({ usage: { holdTtlMs: ttl } })))),
             Credits
           )
           expect(yield* restarted.withHold(payer, { feature: "probe", credits: 100 }, () => Effect.void)).toBeUndefined()
@@ -273,7 +273,7 @@ describe.each(backends)("Credits on $name", ({ name, storage }) => {
         const payer = yield* payerIn({ creditLimit: 50 })
         yield* Effect.scoped(Effect.gen(function*() {
           const stopping = Context.get(
-            yield* Layer.build(Layer.fresh(Credits.layer).pipe(Layer.provide(testConfig({ creditHoldTtlMs: ttl })))),
+            yield* Layer.build(Layer.fresh(Credits.layer).pipe(Layer.provide(testConfig({ usage: { holdTtlMs: ttl } })))),
             Credits
           )
           yield* stopping.withHold(payer, { feature: "chat", credits: 20 }, (hold) => hold.report({ credits: 7 }))
@@ -314,7 +314,7 @@ const sharedDatabases = postgresUrl === undefined ? [] : ["postgres"]
 describe.each(sharedDatabases)("Credits across two processes on %s", () => {
   it.effect("holds from both processes never pass the pool, and one process releases the other's expired holds", () =>
     Effect.gen(function*() {
-      const processes = yield* serversSharingPostgres({ creditHoldTtlMs: ttl })
+      const processes = yield* serversSharingPostgres({ usage: { holdTtlMs: ttl } })
       const [first, second] = processes.map((context) => Context.get(context, Credits))
       const payer = yield* Effect.provideContext(payerIn({ creditLimit: 100 }), processes[0])
       const gate = yield* Deferred.make<void>()
