@@ -1,4 +1,4 @@
-import { refusal } from "../platform/Refusal.ts"
+import { plainRefusal, refusal } from "../platform/Refusal.ts"
 
 /** A file the converter refuses (too large, unsupported, encrypted, corrupt…); `reason` completes the sentence. */
 export class DocumentRefused extends refusal(
@@ -13,3 +13,6 @@ export class DocumentNotFound extends refusal(
   "DocumentNotFound",
   ({ id }: { readonly id: string }) => `Document ${id} not found`
 ) {}
+
+/** A knowledge-base request the service cannot carry out as asked (no file, a bad tag, a search mode not configured). */
+export class KnowledgeRequestInvalid extends plainRefusal("Invalid", "KnowledgeRequestInvalid") {}

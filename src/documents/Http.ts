@@ -82,11 +82,11 @@ export const KnowledgeLive = HttpApiBuilder.group(api, "knowledge", (handlers) =
         withServices(
           "files" in payload
             ? answer(authorize("documents:write")(authorize("documents:convert")(Knowledge.upload(payload))))
-            : authorize("documents:write")(Knowledge.create(payload))
+            : answer(authorize("documents:write")(Knowledge.create(payload)))
         ))
       .handle("list", ({ query }) =>
-        authorize("documents:read")(Knowledge.list(pageRequest(query), { search: query.search, tag: query.tag, projectId: query.projectId })))
-      .handle("get", ({ params }) => authorize("documents:read")(Knowledge.get(params.documentId)))
+        answer(authorize("documents:read")(Knowledge.list(pageRequest(query), { search: query.search, tag: query.tag, projectId: query.projectId }))))
+      .handle("get", ({ params }) => answer(authorize("documents:read")(Knowledge.get(params.documentId))))
       .handle("getContent", ({ params }) => answer(authorize("documents:read")(Knowledge.content(params.documentId))))
       .handle("delete", ({ params }) => answer(authorize("documents:write")(Knowledge.remove(params.documentId))))
       .handle("search", ({ payload }) => withServices(answer(authorize("documents:read")(Knowledge.search(payload)))))

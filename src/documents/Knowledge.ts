@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { DocumentNotFound } from "./Errors.ts"
+import { DocumentNotFound, KnowledgeRequestInvalid } from "./Errors.ts"
 import { orRefuse } from "../platform/Refusal.ts"
 import type { Multipart } from "effect/http"
 import { requireCompany } from "../auth/Authentication.ts"
@@ -7,7 +7,7 @@ import { Authorized } from "../auth/Policy.ts"
 import type { Principal } from "../auth/Principal.ts"
 import { toApiError } from "../gateway/Gateway.ts"
 import { LlmError } from "../llm/Llm.ts"
-import { BadRequest, NotFound } from "../platform/Errors.ts"
+import { ProjectNotFound } from "../projects/Errors.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
@@ -48,14 +48,12 @@ const rrfK = 60
 /** Candidates each ranking brings to a hybrid fusion, at least. */
 const minimumCandidates = 20
 
-const notFound = (id: string) => new NotFound({ error: `Document ${id} not found` })
-
 const requireProject = (principal: Principal, projectId: string | undefined) =>
   projectId === undefined
     ? Effect.void
     : Effect.flatMap(
       ProjectsRepo.use((repo) => repo.get(principal.companyId, projectId)),
-      (found) => (Option.isSome(found) ? Effect.void : Effect.fail(new NotFound({ error: `Project ${projectId} not found` })))
+      (found) => (Option.isSome(found) ? Effect.void : Effect.fail(new ProjectNotFound({ id: projectId })))
     )
 
 interface Incoming {
@@ -121,13 +119,13 @@ export const upload = Effect.fn("Knowledge.upload")(function*(input: {
 }) {
   yield* Authorized("documents:write")
   const principal = yield* requireCompany(input.companyId)
-  if (input.files.length === 0) return yield* new BadRequest({ error: "No file: send one or more parts named \"files\"" })
+  if (input.files.length === 0) return yield* new KnowledgeRequestInvalid({ message: "No file: send one or more parts named \"files\"" })
   if (input.title !== undefined && input.files.length > 1) {
-    return yield* new BadRequest({ error: "title can only be given with one file; several files are titled by their names" })
+    return yield* new KnowledgeRequestInvalid({ message: "title can only be given with one file; several files are titled by their names" })
   }
   const tags = commaTags(input.tags)
   const invalidTag = tags.find((tag) => tag.length > 100)
-  if (invalidTag !== undefined) return yield* new BadRequest({ error: `Tag "${invalidTag.slice(0, 40)}…" is longer than 100 characters` })
+  if (invalidTag !== undefined) return yield* new KnowledgeRequestInvalid({ message: `Tag "${invalidTag.slice(0, 40)}…" is longer than 100 characters` })
   yield* requireProject(principal, input.projectId)
   const converted = yield* Documents.convert({ files: input.files, companyId: input.companyId, generateSummary: false })
   const documents = yield* Effect.forEach(converted.documents, (file) =>
@@ -154,7 +152,7 @@ export const list = Effect.fn("Knowledge.list")(function*(request: PageRequest, 
 export const get = Effect.fn("Knowledge.get")(function*(id: string) {
   const { principal } = yield* Authorized("documents:read")
   const found = yield* DocumentsRepo.use((repo) => repo.get(principal.companyId, id))
-  return toDocument(yield* Option.match(found, { onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
+  return toDocument(yield* orRefuse(() => new DocumentNotFound({ id }))(found))
 })
 
 export const content = Effect.fn("Knowledge.content")(function*(id: string) {
@@ -200,8 +198,8 @@ export const search = Effect.fn("Knowledge.search")(function*(input: typeof Sear
   const model = yield* EmbeddingsModel
   const requested: typeof SearchMode.Type = input.mode ?? "hybrid"
   if (requested === "semantic" && Option.isNone(model)) {
-    return yield* new BadRequest({
-      error: "Semantic search needs an embeddings model: set EMBEDDINGS_MODEL or add a model of kind \"embedding\" to LLM_MODELS"
+    return yield* new KnowledgeRequestInvalid({
+      message: "Semantic search needs an embeddings model: set EMBEDDINGS_MODEL or add a model of kind \"embedding\" to LLM_MODELS"
     })
   }
   // No document to search among: nothing to find (and no query to embed or bill).
