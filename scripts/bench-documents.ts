@@ -22,7 +22,8 @@ import { inMemoryStorage } from "../src/app/Storage.ts"
 import { settingsWith } from "../src/app/Settings.ts"
 import { documentDefaults } from "../src/documents/DocumentsConfig.ts"
 import { docxFile, pdfFile } from "../test/support/DocumentFixtures.ts"
-import { fixed, formatTable, numberFromEnv, writeResults } from "./bench/report.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, writeResults } from "./bench/report.ts"
 
 const targetBytes = numberFromEnv("BENCH_MB", 1) * 1024 * 1024
 const rounds = numberFromEnv("BENCH_ROUNDS", 1)

@@ -34,14 +34,16 @@ import { settingsWith } from "../src/app/Settings.ts"
 import { newId } from "../src/platform/Ids.ts"
 import { postgresClient } from "../src/storage/Database.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
+import { listFromEnv, numberFromEnv } from "./bench/env.ts"
+import { percentile } from "./bench/stats.ts"
 
-const rowCount = Number(process.env.BENCH_MAIL_ROWS ?? 100_000)
-const crashRows = Number(process.env.BENCH_MAIL_CRASH_ROWS ?? 20_000)
+const rowCount = numberFromEnv("BENCH_MAIL_ROWS", 100_000)
+const crashRows = numberFromEnv("BENCH_MAIL_CRASH_ROWS", 20_000)
 /** `off`: recipients are made and the page measured, nothing is sent (the page's latency at a size, quickly). */
 const sending = process.env.BENCH_MAIL_SEND !== "off"
-const concurrency = Number(process.env.MAIL_CONCURRENCY ?? 16)
-const poolSize = Number(process.env.MAIL_POOL_SIZE ?? 8)
-const batchSize = Number(process.env.MAIL_BATCH_SIZE ?? 500)
+const concurrency = numberFromEnv("MAIL_CONCURRENCY", 16)
+const poolSize = numberFromEnv("MAIL_POOL_SIZE", 8)
+const batchSize = numberFromEnv("MAIL_BATCH_SIZE", 500)
 const from = "Bench <bench@bench.example>"
 const html = `<html><body><h1>{{RANDOM | Hello | Hi}} {{firstName | friend}}</h1>
 <p>Our autumn sale for {{company}} starts today: everything at half price, this week only.</p>
@@ -180,8 +182,6 @@ const seedCampaign = (count: number) =>
     )
     return { campaign, listId }
   }).pipe(Effect.orDie)
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 /** Latency of the recipients page (a page, its total and the metrics, as the endpoint reads them) at random pages and a search. */
 const pageLatency = (campaignId: string, total: number) =>
@@ -334,7 +334,7 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
       `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms;`,
       `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
     ].join(" "))
-  const backends = (process.env.BENCH_MAIL_BACKENDS ?? "postgres,pglite").split(",")
+  const backends = listFromEnv("BENCH_MAIL_BACKENDS", ["postgres", "pglite"]) ?? ["postgres", "pglite"]
   if (serverUrl !== undefined && backends.includes("postgres")) {
     const url = yield* freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`)
     yield* report(yield* endToEnd("PostgreSQL", sqlStorage(postgresClient(Redacted.make(url)), "postgres"), sink))

@@ -21,7 +21,8 @@ import { SequencesRepo } from "../src/sequences/SequencesRepo.ts"
 import { SequenceWorker } from "../src/sequences/SequenceWorker.ts"
 import { Credits } from "../src/usage/Credits.ts"
 import { startStubUpstream } from "../test/support/StubUpstream.ts"
-import { fixed, formatTable, integer, numberFromEnv, writeResults } from "./bench/report.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"
 
 const executionCount = numberFromEnv("BENCH_EXECUTIONS", 2_000)
 const draftConcurrency = numberFromEnv("BENCH_DRAFT_CONCURRENCY", 8)

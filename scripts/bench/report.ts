@@ -4,7 +4,6 @@ import { join } from "node:path"
 import { root } from "./servers.ts"
 
 // For the scripts that still read it from here; the environment's parsing lives in env.ts.
-export { numberFromEnv } from "./env.ts"
 
 /** Columns padded to their widest cell; numbers, ranges, percentages and "-" are right-aligned. */
 export const formatTable = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
