@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { fromColumns, Count } from "../outreach/Rows.ts"
+import { fromColumns, NumberColumn } from "../storage/Columns.ts"
 import { newId } from "../platform/Ids.ts"
 import { JsonObject } from "../platform/Schemas.ts"
 import { jsonParam } from "../storage/Rows.ts"
@@ -66,7 +66,7 @@ export interface MoveChange {
   readonly errorMessage?: string | undefined
 }
 
-const Total = fromColumns(Schema.Struct({ count: Count }))
+const Total = fromColumns(Schema.Struct({ count: NumberColumn }))
 
 /**
  * Campaigns of a company and their body versions. Every read is scoped by

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { Count, fromColumns } from "../outreach/Rows.ts"
+import { fromColumns, NumberColumn } from "../storage/Columns.ts"
 import type { DeliveryOutcome } from "../outreach/Delivery.ts"
 import { newId } from "../platform/Ids.ts"
 import { containing } from "../storage/Rows.ts"
@@ -40,13 +40,13 @@ const Recipients = Schema.Array(fromColumns(RecipientRecord))
 const decodeRecipients = Schema.decodeUnknownEffect(Recipients)
 
 const MetricRow = Schema.Struct({
-  total: Count,
-  sent: Count,
-  failed: Count,
-  skipped: Count,
-  uncertain: Count,
-  opened: Count,
-  clicked: Count
+  total: NumberColumn,
+  sent: NumberColumn,
+  failed: NumberColumn,
+  skipped: NumberColumn,
+  uncertain: NumberColumn,
+  opened: NumberColumn,
+  clicked: NumberColumn
 })
 const decodeMetrics = Schema.decodeUnknownEffect(MetricRow)
 const noRecipients: typeof MetricRow.Type = { total: 0, sent: 0, failed: 0, skipped: 0, uncertain: 0, opened: 0, clicked: 0 }

@@ -198,34 +198,21 @@ export class GuardedFetch extends Context.Service<GuardedFetch, {
             body: options.body,
             signal
           })
-          const declared = Number(response.headers["content-length"])
-          if (Number.isFinite(declared) && declared > settings.maxBytes) {
-            response.body.destroy()
-            throw new AddressRefused(`${url.origin} answered ${declared} bytes; at most ${settings.maxBytes} are read`)
-          }
-          const chunks: Array<Buffer> = []
-          let size = 0
-          for await (const chunk of response.body) {
-            size += (chunk as Buffer).length
-            if (size > settings.maxBytes) {
-              response.body.destroy()
-              throw new AddressRefused(`${url.origin} answered more than ${settings.maxBytes} bytes`)
-            }
-            chunks.push(chunk as Buffer)
-          }
+          // The agent's maxResponseSize cuts off a body past the cap, declared or streamed.
+          const body = new Uint8Array(await response.body.arrayBuffer())
           const location = response.headers.location
           return {
             status: response.statusCode,
             contentType: typeof response.headers["content-type"] === "string" ? response.headers["content-type"] : undefined,
             location: typeof location === "string" ? location : undefined,
-            body: new Uint8Array(Buffer.concat(chunks))
+            body
           }
         },
         catch: (error): OutboundRefused | OutboundError => {
           const refused = refusalIn(error)
           if (refused !== undefined) return new OutboundRefused({ message: `Refused to fetch ${url.origin}: ${refused.message}` })
           if ((error as { code?: unknown }).code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
-            return new OutboundRefused({ message: `${url.origin} answered more than ${settings.maxBytes} bytes` })
+            return new OutboundRefused({ message: `${url.origin} answered more than ${settings.maxBytes} bytes; at most ${settings.maxBytes} are read` })
           }
           if (deadline.aborted) return timedOut(url.toString())
           const message = error instanceof Error ? error.message : String(error)

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
-import { fromColumns } from "../outreach/Rows.ts"
+import { fromColumns } from "../storage/Columns.ts"
 import { newId } from "../platform/Ids.ts"
 import { jsonParam } from "../storage/Rows.ts"
 import { selectPage, type Window } from "../storage/Windows.ts"
