@@ -1,12 +1,14 @@
 import { Layer } from "effect"
 import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
+import { DomainsConfig, type DomainsSettings } from "../domains/DomainsConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -21,10 +23,12 @@ export const SettingsLive = Layer.mergeAll(
   ContentConfig.layer,
   DesignConfig.layer,
   DocumentsConfig.layer,
+  DomainsConfig.layer,
   FilesConfig.layer,
   JobsConfig.layer,
   ListsConfig.layer,
   MailConfig.layer,
+  OutboundConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
 )
@@ -34,25 +38,29 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly content?: Partial<ContentSettings>
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
+  readonly domains?: Partial<DomainsSettings>
   readonly files?: Partial<FilesSettings>
   readonly jobs?: Partial<JobsSettings>
   readonly lists?: Partial<ListsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
+  readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, domains, files, jobs, lists, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),
+    DomainsConfig.layerWith(domains),
     FilesConfig.layerWith(files),
     JobsConfig.layerWith(jobs),
     ListsConfig.layerWith(lists),
     MailConfig.layerWith(mail),
+    OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
   )

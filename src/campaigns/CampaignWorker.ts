@@ -1,5 +1,7 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import type { DomainsRepo } from "../domains/DomainsRepo.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
+import type { SecretBox } from "../platform/Secrets.ts"
 import { addressOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
 import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
@@ -49,7 +51,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const recipients = yield* RecipientsRepo
     const delivery = yield* Delivery
     const storage = yield* Storage
-    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
+    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo | DomainsRepo | SecretBox | MailConfig>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const fail = (campaign: CampaignRecord, reason: string) =>
@@ -62,7 +64,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const start = (campaign: CampaignRecord) =>
       readyToSend(campaign, undefined).pipe(
         Effect.flatMap((listId) => startSending(campaign, listId)),
-        // What keeps a scheduled campaign from starting (no list, no rows, no body, a lost race) fails it.
+        // What keeps a scheduled campaign from starting (no list, no rows, no body, a sender not allowed, a lost race) fails it.
         Effect.catch((refused) => fail(campaign, refused.message)),
         Effect.provideContext(context)
       )
