@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { domainToASCII } from "node:url"
+import { domainToASCII, domainToUnicode } from "node:url"
 import validator from "validator"
 
 /**
@@ -8,7 +8,18 @@ import validator from "validator"
  * RFC 1035's host rules — letters, digits and inner hyphens, labels of at
  * most 63 octets, 253 in all, and a top-level label that is not numeric
  * (so no IP address). One trailing dot (the root) is accepted and dropped.
+ * A label with hyphens in its third and fourth places is reserved (RFC 5891
+ * §4.2.3.1): only an A-label (`xn--…`) that decodes is allowed.
  */
+
+/** An `xn--` label is an A-label only if it decodes to Unicode and encodes back to itself. */
+const isReservedOrBadALabel = (label: string) => {
+  if (label.slice(2, 4) !== "--") return false
+  if (!label.startsWith("xn--")) return true
+  const unicode = domainToUnicode(label)
+  return unicode === label || domainToASCII(unicode) !== label
+}
+
 export const normalizeDomain = (input: string): Result.Result<string, string> => {
   const trimmed = input.trim().replace(/\.$/, "")
   if (trimmed.length === 0) return Result.fail("it is empty")
@@ -18,6 +29,9 @@ export const normalizeDomain = (input: string): Result.Result<string, string> =>
   const ascii = domainToASCII(trimmed)
   if (ascii === "") return Result.fail("it is not a valid internationalised domain name")
   if (ascii.length > 253) return Result.fail("it is longer than 253 characters")
+  if (ascii.split(".").some(isReservedOrBadALabel)) {
+    return Result.fail("a label with \"--\" in its third and fourth places must be a valid xn-- A-label")
+  }
   const host = validator.isFQDN(ascii, {
     require_tld: true,
     allow_underscores: false,
