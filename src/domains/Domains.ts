@@ -58,7 +58,7 @@ export const create = Effect.fn("Domains.create")(function*(input: typeof NewDom
   const { publicKey, privateKey } = yield* dkimKeyPair
   const id = newId("dom")
   const now = yield* currentDate
-  const box = yield* SecretBox
+  const sealedKey = yield* SecretBox.use((box) => box.seal(privateKey, id))
   const created = yield* DomainsRepo.use((repo) =>
     repo.create({
       id,
@@ -67,7 +67,7 @@ export const create = Effect.fn("Domains.create")(function*(input: typeof NewDom
       status: "pending",
       dkimSelector: `pa${randomBytes(4).toString("hex")}`,
       dkimPublicKey: publicKey.toString("base64"),
-      dkimPrivateKey: box.seal(privateKey, id),
+      dkimPrivateKey: sealedKey,
       checks: {},
       checkedAt: null,
       verifiedAt: null,

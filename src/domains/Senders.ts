@@ -22,8 +22,7 @@ export const signingFor = Effect.fn("Senders.signingFor")(function*(companyId: s
   if (Result.isFailure(domain)) return yield* refused
   const found = yield* DomainsRepo.use((repo) => repo.verified(companyId, domain.success))
   if (Option.isNone(found)) return yield* refused
-  const box = yield* SecretBox
-  const privateKey = box.open(found.value.dkimPrivateKey, found.value.id)
+  const privateKey = yield* SecretBox.use((box) => box.open(found.value.dkimPrivateKey, found.value.id))
   return Option.some<DkimSettings>({
     domain: found.value.domain,
     selector: found.value.dkimSelector,
