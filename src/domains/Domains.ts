@@ -51,30 +51,33 @@ const answer = (record: DomainRecord) =>
 const find = (companyId: string, id: string) =>
   Effect.flatMap(DomainsRepo.use((repo) => repo.get(companyId, id)), orRefuse(() => new DomainNotFound({ id })))
 
+/** A new domain of the company (checked name), with a fresh DKIM key pair whose private key is sealed. */
+export const newDomainRecord = Effect.fn("Domains.newDomainRecord")(function*(companyId: string, domain: string) {
+  const { publicKey, privateKey } = yield* dkimKeyPair
+  const id = newId("dom")
+  const now = yield* currentDate
+  return {
+    id,
+    companyId,
+    domain,
+    status: "pending",
+    dkimSelector: `pa${randomBytes(4).toString("hex")}`,
+    dkimPublicKey: publicKey.toString("base64"),
+    dkimPrivateKey: yield* SecretBox.use((box) => box.seal(privateKey, id)),
+    checks: {},
+    checkedAt: null,
+    verifiedAt: null,
+    createdAt: now,
+    updatedAt: now
+  } satisfies DomainRecord
+})
+
 export const create = Effect.fn("Domains.create")(function*(input: typeof NewDomain.Type) {
   const principal = yield* requireCompany(input.companyId)
   const domain = normalizeDomain(input.domain)
   if (Result.isFailure(domain)) return yield* new InvalidDomainName({ domain: input.domain, reason: domain.failure })
-  const { publicKey, privateKey } = yield* dkimKeyPair
-  const id = newId("dom")
-  const now = yield* currentDate
-  const sealedKey = yield* SecretBox.use((box) => box.seal(privateKey, id))
-  const created = yield* DomainsRepo.use((repo) =>
-    repo.create({
-      id,
-      companyId: principal.companyId,
-      domain: domain.success,
-      status: "pending",
-      dkimSelector: `pa${randomBytes(4).toString("hex")}`,
-      dkimPublicKey: publicKey.toString("base64"),
-      dkimPrivateKey: sealedKey,
-      checks: {},
-      checkedAt: null,
-      verifiedAt: null,
-      createdAt: now,
-      updatedAt: now
-    })
-  )
+  const record = yield* newDomainRecord(principal.companyId, domain.success)
+  const created = yield* DomainsRepo.use((repo) => repo.create(record))
   if (Option.isNone(created)) return yield* new DomainExists({ domain: domain.success })
   return yield* answer(created.value)
 })
