@@ -1,6 +1,7 @@
 import { Effect, Option, Result } from "effect"
 import { generateKeyPair, randomBytes } from "node:crypto"
 import { promisify } from "node:util"
+import { changing } from "../auth/AccessRevision.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { newId } from "../platform/Ids.ts"
@@ -95,7 +96,8 @@ export const get = Effect.fn("Domains.get")(function*(id: string) {
 
 export const remove = Effect.fn("Domains.remove")(function*(id: string) {
   const { principal } = yield* Authorized("campaigns:write")
-  const removed = yield* DomainsRepo.use((repo) => repo.remove(principal.companyId, id))
+  // Senders keep their checks at the access revision: the bump stops mail from this domain at once.
+  const removed = yield* changing(DomainsRepo.use((repo) => repo.remove(principal.companyId, id)))
   return yield* answer(yield* orRefuse(() => new DomainNotFound({ id }))(removed))
 })
 
@@ -106,8 +108,8 @@ export const verify = Effect.fn("Domains.verify")(function*(id: string, body: { 
   const { spfInclude } = yield* DomainsConfig
   const checks = yield* checkRecords(dnsResolver(dnsServers), record, Option.getOrUndefined(spfInclude))
   const checkedAt = yield* currentDate
-  const saved = yield* DomainsRepo.use((repo) =>
+  const saved = yield* changing(DomainsRepo.use((repo) =>
     repo.saveCheck(principal.companyId, id, { status: domainStatus(checks), checks, checkedAt })
-  )
+  ))
   return yield* answer(yield* orRefuse(() => new DomainNotFound({ id }))(saved))
 })

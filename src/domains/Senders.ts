@@ -1,29 +1,13 @@
 import { Effect, Option, Redacted, Result } from "effect"
-import { createPrivateKey, type KeyObject } from "node:crypto"
+import { createPrivateKey } from "node:crypto"
+import { AccessRevision } from "../auth/AccessRevision.ts"
+import { makeRevisionCache, RequestRevision } from "../auth/RevisionCache.ts"
 import { addressOf } from "../mail/Message.ts"
 import { type DkimSettings, MailConfig } from "../mail/MailConfig.ts"
 import { SecretBox } from "../platform/Secrets.ts"
 import { normalizeDomain } from "./DomainName.ts"
 import { DomainsRepo } from "./DomainsRepo.ts"
 import { SenderNotAllowed } from "./Errors.ts"
-
-/**
- * Signing keys by their sealed text, parsed once: a sealed value names one
- * key for good (a new key is a new sealed value), so nothing here goes stale,
- * and parsing a PEM key per message would cost as much as signing it.
- */
-const parsedKeys = new Map<string, KeyObject>()
-const keyCapacity = 1_000
-
-const parsedKey = (sealed: string, id: string) =>
-  Effect.gen(function*() {
-    const cached = parsedKeys.get(sealed)
-    if (cached !== undefined) return cached
-    const key = createPrivateKey(yield* SecretBox.use((box) => box.open(sealed, id)))
-    if (parsedKeys.size >= keyCapacity) parsedKeys.delete(parsedKeys.keys().next().value!)
-    parsedKeys.set(sealed, key)
-    return key
-  })
 
 /**
  * Who a company may send as (DESIGN §7.5): an address on one of its verified
@@ -41,14 +25,32 @@ export const signingFor = Effect.fn("Senders.signingFor")(function*(companyId: s
   if (Result.isFailure(domain)) return yield* refused
   const found = yield* DomainsRepo.use((repo) => repo.verified(companyId, domain.success))
   if (Option.isNone(found)) return yield* refused
-  const privateKey = yield* parsedKey(found.value.dkimPrivateKey, found.value.id)
+  const pem = yield* SecretBox.use((box) => box.open(found.value.dkimPrivateKey, found.value.id))
   return Option.some<DkimSettings>({
     domain: found.value.domain,
     selector: found.value.dkimSelector,
-    privateKey: Redacted.make(privateKey)
+    // Parsed here, once per cached check: parsing a PEM key costs about as much as a signature.
+    privateKey: Redacted.make(createPrivateKey(pem))
   })
 })
 
 /** Refuses a `fromEmail` the company may not send as; nothing (or null) is always allowed: it means `MAIL_FROM`. */
 export const checkSender = (companyId: string, fromEmail: string | null | undefined) =>
   fromEmail === undefined || fromEmail === null ? Effect.void : Effect.asVoid(signingFor(companyId, fromEmail))
+
+/**
+ * `signingFor` as a sender uses it for every message: a check that passed is
+ * kept per company and address at the access revision it was made at
+ * (`RevisionCache`), and deleting or re-verifying a domain bumps the
+ * revision, so the next message in any process checks anew. A refusal is
+ * never kept.
+ */
+export const cachedSigning = Effect.gen(function*() {
+  const revisions = yield* AccessRevision
+  const checks = makeRevisionCache<Option.Option<DkimSettings>>(1_000)
+  return (companyId: string, from: string) =>
+    Effect.flatMap(revisions.current, (revision) =>
+      checks.through(`${companyId}\n${from}`, () => signingFor(companyId, from)).pipe(
+        Effect.provideService(RequestRevision, { revision })
+      ))
+})

@@ -1,5 +1,5 @@
 import { Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
-import { signingFor } from "../domains/Senders.ts"
+import { cachedSigning } from "../domains/Senders.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
@@ -66,6 +66,7 @@ export class Delivery extends Context.Service<Delivery, {
     const mailer = yield* Mailer
     const suppressions = yield* Suppressions
     const { key } = yield* TrackingSecret
+    const signingFor = yield* cachedSigning
     const senders = yield* Effect.context<Effect.Services<ReturnType<typeof signingFor>>>()
 
     const outcomeOf = (sent: SendOutcome, attempts: number, now: Date): DeliveryOutcome => {
