@@ -48,6 +48,8 @@ const seed = Effect.gen(function*() {
     name: "Bench",
     steps,
     listId: null,
+    fromName: null,
+    fromEmail: null,
     createdAt: now,
     updatedAt: now
   })

@@ -2,7 +2,7 @@ import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "ef
 import type { DomainsRepo } from "../domains/DomainsRepo.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
 import type { SecretBox } from "../platform/Secrets.ts"
-import { addressOf } from "../mail/Message.ts"
+import { senderOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
 import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
@@ -201,13 +201,6 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 interface Prepared {
   readonly campaign: CampaignRecord
   readonly templates: MessageTemplates
-}
-
-/** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
-const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
-  if (campaign.fromEmail === null && campaign.fromName === null) return mailFrom
-  const address = campaign.fromEmail ?? addressOf(mailFrom)
-  return campaign.fromName === null ? address : `"${campaign.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
 }
 
 /** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer` and `MailConfig`. */

@@ -63,6 +63,16 @@ export const addressOf = (mailbox: string): string => {
   return first?.address ?? mailbox
 }
 
+/** `"Name" <address>` of a sender with its own name and address, either unset: `MAIL_FROM`'s address, with its name if it has one. */
+export const senderOf = (
+  sender: { readonly fromName: string | null; readonly fromEmail: string | null },
+  mailFrom: string
+): string => {
+  if (sender.fromEmail === null && sender.fromName === null) return mailFrom
+  const address = sender.fromEmail ?? addressOf(mailFrom)
+  return sender.fromName === null ? address : `"${sender.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
+}
+
 /** A globally unique Message-ID at the sender's domain. */
 export const newMessageId = (from: string): string => {
   const domain = addressOf(from).split("@")[1] || "localhost"

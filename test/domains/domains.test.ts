@@ -180,6 +180,28 @@ for (const backend of backends) {
         expectErrorResponse(response, 404)
       }))
 
+    it.effect("a sequence's sender follows the same rule on create and update; null goes back to MAIL_FROM", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const name = freshDomain()
+        const steps = [{ type: "email" as const, subject: "Hi {{firstName}}", body: "Say hello.", delayDays: 0 }]
+        const refused = yield* Effect.flip(api.sequences.create({ payload: { name: "Intro", steps, fromEmail: `ada@${name}` } }))
+        expect(refused).toMatchObject({ _tag: "BadRequest", error: expect.stringContaining(`fromEmail ada@${name} is neither`) })
+        const sequence = yield* api.sequences.create({ payload: { name: "Intro", steps, fromName: "Shop", fromEmail: "news@shop.example" } })
+        expect(sequence).toMatchObject({ fromName: "Shop", fromEmail: "news@shop.example" })
+        const params = { sequenceId: sequence.id }
+        expect(yield* Effect.flip(api.sequences.update({ params, payload: { fromEmail: `ada@${name}` } })))
+          .toMatchObject({ _tag: "BadRequest" })
+        const domain = yield* api.domains.create({ payload: { domain: name } })
+        yield* publishAll(domain)
+        yield* api.domains.verify({ params: { domainId: domain.id }, payload: null })
+        expect(yield* api.sequences.update({ params, payload: { fromEmail: `ada@${name}` } }))
+          .toMatchObject({ fromName: "Shop", fromEmail: `ada@${name}` })
+        expect(yield* api.sequences.update({ params, payload: { fromName: null, fromEmail: null } }))
+          .toMatchObject({ fromName: null, fromEmail: null })
+      }))
+
     it.effect("fromEmail must be on a verified domain or MAIL_FROM; mail from a verified domain is DKIM-signed (mailauth: pass); a domain deleted meanwhile fails the send", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(Date.parse("2026-06-01T08:00:00Z"))
