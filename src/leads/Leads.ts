@@ -108,6 +108,17 @@ const stage: ReadonlyArray<LeadStatus> = ["contacted", "replied", "bounced", "un
 const leadKey = (companyId: string, email: string) => `${companyId}\u0000${email.trim().toLowerCase()}`
 
 /**
+ * Events gathered while a batch of work runs (a sender's claim of messages)
+ * and written together at its end: one transaction per batch instead of one
+ * per message on the sending path.
+ */
+export interface LeadJournal {
+  readonly note: (event: LeadEvent) => Effect.Effect<void>
+  /** Writes what was noted so far (and forgets it). */
+  readonly flush: Effect.Effect<void>
+}
+
+/**
  * The port other areas (lists, campaigns, sequences, the inbox, landing pages)
  * call; leads import none of them.
  */
@@ -119,6 +130,8 @@ export class Leads extends Context.Service<Leads, {
   ) => Effect.Effect<{ readonly created: number; readonly updated: number }>
   /** Writes each event to its lead's timeline (making the lead if needed) and moves its status as the event does. */
   readonly record: (events: ReadonlyArray<LeadEvent>) => Effect.Effect<void>
+  /** A journal for one batch of work; its events are written by `flush` (an unflushed journal writes nothing). */
+  readonly journal: Effect.Effect<LeadJournal>
   /** Sets a lead's status (making the lead if needed); a change writes `status_changed`. */
   readonly setStatus: (
     companyId: string,
@@ -134,40 +147,52 @@ export class Leads extends Context.Service<Leads, {
       moves: ReadonlyArray<StatusMove>,
       activities: ReadonlyArray<NewActivity>
     ) => Effect.flatMap(currentDate, (now) => repo.record(contacts, moves, activities, now))
+    const record = (events: ReadonlyArray<LeadEvent>) => {
+      const activities = events.map((event): NewActivity => ({
+        id: newId("act"),
+        companyId: event.companyId,
+        email: event.contact.email.trim(),
+        type: event.type,
+        at: event.at,
+        campaignId: event.campaignId ?? null,
+        sequenceId: event.sequenceId ?? null,
+        threadId: event.threadId ?? null,
+        pageId: event.pageId ?? null,
+        detail: event.detail ?? {}
+      }))
+      const moves = new Map<string, StatusMove>()
+      for (const event of events) {
+        const move = moveOf[event.type]
+        if (move === undefined) continue
+        const key = leadKey(event.companyId, event.contact.email)
+        const earlier = moves.get(key)
+        if (earlier !== undefined && stage.indexOf(earlier.to) >= stage.indexOf(move.to)) continue
+        moves.set(key, {
+          companyId: event.companyId,
+          email: event.contact.email.trim(),
+          ...move,
+          at: event.at,
+          activityId: newId("act"),
+          detail: {}
+        })
+      }
+      return apply(events.map((event) => toUpsert(event.companyId, event.contact)), [...moves.values()], activities)
+    }
     return {
       upsert: (companyId, contacts) =>
         Effect.flatMap(currentDate, (now) => repo.upsert(contacts.map((contact) => toUpsert(companyId, contact)), "fill", now)),
-      record: (events) => {
-        const activities = events.map((event): NewActivity => ({
-          id: newId("act"),
-          companyId: event.companyId,
-          email: event.contact.email.trim(),
-          type: event.type,
-          at: event.at,
-          campaignId: event.campaignId ?? null,
-          sequenceId: event.sequenceId ?? null,
-          threadId: event.threadId ?? null,
-          pageId: event.pageId ?? null,
-          detail: event.detail ?? {}
-        }))
-        const moves = new Map<string, StatusMove>()
-        for (const event of events) {
-          const move = moveOf[event.type]
-          if (move === undefined) continue
-          const key = leadKey(event.companyId, event.contact.email)
-          const earlier = moves.get(key)
-          if (earlier !== undefined && stage.indexOf(earlier.to) >= stage.indexOf(move.to)) continue
-          moves.set(key, {
-            companyId: event.companyId,
-            email: event.contact.email.trim(),
-            ...move,
-            at: event.at,
-            activityId: newId("act"),
-            detail: {}
+      record,
+      journal: Effect.sync(() => {
+        let noted: Array<LeadEvent> = []
+        return {
+          note: (event) => Effect.sync(() => void noted.push(event)),
+          flush: Effect.suspend(() => {
+            const events = noted
+            noted = []
+            return record(events)
           })
         }
-        return apply(events.map((event) => toUpsert(event.companyId, event.contact)), [...moves.values()], activities)
-      },
+      }),
       setStatus: (companyId, contact, status, detail) =>
         Effect.flatMap(currentDate, (now) =>
           apply(
