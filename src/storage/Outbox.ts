@@ -13,8 +13,7 @@ import { jsonParam } from "./Rows.ts"
  * out to the company's webhooks; no area needs to import it.
  */
 
-/** Every event a webhook can subscribe to. */
-export const EventType = Schema.Literals([
+const eventTypes = [
   "campaign.sent",
   "recipient.opened",
   "recipient.clicked",
@@ -26,7 +25,13 @@ export const EventType = Schema.Literals([
   "task.run_completed",
   "document.ready",
   "render.completed"
-]).annotate({ identifier: "EventType" })
+] as const
+
+/** Every event a webhook can subscribe to. */
+export const EventType = Schema.Literals(eventTypes).annotate({
+  identifier: "EventType",
+  message: `Expected an event type, one of ${eventTypes.map((type) => `"${type}"`).join(", ")}`
+})
 export type EventType = typeof EventType.Type
 
 /** What an event says: a JSON object, documented per type in docs/webhooks.md. */
