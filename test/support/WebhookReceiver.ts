@@ -95,7 +95,7 @@ export const webhookTestServer = <A, E>(
   outbound: Partial<OutboundSettings> = receiverAllowed
 ) =>
   DeliveryWorker.layer.pipe(
-    Layer.provide(GuardedFetch.layer.pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
+    Layer.provideMerge(GuardedFetch.layer.pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
     Layer.provideMerge(WebhooksConfig.layerWith({ workerEnabled: false, ...settings })),
     Layer.provideMerge(testServer(onLiveClock(storage), { outbound: receiverAllowed }))
   )
