@@ -5,7 +5,7 @@ import { emit } from "../../src/storage/Outbox.ts"
 import { DeliveryWorker } from "../../src/webhooks/DeliveryWorker.ts"
 import { freePort, start } from "../support/ServerProcess.ts"
 import { client, createPostgresDatabase, postgresStorageAt, postgresUrl, seedTenant } from "../support/TestServer.ts"
-import { receiver, verified, webhookTestServer } from "../support/WebhookReceiver.ts"
+import { receiver, verified, webhookTestServer } from "../support/WebhookTest.ts"
 
 /** The throwaway database the test server and the worker process share. */
 class DatabaseUrl extends Context.Service<DatabaseUrl, string>()("test/DatabaseUrl") {}

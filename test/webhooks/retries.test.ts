@@ -5,20 +5,9 @@ import { emit } from "../../src/storage/Outbox.ts"
 import { DeliveryWorker } from "../../src/webhooks/DeliveryWorker.ts"
 import { webhooksDefaults } from "../../src/webhooks/WebhooksConfig.ts"
 import { backends, client, seedTenant } from "../support/TestServer.ts"
-import { receiver, verified, webhookTestServer } from "../support/WebhookReceiver.ts"
+import { drain, receiver, verified, webhookTestServer } from "../support/WebhookTest.ts"
 
 const hour = 3_600_000
-
-/** Polls until a poll finds nothing; answers how many deliveries the polls claimed or fanned out. */
-const drain = (worker: DeliveryWorker["Service"]) =>
-  Effect.gen(function*() {
-    let found = 0
-    while (true) {
-      const count = yield* worker.runDue
-      if (count === 0) return found
-      found += count
-    }
-  })
 
 describe.each(backends)("webhook retries on $name", ({ storage }) => {
   it.layer(webhookTestServer(storage))((it) => {

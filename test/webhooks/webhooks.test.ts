@@ -8,16 +8,10 @@ import { HttpClientRequest } from "effect/http"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, send } from "../support/Http.ts"
 import { addPerson, backends, client, seedTenant } from "../support/TestServer.ts"
-import { receiver, verified, webhookTestServer } from "../support/WebhookReceiver.ts"
+import { drain, receiver, verified, webhookTestServer } from "../support/WebhookTest.ts"
 
 /** The test clock at the real time, so that receivers accept the signatures' timestamps. */
 const atRealTime = Effect.suspend(() => TestClock.setTime(Date.now()))
-
-/** Polls until a poll finds nothing. */
-const drain = Effect.gen(function*() {
-  const worker = yield* DeliveryWorker
-  while ((yield* worker.runDue) > 0) { /* again */ }
-})
 
 describe.each(backends)("webhooks on $name", ({ storage }) => {
   it.layer(webhookTestServer(storage))((it) => {
@@ -107,7 +101,7 @@ describe.each(backends)("webhooks on $name", ({ storage }) => {
           .pipe(Effect.ignore)
         yield* emit(tenant.companyId, "campaign.sent", { campaignId: "cmp_1" })
         yield* emit(other.companyId, "lead.created", { leadId: "lead_3" })
-        yield* drain
+        yield* drain(yield* DeliveryWorker)
 
         expect(endpoint.received).toHaveLength(1)
         const [request] = endpoint.received
@@ -145,7 +139,7 @@ describe.each(backends)("webhooks on $name", ({ storage }) => {
         const hook = yield* api.webhooks.create({ payload: { url: endpoint.url, events: ["task.run_completed"], enabled: false } })
         const queued = yield* api.webhooks.test({ params: { webhookId: hook.id } })
         expect(queued).toMatchObject({ event: "webhook.test", test: true, status: "pending", attempts: 0 })
-        yield* drain
+        yield* drain(yield* DeliveryWorker)
         expect(verified(hook.secret, endpoint.received[0]!)).toMatchObject({ type: "webhook.test", data: { webhookId: hook.id } })
         const log = yield* api.webhooks.listDeliveries({ params: { webhookId: hook.id }, query: { status: "delivered" } })
         expect(log.items.map((item) => [item.id, item.responseStatus])).toEqual([[queued.id, 200]])
@@ -161,7 +155,7 @@ describe.each(backends)("webhooks on $name", ({ storage }) => {
         const api = yield* client({ apiKey: tenant.apiKey })
         const hook = yield* api.webhooks.create({ payload: { url: endpoint.url, events: ["lead.created"] } })
         yield* emit(tenant.companyId, "lead.created", { leadId: "lead_1" })
-        yield* drain
+        yield* drain(yield* DeliveryWorker)
         expect(endpoint.received).toHaveLength(0)
         const [delivery] = (yield* api.webhooks.listDeliveries({ params: { webhookId: hook.id }, query: {} })).items
         expect(delivery).toMatchObject({ status: "pending", attempts: 1, responseStatus: null })

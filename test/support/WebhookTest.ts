@@ -99,3 +99,14 @@ export const webhookTestServer = <A, E>(
     Layer.provideMerge(WebhooksConfig.layerWith({ workerEnabled: false, ...settings })),
     Layer.provideMerge(testServer(onLiveClock(storage), { outbound: receiverAllowed }))
   )
+
+/** Polls `worker` until a poll finds nothing; answers how many deliveries and events the polls found. */
+export const drain = (worker: DeliveryWorker["Service"]) =>
+  Effect.gen(function*() {
+    let found = 0
+    while (true) {
+      const count = yield* worker.runDue
+      if (count === 0) return found
+      found += count
+    }
+  })
