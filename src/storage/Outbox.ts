@@ -66,3 +66,14 @@ export const emitAll = (events: ReadonlyArray<OutboxEvent>): Effect.Effect<void,
 /** Records one event of `companyId` in the outbox (see `emitAll`). */
 export const emit = (companyId: string, type: EventType, payload: EventPayload) =>
   emitAll([{ companyId, type, payload }])
+
+/**
+ * `emit` and `emitAll` on a given client, for repositories, which hold their
+ * `SqlClient` instead of requiring it; inside the client's transaction they
+ * are part of it.
+ */
+export const outboxOn = (sql: SqlClient.SqlClient) => ({
+  emit: (companyId: string, type: EventType, payload: EventPayload) =>
+    Effect.provideService(emit(companyId, type, payload), SqlClient.SqlClient, sql),
+  emitAll: (events: ReadonlyArray<OutboxEvent>) => Effect.provideService(emitAll(events), SqlClient.SqlClient, sql)
+})
