@@ -12,6 +12,8 @@ import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { BrowserPool } from "../platform/BrowserPool.ts"
+import { Ffmpeg } from "../platform/Ffmpeg.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
@@ -103,6 +105,7 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),
     Layer.provideMerge(Blob.layer),
+    Layer.provideMerge(Layer.mergeAll(BrowserPool.layer, Ffmpeg.layer)),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),
     Layer.provideMerge(storage),

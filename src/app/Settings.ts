@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { RenderConfig, type RenderSettings } from "../canvases/RenderConfig.ts"
 import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
@@ -7,6 +8,7 @@ import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { BrowserConfig, type BrowserSettings } from "../platform/BrowserPool.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -18,6 +20,8 @@ import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
  */
 export const SettingsLive = Layer.mergeAll(
   AppConfig.layer,
+  BrowserConfig.layer,
+  RenderConfig.layer,
   ContentConfig.layer,
   DesignConfig.layer,
   DocumentsConfig.layer,
@@ -31,6 +35,8 @@ export const SettingsLive = Layer.mergeAll(
 
 /** Overrides of any setting for tests and tools: the kernel's flat, each area's under its key. */
 export interface SettingOverrides extends Partial<AppSettings> {
+  readonly browser?: Partial<BrowserSettings>
+  readonly render?: Partial<RenderSettings>
   readonly content?: Partial<ContentSettings>
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
@@ -43,9 +49,11 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ browser, render, content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
+    BrowserConfig.layerWith(browser),
+    RenderConfig.layerWith(render),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),
