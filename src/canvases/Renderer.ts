@@ -125,7 +125,9 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
         const guarded = <A, E>(effect: Effect.Effect<A, E>) => Effect.raceFirst(effect, crashed)
         const cdp = yield* Effect.promise(() => context.newCDPSession(page))
         // A page stuck in a script is stopped before its context closes.
-        yield* Effect.addFinalizer(() => Effect.promise(() => cdp.send("Runtime.terminateExecution").catch(() => undefined)))
+        yield* Effect.addFinalizer(() =>
+          Effect.promise(() => cdp.send("Runtime.terminateExecution").catch(() => undefined)).pipe(Effect.timeout("1 second"), Effect.ignore)
+        )
         yield* Effect.promise(() => sandbox(context, request.html, files))
         yield* Effect.promise(() => context.addInitScript(frameClockScript))
         yield* guarded(scriptLimit(
@@ -155,16 +157,19 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
           timeoutMs: settings.timeoutMs,
           maxOutputBytes: settings.maxBytes
         })
-      }).pipe(Effect.scoped)
+      }).pipe(
+        Effect.scoped,
+        // From the moment the render has its page: waiting in the queue does not count.
+        Effect.timeoutOrElse({
+          duration: Duration.millis(settings.timeoutMs),
+          orElse: () => Effect.fail(new CanvasRenderRefused({ message: `The render took longer than ${settings.timeoutMs} ms and was stopped` }))
+        })
+      )
 
     const bytes = yield* pool.withPage(
       { viewport: { width: request.width, height: request.height }, serviceWorkers: "block" },
       inPage
     ).pipe(
-      Effect.timeoutOrElse({
-        duration: Duration.millis(settings.timeoutMs),
-        orElse: () => Effect.fail(new CanvasRenderRefused({ message: `The render took longer than ${settings.timeoutMs} ms and was stopped` }))
-      }),
       Effect.catchTags({
         BrowserFailed: (failed) =>
           Effect.fail(failed.reason === "busy" ? new CanvasRenderBusy({ message: failed.message }) : new CanvasRenderFailed({ message: failed.message })),

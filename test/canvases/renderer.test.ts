@@ -57,3 +57,17 @@ describe("Renderer", () => {
       }))
   })
 })
+
+describe("Renderer sandbox limits", () => {
+  it.layer(renderer({ scriptTimeoutMs: 1_000 }), { excludeTestServices: true })((it) => {
+    it.effect("stops a page whose script never returns", () =>
+      Effect.gen(function*() {
+        const started = Date.now()
+        const failed = yield* Effect.flip(render(request("<script>while (true) {}</script>", { width: 32, height: 32 }), noFiles))
+        expect(failed.message).toContain("ran longer than 1000 ms while loading")
+        expect(Date.now() - started).toBeLessThan(8_000)
+        const after = yield* render(request("<p>next</p>", { width: 32, height: 32 }), noFiles)
+        expect(imageSize(after.bytes)).toMatchObject({ width: 32, height: 32 })
+      }))
+  })
+})

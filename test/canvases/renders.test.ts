@@ -172,7 +172,7 @@ describe.each(backends)("canvas renders on $name", ({ storage }) => {
         expectErrorResponse(yield* send(postJson(path(hungry.id), { format: "png" }, tenant.apiKey)), 400, /ran out of memory or crashed/)
         const fine = yield* api.canvases.create({ payload: { title: "Fine", html: "<p>ok</p>" } })
         expect((yield* api.canvases.render({ params: { canvas_id: fine.id }, payload: { format: "webp", width: 32, height: 32 } })).format).toBe("webp")
-      }))
+      }), 60_000)
 
     it.effect("caps pixels, refuses bad fields and other companies' canvases", () =>
       Effect.gen(function*() {
