@@ -18,6 +18,7 @@ import { FilesArea } from "../files/Area.ts"
 import { DesignArea } from "../design/Area.ts"
 import { JobsArea } from "../jobs/Area.ts"
 import { CanvasesArea } from "../canvases/Area.ts"
+import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
@@ -51,6 +52,7 @@ export const areas = [
   DesignArea,
   JobsArea,
   CanvasesArea,
+  BrowserArea,
   DocumentsArea,
   ContentArea,
   SequencesArea,

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { ExtractConfig, type ExtractSettings } from "../browser/ExtractConfig.ts"
 import { RenderConfig, type RenderSettings } from "../canvases/RenderConfig.ts"
 import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
@@ -9,6 +10,7 @@ import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { BrowserConfig, type BrowserSettings } from "../platform/BrowserPool.ts"
+import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -21,6 +23,8 @@ import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 export const SettingsLive = Layer.mergeAll(
   AppConfig.layer,
   BrowserConfig.layer,
+  ExtractConfig.layer,
+  OutboundConfig.layer,
   RenderConfig.layer,
   ContentConfig.layer,
   DesignConfig.layer,
@@ -36,6 +40,8 @@ export const SettingsLive = Layer.mergeAll(
 /** Overrides of any setting for tests and tools: the kernel's flat, each area's under its key. */
 export interface SettingOverrides extends Partial<AppSettings> {
   readonly browser?: Partial<BrowserSettings>
+  readonly extract?: Partial<ExtractSettings>
+  readonly outbound?: Partial<OutboundSettings>
   readonly render?: Partial<RenderSettings>
   readonly content?: Partial<ContentSettings>
   readonly design?: Partial<DesignSettings>
@@ -49,10 +55,12 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ browser, render, content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ browser, extract, outbound, render, content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     BrowserConfig.layerWith(browser),
+    ExtractConfig.layerWith(extract),
+    OutboundConfig.layerWith(outbound ?? {}),
     RenderConfig.layerWith(render),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
