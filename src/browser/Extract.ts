@@ -43,6 +43,8 @@ interface Traffic {
   bytes: number
   overCap: boolean
   documentRefusal: string | undefined
+  /** Where the guard's fetch of the page itself was redirected to: the browser navigates there. */
+  redirect: string | undefined
 }
 
 const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0]!
@@ -80,7 +82,11 @@ export class BrowserExtract extends Context.Service<BrowserExtract, BrowserExtra
           traffic.overCap = true
           return route.abort("blockedbyclient")
         }
-        if (answer.url !== request.url()) return route.fulfill({ status: 302, headers: { location: answer.url }, body: "" })
+        // A redirect the browser would follow outside the interception: it navigates to the new address itself.
+        if (isDocument && answer.url !== request.url()) {
+          traffic.redirect = answer.url
+          return route.abort("aborted")
+        }
         return route.fulfill({
           status: answer.status,
           headers: answer.contentType === undefined ? {} : { "content-type": answer.contentType },
@@ -102,21 +108,31 @@ export class BrowserExtract extends Context.Service<BrowserExtract, BrowserExtra
         : page.waitForSelector(action.wait, { timeout }).then(() => undefined)
     }
 
+    const timedOut = () => new BrowserRefused({ message: `The page did not load within ${settings.timeoutMs} ms (BROWSER_TIMEOUT_MS)` })
+
+    const capped = () => new BrowserRefused({ message: `The page loaded more than ${settings.maxBytes} bytes, the most a page may load` })
+
     const read = (page: Page, request: ExtractRequest, traffic: Traffic, deadline: number) =>
       Effect.tryPromise({
         try: async () => {
           const left = () => Math.max(1, deadline - Date.now())
-          await page.goto(request.url, { waitUntil: "load", timeout: left() }).catch((error) => {
-            if (traffic.documentRefusal !== undefined) throw new BrowserRefused({ message: traffic.documentRefusal })
-            throw error
-          })
+          const visit = (url: string): Promise<unknown> =>
+            page.goto(url, { waitUntil: "load", timeout: left() }).catch((error) => {
+              const redirect = traffic.redirect
+              traffic.redirect = undefined
+              if (traffic.overCap) throw capped()
+              if (traffic.documentRefusal !== undefined) throw new BrowserRefused({ message: traffic.documentRefusal })
+              if (redirect !== undefined) return visit(redirect)
+              throw error
+            })
+          await visit(request.url)
           if (request.waitFor !== undefined) await page.waitForSelector(request.waitFor, { timeout: left() })
           for (const [index, action] of (request.actions ?? []).entries()) {
             await act(page, action, left()).catch((error) => {
               throw new BrowserRefused({ message: `Action ${index + 1} (${Object.keys(action)[0]}) failed: ${firstLine(error)}` })
             })
           }
-          if (traffic.overCap) throw new BrowserRefused({ message: `The page loaded more than ${settings.maxBytes} bytes, the most a page may load` })
+          if (traffic.overCap) throw capped()
           const links = await page.$$eval("a[href]", (anchors) =>
             anchors.map((anchor) => ({ url: (anchor as unknown as { href: string }).href, text: String(anchor.textContent ?? "").trim() })))
           return {
@@ -127,16 +143,17 @@ export class BrowserExtract extends Context.Service<BrowserExtract, BrowserExtra
             shot: request.screenshot === true ? await page.screenshot({ type: "png" }) : undefined
           }
         },
-        catch: (error) =>
-          error instanceof BrowserRefused
-            ? error
-            : new BrowserRefused({ message: `The page could not be loaded: ${firstLine(error)}` })
+        catch: (error) => {
+          if (error instanceof BrowserRefused) return error
+          if (error instanceof Error && error.name === "TimeoutError") return timedOut()
+          return new BrowserRefused({ message: `The page could not be loaded: ${firstLine(error)}` })
+        }
       })
 
     const extract = (companyId: string, request: ExtractRequest) =>
       Effect.gen(function*() {
         yield* guard.check(request.url).pipe(Effect.mapError((refused) => new BrowserRefused({ message: refused.message })))
-        const traffic: Traffic = { bytes: 0, overCap: false, documentRefusal: undefined }
+        const traffic: Traffic = { bytes: 0, overCap: false, documentRefusal: undefined, redirect: undefined }
         const loaded = yield* pool.withPage({ viewport, serviceWorkers: "block", acceptDownloads: false }, (page, context) =>
           Effect.gen(function*() {
             page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined))
@@ -144,7 +161,7 @@ export class BrowserExtract extends Context.Service<BrowserExtract, BrowserExtra
             return yield* read(page, request, traffic, Date.now() + settings.timeoutMs)
           }).pipe(Effect.timeoutOrElse({
             duration: Duration.millis(settings.timeoutMs + 1_000),
-            orElse: () => Effect.fail(new BrowserRefused({ message: `The page did not load within ${settings.timeoutMs} ms (BROWSER_TIMEOUT_MS)` }))
+            orElse: () => Effect.fail(timedOut())
           }))).pipe(
             Effect.catchTag("BrowserFailed", (failed) =>
               Effect.fail(failed.reason === "busy" ? new BrowserBusy({ message: failed.message }) : new BrowserUnavailable({ message: failed.message })))
