@@ -6,7 +6,7 @@ import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
+import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { BrowserConfig, type BrowserSettings } from "../platform/BrowserPool.ts"
@@ -31,7 +31,7 @@ export const SettingsLive = Layer.mergeAll(
   DocumentsConfig.layer,
   FilesConfig.layer,
   JobsConfig.layer,
-  ListsConfig.layer,
+  LeadsConfig.layer,
   MailConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
@@ -48,14 +48,14 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly documents?: Partial<DocumentSettings>
   readonly files?: Partial<FilesSettings>
   readonly jobs?: Partial<JobsSettings>
-  readonly lists?: Partial<ListsSettings>
+  readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ browser, extract, outbound, render, content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ browser, extract, outbound, render, content, design, documents, files, jobs, leads, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     BrowserConfig.layerWith(browser),
@@ -67,7 +67,7 @@ export const settingsWith = ({ browser, extract, outbound, render, content, desi
     DocumentsConfig.layerWith(documents),
     FilesConfig.layerWith(files),
     JobsConfig.layerWith(jobs),
-    ListsConfig.layerWith(lists),
+    LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
