@@ -143,7 +143,7 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
         const capture = (index: number, format: "png" | "jpeg" | "webp") =>
           guarded(scriptLimit(
             Effect.tryPromise({
-              try: () => frameAt(page, cdp, index * 1000 / request.fps, format, request.scale),
+              try: () => frameAt(page, cdp, index * 1000 / request.fps, format, request.scale, video),
               catch: (error) => new CanvasRenderRefused({ message: `Frame ${index} could not be captured: ${String(error).split("\n")[0]}` })
             }),
             `at frame ${index}`
@@ -188,13 +188,14 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
   })
 
 /** Moves the page's clock to `ms` and captures the viewport. */
-const frameAt = async (page: Page, cdp: CDPSession, ms: number, format: "png" | "jpeg" | "webp", scale: number) => {
+const frameAt = async (page: Page, cdp: CDPSession, ms: number, format: "png" | "jpeg" | "webp", scale: number, fast: boolean) => {
   const viewport = page.viewportSize()!
   await page.evaluate((time) => (globalThis as unknown as { __frameClock: { advanceTo: (ms: number) => void } }).__frameClock.advanceTo(time), ms)
   const shot = await cdp.send("Page.captureScreenshot", {
     format,
     ...(format === "png" ? {} : { quality: 90 }),
-    optimizeForSpeed: true,
+    // Video frames are compressed quickly (ffmpeg re-encodes them); a still is compressed well.
+    optimizeForSpeed: fast,
     // The clip's scale draws the page at that many device pixels per CSS pixel.
     clip: { x: 0, y: 0, width: viewport.width, height: viewport.height, scale }
   })
