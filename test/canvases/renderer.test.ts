@@ -58,6 +58,45 @@ describe("Renderer", () => {
   })
 })
 
+/** Three white boxes on black moved by the clock: a CSS animation, requestAnimationFrame and setInterval, 10 px per 100 ms. */
+const movingBoxes = `<style>body { margin: 0; background: #000 } div { position: absolute; left: 0; width: 20px; height: 20px; background: #fff }
+  #css { top: 0; animation: move 1s linear infinite } #raf { top: 20px } #timer { top: 40px }
+  @keyframes move { from { transform: translateX(0) } to { transform: translateX(100px) } }</style>
+<div id=css></div><div id=raf></div><div id=timer></div>
+<script>
+  const raf = document.getElementById("raf"), timer = document.getElementById("timer")
+  const tick = (t) => { raf.style.transform = "translateX(" + (t % 1000) / 10 + "px)"; requestAnimationFrame(tick) }
+  requestAnimationFrame(tick)
+  let x = 0
+  setInterval(() => { x = (x + 10) % 100; timer.style.transform = "translateX(" + x + "px)" }, 100)
+</script>`
+
+/** The left edge of the white box crossing row `y` in each decoded grey frame. */
+const edges = (frames: Uint8Array, width: number, height: number, y: number) =>
+  Array.from({ length: frames.length / (width * height) }, (_, frame) => {
+    const row = frames.subarray(frame * width * height + y * width, frame * width * height + (y + 1) * width)
+    return row.findIndex((value) => value > 128)
+  })
+
+describe("Renderer virtual time", () => {
+  it.layer(renderer(), { excludeTestServices: true })((it) => {
+    it.effect("captures frame k at exactly k / fps seconds, for CSS animations, animation frames and timers alike", () =>
+      Effect.gen(function*() {
+        const video = yield* render(request(movingBoxes, { format: "gif", width: 140, height: 60, durationMs: 1000, fps: 10 }), noFiles)
+        const frames = yield* Ffmpeg.make(bundledFfmpeg()).run({
+          args: ["-i", "pipe:0", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1"],
+          input: video.bytes,
+          timeoutMs: 10_000,
+          maxOutputBytes: 140 * 60 * 20
+        })
+        const expected = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90]
+        expect(edges(frames, 140, 60, 10)).toEqual(expected)
+        expect(edges(frames, 140, 60, 30)).toEqual(expected)
+        expect(edges(frames, 140, 60, 50)).toEqual(expected)
+      }))
+  })
+})
+
 describe("Renderer sandbox limits", () => {
   it.layer(renderer({ scriptTimeoutMs: 1_000 }), { excludeTestServices: true })((it) => {
     it.effect("stops a page whose script never returns", () =>
