@@ -76,7 +76,7 @@ const isVideo = (format: RenderFormat): format is typeof videoFormats[number] =>
 
 /** Every request of the page: its own document, public files from the store, and nothing else. */
 const sandbox = async (context: BrowserContext, html: string, files: PublicFiles) => {
-  await context.routeWebSocket(/.*/, (socket) => socket.close())
+  // WebSockets are not routed: they go to the browser's dead proxy address and fail there.
   await context.route("**/*", async (route) => {
     const url = route.request().url()
     if (url === pageUrl) return route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html })
@@ -134,7 +134,6 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
           Effect.tryPromise({
             try: async () => {
               await page.goto(pageUrl, { waitUntil: "load", timeout: 0 })
-              await page.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready)
             },
             catch: (error) => new CanvasRenderRefused({ message: `The canvas could not be loaded: ${String(error).split("\n")[0]}` })
           }),
@@ -190,7 +189,15 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
 /** Moves the page's clock to `ms` and captures the viewport. */
 const frameAt = async (page: Page, cdp: CDPSession, ms: number, format: "png" | "jpeg" | "webp", scale: number, fast: boolean) => {
   const viewport = page.viewportSize()!
-  await page.evaluate((time) => (globalThis as unknown as { __frameClock: { advanceTo: (ms: number) => void } }).__frameClock.advanceTo(time), ms)
+  // The first frame waits for the page's fonts too, in the same call.
+  await page.evaluate(
+    async (time) => {
+      const page = globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } }; __frameClock: { advanceTo: (ms: number) => void } }
+      if (time === 0) await page.document.fonts.ready
+      page.__frameClock.advanceTo(time)
+    },
+    ms
+  )
   const shot = await cdp.send("Page.captureScreenshot", {
     format,
     ...(format === "png" ? {} : { quality: 90 }),
