@@ -7,8 +7,9 @@
 // - PNG 1200×630 social card: p50 latency and renders per second of each,
 //   the platform's share of the direct throughput, and the browsers' RSS;
 // - a 3 s, 30 fps, 1080×1080 loop as MP4 and as GIF: wall time and bytes.
-// Settings: BENCH_RENDERS (default 40 per side), BENCH_CONCURRENCY (pages at
-// once, default 2), BENCH_VIDEO (0 skips the loops).
+// Settings: BENCH_RENDERS (default 40 per side), BENCH_ROUNDS (default 4: the
+// sides alternate), BENCH_CONCURRENCY (pages at once, default 2), BENCH_VIDEO
+// (0 skips the loops).
 import Chromium from "@sparticuz/chromium"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
@@ -27,6 +28,7 @@ import { latencySummary } from "./bench/stats.ts"
 const renders = numberFromEnv("BENCH_RENDERS", 40)
 const concurrency = numberFromEnv("BENCH_CONCURRENCY", 2)
 const withVideo = numberFromEnv("BENCH_VIDEO", 1) !== 0
+const rounds = numberFromEnv("BENCH_ROUNDS", 4)
 
 const socialCard = `<!doctype html><html><head><style>
   body { margin: 0; width: 1200px; height: 630px; display: flex; font-family: sans-serif;
@@ -65,12 +67,12 @@ const descendantsRss = () => {
   return [...rss].filter(([pid]) => below(pid)).reduce((sum, [, kb]) => sum + kb, 0)
 }
 
-/** Runs `total` calls of `once`, `concurrency` at a time; answers each call's milliseconds and the wall time. */
+/** Runs `total` calls of `once`, `concurrency` at a time: each call's milliseconds, the seconds of the whole, peak RSS. */
 const measure = async (total: number, once: () => Promise<void>) => {
   const latencies: Array<number> = []
   let next = 0
-  const started = performance.now()
   let peakRssKb = 0
+  const started = performance.now()
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < total) {
       next++
@@ -80,11 +82,23 @@ const measure = async (total: number, once: () => Promise<void>) => {
       peakRssKb = Math.max(peakRssKb, descendantsRss())
     }
   }))
-  const seconds = (performance.now() - started) / 1000
-  return { ...latencySummary(latencies), perSecond: total / seconds, peakRssMb: peakRssKb / 1024 }
+  return { latencies, seconds: (performance.now() - started) / 1000, peakRssKb }
 }
 
-const direct = async () => {
+type Measured = Awaited<ReturnType<typeof measure>>
+
+const summary = (runs: ReadonlyArray<Measured>) => {
+  const latencies = runs.flatMap((run) => run.latencies)
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0)
+  return {
+    ...latencySummary(latencies),
+    perSecond: latencies.length / seconds,
+    peakRssMb: Math.max(...runs.map((run) => run.peakRssKb)) / 1024
+  }
+}
+
+/** The same Chromium as the platform's, driven by playwright-core alone: a context and page per render. */
+const directRenderer = async () => {
   const browser = await chromium.launch({ executablePath: await Chromium.executablePath(), args: ["--no-sandbox", "--disable-gpu"] })
   const once = async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 630 } })
@@ -93,10 +107,7 @@ const direct = async () => {
     await page.screenshot({ type: "png" })
     await context.close()
   }
-  await measure(concurrency * 2, once)
-  const result = await measure(renders, once)
-  await browser.close()
-  return result
+  return { once, close: () => browser.close() }
 }
 
 const settings = settingsWith({
@@ -127,11 +138,19 @@ const program = Effect.gen(function*() {
   }
   const card = yield* Effect.promise(() => call("/content/canvases", { title: "Social card", html: socialCard }))
   const renderCard = async () => void await call(`/content/canvases/${card.id}/render`, { format: "png" })
-  const platform = yield* Effect.promise(async () => {
+  // Rounds alternate the two sides, so that the machine's changing load falls on both.
+  const { platform, baseline } = yield* Effect.promise(async () => {
+    const direct = await directRenderer()
     await measure(concurrency * 2, renderCard)
-    return measure(renders, renderCard)
+    await measure(concurrency * 2, direct.once)
+    const sides = { platform: [] as Array<Measured>, baseline: [] as Array<Measured> }
+    for (let round = 0; round < rounds; round++) {
+      sides.platform.push(await measure(Math.ceil(renders / rounds), renderCard))
+      sides.baseline.push(await measure(Math.ceil(renders / rounds), direct.once))
+    }
+    await direct.close()
+    return { platform: summary(sides.platform), baseline: summary(sides.baseline) }
   })
-  const baseline = yield* Effect.promise(direct)
   const rows = [["platform (HTTP, sandbox, stored)", platform] as const, ["playwright-core directly", baseline] as const]
   const stillTable = formatTable(
     ["PNG 1200×630", "renders", "p50 ms", "p99 ms", "renders/s", "browsers' peak RSS MB"],
@@ -149,7 +168,7 @@ const program = Effect.gen(function*() {
     }
   }
   const videoTable = formatTable(["3 s × 30 fps, 1080×1080", "wall s", "bytes"], videos.map((video) => [video.format, fixed(video.seconds, 1), String(video.bytes)]))
-  const file = writeResults("render", startedAt, { renders, concurrency, platform, baseline, share, videos })
+  const file = writeResults("render", startedAt, { renders, rounds, concurrency, platform, baseline, share, videos })
   yield* Console.log(`${stillTable}\nplatform / direct throughput: ${fixed(share * 100, 0)} % (${concurrency} pages at once)\n\n${videoTable}\n${file}`)
 })
 
