@@ -99,7 +99,7 @@ const summary = (runs: ReadonlyArray<Measured>) => {
 
 /** The same Chromium as the platform's, driven by playwright-core alone: a context and page per render. */
 const directRenderer = async () => {
-  const browser = await chromium.launch({ executablePath: await Chromium.executablePath(), args: ["--no-sandbox", "--disable-gpu"] })
+  const browser = await chromium.launch({ executablePath: await Chromium.executablePath(), args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] })
   const once = async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 630 } })
     const page = await context.newPage()
