@@ -9,19 +9,21 @@
 // - a 3 s, 30 fps, 1080×1080 loop as MP4 and as GIF: wall time and bytes.
 // Settings: BENCH_RENDERS (default 40 per side), BENCH_ROUNDS (default 4: the
 // sides alternate), BENCH_CONCURRENCY (pages at once, default 2), BENCH_VIDEO
-// (0 skips the loops).
+// (0 skips the loops), BENCH_BLOB_DIR (1: the bytes in a folder, not the database).
 import Chromium from "@sparticuz/chromium"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { HttpServer } from "effect/http"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createServer } from "node:http"
 import { chromium } from "playwright-core"
 import * as Admin from "../src/admin/Admin.ts"
 import { makeServer } from "../src/app/Server.ts"
 import { settingsWith } from "../src/app/Settings.ts"
 import { inMemoryStorage } from "../src/app/Storage.ts"
-import { numberFromEnv } from "./bench/env.ts"
+import { flagFromEnv, numberFromEnv } from "./bench/env.ts"
 import { fixed, formatTable, writeResults } from "./bench/report.ts"
 import { latencySummary } from "./bench/stats.ts"
 
@@ -110,7 +112,16 @@ const directRenderer = async () => {
   return { once, close: () => browser.close() }
 }
 
+/** A temporary folder for the renders' bytes, removed when the script ends. */
+const blobFolder = () => {
+  const folder = mkdtempSync(join(tmpdir(), "bench-blobs-"))
+  process.on("exit", () => rmSync(folder, { recursive: true, force: true }))
+  return folder
+}
+
 const settings = settingsWith({
+  // BENCH_BLOB_DIR=1: the renders' bytes in a temporary folder (BLOB_DIR) instead of the database.
+  files: { blobDir: flagFromEnv("BENCH_BLOB_DIR") ? Option.some(blobFolder()) : Option.none() },
   bootstrap: false,
   logLevel: "Error",
   rateLimitPerMinute: 1_000_000,

@@ -117,10 +117,12 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
       Effect.gen(function*() {
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined))
         const crashed = Effect.callback<never, CanvasRenderRefused>((resume) => {
-          page.once("crash", () =>
+          const listener = () =>
             resume(Effect.fail(new CanvasRenderRefused({
               message: "The canvas's page ran out of memory or crashed; the render was stopped"
-            }))))
+            })))
+          page.once("crash", listener)
+          return Effect.sync(() => void page.off("crash", listener))
         })
         const guarded = <A, E>(effect: Effect.Effect<A, E>) => Effect.raceFirst(effect, crashed)
         const cdp = yield* Effect.promise(() => context.newCDPSession(page))
