@@ -19,6 +19,7 @@ import { FilesArea } from "../files/Area.ts"
 import { DesignArea } from "../design/Area.ts"
 import { JobsArea } from "../jobs/Area.ts"
 import { CanvasesArea } from "../canvases/Area.ts"
+import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
@@ -55,6 +56,7 @@ export const areas = [
   DesignArea,
   JobsArea,
   CanvasesArea,
+  BrowserArea,
   DocumentsArea,
   ContentArea,
   SequencesArea,
