@@ -1,4 +1,5 @@
 import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
+import { SqlClient } from "effect/sql"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
@@ -37,8 +38,8 @@ export interface DeliverySteps {
   readonly start: Effect.Effect<boolean>
   /** Records the outcome, right after the server's answer. */
   readonly record: (outcome: DeliveryOutcome) => Effect.Effect<void>
-  /** After a hard bounce (the address is on the suppression list by then). */
-  readonly bounced: Effect.Effect<void>
+  /** A hard bounce, with the server's answer: in the transaction that records it and suppresses the address. */
+  readonly bounced: (reason: string) => Effect.Effect<void>
 }
 
 /** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
@@ -65,6 +66,7 @@ export class Delivery extends Context.Service<Delivery, {
     const mailer = yield* Mailer
     const suppressions = yield* Suppressions
     const { key } = yield* TrackingSecret
+    const sql = yield* SqlClient.SqlClient
 
     const outcomeOf = (sent: SendOutcome, attempts: number, now: Date): DeliveryOutcome => {
       switch (sent._tag) {
@@ -95,10 +97,16 @@ export class Delivery extends Context.Service<Delivery, {
         }, steps.start)
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.
-        yield* steps.record(outcomeOf(sent.value, outgoing.attempts, yield* currentDate))
+        const recorded = steps.record(outcomeOf(sent.value, outgoing.attempts, yield* currentDate))
         if (sent.value._tag === "PermanentFailure" && sent.value.hardBounce) {
-          yield* suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce")
-          yield* steps.bounced
+          const reason = sent.value.response
+          yield* sql.withTransaction(Effect.all([
+            recorded,
+            suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce"),
+            steps.bounced(reason)
+          ], { discard: true })).pipe(Effect.orDie)
+        } else {
+          yield* recorded
         }
         return true
       })

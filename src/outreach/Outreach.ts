@@ -15,8 +15,8 @@ export interface TrackedMessage {
   readonly fields: Readonly<Record<string, string>>
   /** The subject and body the e-mail was rendered from (its click targets are links of it); none when gone. */
   readonly source: Effect.Effect<Option.Option<{ readonly subject: string; readonly html: string }>>
-  /** Counts an open, or a click (which also counts as an open). */
-  readonly track: (event: "open" | "click", now: Date) => Effect.Effect<void>
+  /** Counts an open, or a click on `url` (which also counts as an open). */
+  readonly track: (event: "open" | "click", now: Date, url?: string) => Effect.Effect<void>
 }
 
 export interface OutreachSender {

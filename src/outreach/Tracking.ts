@@ -71,7 +71,7 @@ export const click = Effect.fn("Tracking.click")(function*(token: string, baseUr
     link.link
   )
   if (target === undefined) return yield* notFound
-  yield* message.track("click", yield* currentDate)
+  yield* message.track("click", yield* currentDate, target)
   return target
 })
 
