@@ -1,5 +1,6 @@
 import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { SqlClient } from "effect/sql"
+import type { LeadContact, LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
@@ -30,6 +31,9 @@ export interface Outgoing {
   readonly from?: string | undefined
   readonly replyTo?: string | undefined
   readonly templates: MessageTemplates
+  /** What the message belongs to, for the lead's timeline. */
+  readonly campaignId?: string | undefined
+  readonly sequenceId?: string | undefined
 }
 
 /** What the sender does around the SMTP transaction. */
@@ -41,6 +45,14 @@ export interface DeliverySteps {
   /** A hard bounce, with the server's answer: in the transaction that records it and suppresses the address. */
   readonly bounced: (reason: string) => Effect.Effect<void>
 }
+
+/** The person a message went to, as the lead's record knows them: the address and the row's names and company. */
+const contactOf = ({ email, fields }: Outgoing): LeadContact => ({
+  email,
+  firstName: fields.firstName,
+  lastName: fields.lastName,
+  company: fields.company
+})
 
 /** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
 export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
@@ -56,8 +68,11 @@ export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
  * sender shows it as uncertain and does not send it again by itself.
  */
 export class Delivery extends Context.Service<Delivery, {
-  /** Delivers one message with the sender's steps; false when `start` refused it (nothing was sent). */
-  readonly deliver: (outgoing: Outgoing, steps: DeliverySteps) => Effect.Effect<boolean>
+  /**
+   * Delivers one message with the sender's steps; false when `start` refused it (nothing was sent).
+   * A sent message and a hard bounce are noted in `journal`, for the lead's timeline.
+   */
+  readonly deliver: (outgoing: Outgoing, steps: DeliverySteps, journal: LeadJournal) => Effect.Effect<boolean>
 }>()("outreach/Delivery") {
   static readonly layer = Layer.effect(Delivery, Effect.gen(function*() {
     const config = yield* OutreachConfig
@@ -80,7 +95,7 @@ export class Delivery extends Context.Service<Delivery, {
     }
 
     return {
-      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps) {
+      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps, journal: LeadJournal) {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
         const from = outgoing.from ?? mail.from
@@ -97,16 +112,21 @@ export class Delivery extends Context.Service<Delivery, {
         }, steps.start)
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.
-        const recorded = steps.record(outcomeOf(sent.value, outgoing.attempts, yield* currentDate))
+        const at = yield* currentDate
+        const recorded = steps.record(outcomeOf(sent.value, outgoing.attempts, at))
+        const event = { companyId: outgoing.companyId, at, contact: contactOf(outgoing), campaignId: outgoing.campaignId, sequenceId: outgoing.sequenceId }
         if (sent.value._tag === "PermanentFailure" && sent.value.hardBounce) {
           const reason = sent.value.response
+          // Recorded, suppressed and announced (the sender's `bounced`, e.g. its webhook event) together.
           yield* sql.withTransaction(Effect.all([
             recorded,
             suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce"),
             steps.bounced(reason)
           ], { discard: true })).pipe(Effect.orDie)
+          yield* journal.note({ ...event, type: "bounced", detail: { error: reason } })
         } else {
           yield* recorded
+          if (sent.value._tag === "Accepted") yield* journal.note({ ...event, type: "sent", detail: { subject: message.subject } })
         }
         return true
       })
