@@ -6,7 +6,7 @@
 // 3,000), BENCH_WEBHOOK_RATE (events per second for the delay run, default 100), BENCH_WEBHOOK_SECONDS
 // (default 10), BENCH_WEBHOOK_BACKENDS (default `pglite,postgres`), and the worker's WEBHOOKS_* variables.
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -136,10 +136,11 @@ const run = (name: string, storage: Layer.Layer<any, any>) =>
   })
 
 NodeRuntime.runMain(Effect.gen(function*() {
+  yield* Console.log(`deliveries to a node:http receiver in this process; WEBHOOKS_POLL_MS ${process.env.WEBHOOKS_POLL_MS ?? "500 (default)"}`)
   if (backends.includes("pglite")) yield* run("PGlite (in memory)", inMemoryStorage)
   if (!backends.includes("postgres")) return
   const postgres = postgresFromEnv()
   if (postgres === undefined) return yield* Console.log(postgresNotSet)
   const database = yield* Effect.promise(() => throwawayDatabase(postgres.url))
   yield* run("PostgreSQL", postgresStorage(database.url))
-}))
+}).pipe(Effect.provideService(References.MinimumLogLevel, "Error")))
