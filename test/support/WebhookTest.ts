@@ -95,7 +95,8 @@ export const withDeliveries = <A, E, R>(
   outbound: Partial<OutboundSettings> = receiverAllowed
 ) =>
   DeliveryWorker.layer.pipe(
-    Layer.provideMerge(GuardedFetch.layer.pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
+    // Fresh: the server builds `GuardedFetch.layer` too, and a layer is built once per reference.
+    Layer.provideMerge(Layer.fresh(GuardedFetch.layer).pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
     Layer.provideMerge(WebhooksConfig.layerWith({ workerEnabled: false, ...settings })),
     Layer.provideMerge(server)
   )
