@@ -24,6 +24,7 @@ import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { ImagesArea } from "../images/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -57,6 +58,7 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  ImagesArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

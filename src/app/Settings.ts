@@ -3,6 +3,7 @@ import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
+import { ImagesConfig, type ImagesSettings } from "../images/ImagesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
@@ -22,6 +23,7 @@ export const SettingsLive = Layer.mergeAll(
   DesignConfig.layer,
   DocumentsConfig.layer,
   FilesConfig.layer,
+  ImagesConfig.layer,
   JobsConfig.layer,
   ListsConfig.layer,
   MailConfig.layer,
@@ -35,6 +37,7 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
   readonly files?: Partial<FilesSettings>
+  readonly images?: Partial<ImagesSettings>
   readonly jobs?: Partial<JobsSettings>
   readonly lists?: Partial<ListsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
@@ -43,13 +46,14 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, images, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),
     FilesConfig.layerWith(files),
+    ImagesConfig.layerWith(images),
     JobsConfig.layerWith(jobs),
     ListsConfig.layerWith(lists),
     MailConfig.layerWith(mail),
