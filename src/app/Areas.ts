@@ -25,6 +25,7 @@ import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
 import { ImagesArea } from "../images/Area.ts"
+import { AudioArea } from "../audio/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -59,6 +60,7 @@ export const areas = [
   UsersArea,
   UsageArea,
   ImagesArea,
+  AudioArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { AudioConfig, type AudioSettings } from "../audio/AudioConfig.ts"
 import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
@@ -19,6 +20,7 @@ import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
  */
 export const SettingsLive = Layer.mergeAll(
   AppConfig.layer,
+  AudioConfig.layer,
   ContentConfig.layer,
   DesignConfig.layer,
   DocumentsConfig.layer,
@@ -33,6 +35,7 @@ export const SettingsLive = Layer.mergeAll(
 
 /** Overrides of any setting for tests and tools: the kernel's flat, each area's under its key. */
 export interface SettingOverrides extends Partial<AppSettings> {
+  readonly audio?: Partial<AudioSettings>
   readonly content?: Partial<ContentSettings>
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
@@ -46,9 +49,10 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, images, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ audio, content, design, documents, files, images, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
+    AudioConfig.layerWith(audio),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),

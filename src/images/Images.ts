@@ -6,7 +6,7 @@ import { publicUrl, storeImageBytes } from "../files/Files.ts"
 import { uploadedForm } from "../http/Uploads.ts"
 import { newId } from "../platform/Ids.ts"
 import { currentDate } from "../platform/Time.ts"
-import { GuardedFetch, type OutboundError } from "../platform/Outbound.ts"
+import { GuardedFetch, outboundRefusal } from "../platform/Outbound.ts"
 import { Credits, payerOf } from "../usage/Credits.ts"
 import type { ImageGenerationRequest } from "./Api.ts"
 import {
@@ -78,16 +78,7 @@ const checked = (request: typeof ImageGenerationRequest.Type, extraModels: Reado
     return { model, n, rules }
   })
 
-const providerRefusal = (error: OutboundError) => {
-  switch (error.kind) {
-    case "rate_limited":
-      return new ImageProviderLimited({ message: error.message })
-    case "rejected":
-      return new ImageProviderRejected({ message: error.message })
-    default:
-      return new ImageProviderFailed({ message: error.message })
-  }
-}
+const providerRefusal = outboundRefusal({ limited: ImageProviderLimited, rejected: ImageProviderRejected, failed: ImageProviderFailed })
 
 /** The image's bytes: decoded from base64, or fetched through the outbound guard from the URL the provider gave. */
 const bytesOf = (image: ProviderImage) =>

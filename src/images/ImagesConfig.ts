@@ -1,5 +1,5 @@
 import { Config, Context, Effect, Layer, Option, type Redacted } from "effect"
-import { positiveInt } from "../platform/AppConfig.ts"
+import { commaList, positiveInt } from "../platform/AppConfig.ts"
 
 /** Image generation and transformation (docs/images.md, README). */
 export interface ImagesSettings {
@@ -39,10 +39,7 @@ export class ImagesConfig extends Context.Service<ImagesConfig, ImagesSettings>(
   static readonly fromEnv = Config.all({
     baseUrl: Config.String("IMAGES_BASE_URL").pipe(Config.withDefault(imagesDefaults.baseUrl)),
     apiKey: Config.option(Config.Redacted("IMAGES_API_KEY")),
-    extraModels: Config.String("IMAGES_MODELS").pipe(
-      Config.withDefault(""),
-      Config.map((names) => names.split(",").map((name) => name.trim()).filter((name) => name.length > 0))
-    ),
+    extraModels: commaList("IMAGES_MODELS"),
     timeoutMs: positiveInt("IMAGES_TIMEOUT_MS", imagesDefaults.timeoutMs),
     maxRetries: Config.Int("IMAGES_MAX_RETRIES").pipe(Config.withDefault(imagesDefaults.maxRetries)),
     creditsPerImage: positiveInt("IMAGES_CREDITS_PER_IMAGE", imagesDefaults.creditsPerImage),

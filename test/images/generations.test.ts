@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { imageSize } from "image-size"
 import OpenAI from "openai"
 import { Credits } from "../../src/usage/Credits.ts"
-import { loopbackServer, sdkClients, serverUrl } from "../support/LoopbackServer.ts"
+import { loopbackServer, sdkClients, sdkError, serverUrl } from "../support/LoopbackServer.ts"
 import { startStubImagesProvider, type StubImagesProvider } from "../support/StubImagesProvider.ts"
 import { backends, type Tenant } from "../support/TestServer.ts"
 import { settledOrganization, usageHistory } from "../support/Usage.ts"
@@ -28,10 +28,6 @@ const publicBytes = (url: string) =>
       const response = await fetch(`${base}${new URL(url).pathname}`)
       return { status: response.status, type: response.headers.get("content-type"), bytes: new Uint8Array(await response.arrayBuffer()) }
     }))
-
-/** How an SDK call failed: the status, and our `{"error": …}` message (the SDK reads the body's `error` field). */
-const sdkError = (promise: () => Promise<unknown>) =>
-  Effect.promise(() => promise().then(() => undefined, (error: InstanceType<typeof OpenAI.APIError>) => ({ status: error.status, error: error.error })))
 
 const creditUsage = (tenant: Tenant) =>
   Effect.map(settledOrganization(tenant.organizationId), (organization) => Option.getOrThrow(organization).creditUsage)
