@@ -12,6 +12,7 @@ import { AgentsArea } from "../agents/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
 import { OutreachArea } from "../outreach/Area.ts"
+import { LeadsArea } from "../leads/Area.ts"
 import { ListsArea } from "../lists/Area.ts"
 import { TemplatesArea } from "../templates/Area.ts"
 import { FilesArea } from "../files/Area.ts"
@@ -47,6 +48,7 @@ export const areas = [
   TasksArea,
   CampaignsArea,
   OutreachArea,
+  LeadsArea,
   ListsArea,
   TemplatesArea,
   FilesArea,

@@ -6,7 +6,7 @@ import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsCo
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { ImagesConfig, type ImagesSettings } from "../images/ImagesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
+import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
@@ -27,7 +27,7 @@ export const SettingsLive = Layer.mergeAll(
   FilesConfig.layer,
   ImagesConfig.layer,
   JobsConfig.layer,
-  ListsConfig.layer,
+  LeadsConfig.layer,
   MailConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
@@ -42,14 +42,14 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly files?: Partial<FilesSettings>
   readonly images?: Partial<ImagesSettings>
   readonly jobs?: Partial<JobsSettings>
-  readonly lists?: Partial<ListsSettings>
+  readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ audio, content, design, documents, files, images, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ audio, content, design, documents, files, images, jobs, leads, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     AudioConfig.layerWith(audio),
@@ -59,7 +59,7 @@ export const settingsWith = ({ audio, content, design, documents, files, images,
     FilesConfig.layerWith(files),
     ImagesConfig.layerWith(images),
     JobsConfig.layerWith(jobs),
-    ListsConfig.layerWith(lists),
+    LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
