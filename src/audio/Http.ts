@@ -3,6 +3,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { areaApi } from "../http/Area.ts"
 import { authorizedAnswer } from "../http/Refusals.ts"
+import { Ffmpeg } from "../platform/Ffmpeg.ts"
 import { AudioApi } from "./Api.ts"
 import { LocalVoice } from "./LocalVoice.ts"
 import * as Speech from "./Speech.ts"
@@ -14,8 +15,13 @@ export const AudioLive = HttpApiBuilder.group(api, "audio", (handlers) =>
   Effect.gen(function*() {
     const provider = yield* SpeechProvider
     const local = yield* LocalVoice
+    const ffmpeg = yield* Ffmpeg
     const withVoices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      effect.pipe(Effect.provideService(SpeechProvider, provider), Effect.provideService(LocalVoice, local))
+      effect.pipe(
+        Effect.provideService(SpeechProvider, provider),
+        Effect.provideService(LocalVoice, local),
+        Effect.provideService(Ffmpeg, ffmpeg)
+      )
     return handlers
       .handle("speech", ({ payload }) =>
         authorizedAnswer("audio:use")(
@@ -28,4 +34,4 @@ export const AudioLive = HttpApiBuilder.group(api, "audio", (handlers) =>
           )
         ))
       .handle("voices", () => authorizedAnswer("audio:use")(Effect.map(withVoices(Speech.voices), (list) => ({ voices: list }))))
-  })).pipe(Layer.provide(Layer.mergeAll(SpeechProvider.layer, LocalVoice.layer)))
+  })).pipe(Layer.provide(Layer.mergeAll(SpeechProvider.layer, LocalVoice.layer, Ffmpeg.layer)))

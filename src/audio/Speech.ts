@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { Authorized } from "../auth/Policy.ts"
+import { Ffmpeg } from "../platform/Ffmpeg.ts"
 import { outboundRefusal } from "../platform/Outbound.ts"
 import { Credits, payerOf } from "../usage/Credits.ts"
 import type { AudioFormat, SpeechRequest } from "./Api.ts"
@@ -66,7 +67,7 @@ export const speak = Effect.fn("Speech.speak")(function*(request: typeof SpeechR
   const characters = Array.from(request.input).length
   const credits = speechCost(characters, provider.configured ? settings.creditsPer1000Chars : settings.localCreditsPer1000Chars)
   const estimate = { feature: "audio", model: provider.configured ? request.model : "local", credits }
-  const speech: Effect.Effect<Uint8Array, SpeechError, LocalVoice | AudioConfig> = provider.configured
+  const speech: Effect.Effect<Uint8Array, SpeechError, LocalVoice | AudioConfig | Ffmpeg> = provider.configured
     ? provider.speak({ model: request.model, input: request.input, voice: request.voice, response_format: format, speed }).pipe(
       Effect.map((audio) => audio.bytes),
       Effect.mapError(providerRefusal)
@@ -92,5 +93,18 @@ const localSpeech = (text: string, voice: string, speed: number, format: AudioFo
         return yield* new SpeechFailed({ message: synthesis.reason })
     }
     if (format === "wav") return synthesis.wav
-    return yield* invalid(`The local voice answers wav only for now`)
+    const ffmpeg = yield* Ffmpeg
+    return yield* ffmpeg.run({
+      args: ["-f", "wav", "-i", "pipe:0", ...encodings[format], "pipe:1"],
+      input: synthesis.wav,
+      timeoutMs: settings.timeoutMs,
+      maxOutputBytes: settings.maxBytes
+    }).pipe(Effect.mapError((failed) => new SpeechFailed({ message: `The speech could not be encoded as ${format}: ${failed.message}` })))
   })
+
+/** ffmpeg's encoder arguments for the formats the local voice's WAV is converted to. */
+const encodings: Record<Exclude<AudioFormat, "wav">, ReadonlyArray<string>> = {
+  // Speech at 22 kHz mono: 64 kbit/s MP3 is transparent, Opus in Ogg needs half of it.
+  mp3: ["-codec:a", "libmp3lame", "-b:a", "64k", "-f", "mp3"],
+  opus: ["-codec:a", "libopus", "-b:a", "32k", "-ar", "24000", "-f", "ogg"]
+}

@@ -49,6 +49,27 @@ describe.each(backends)("speech with the local voice on $name", ({ storage }) =>
           expect(format.duration).toBeLessThan(12)
         }))
 
+      it.effect("mp3 (the default) and opus are encoded by ffmpeg: MPEG frames and an Ogg stream as long as the WAV", () =>
+        Effect.gen(function*() {
+          const { openai } = yield* sdkClients("speech-encoded")
+          const wav = yield* probe((yield* speech(openai, { model: "tts-1", voice: "nova", input: sentence, response_format: "wav" })).bytes)
+          const mp3 = yield* speech(openai, { model: "tts-1", voice: "nova", input: sentence })
+          expect(mp3.type).toBe("audio/mpeg")
+          const id3 = Buffer.from(mp3.bytes.slice(0, 3)).toString("latin1") === "ID3"
+          const frameSync = mp3.bytes[0] === 0xff && (mp3.bytes[1]! & 0xe0) === 0xe0
+          expect(id3 || frameSync).toBe(true)
+          const mp3Format = yield* probe(mp3.bytes)
+          // 22.05 kHz speech is MPEG-2 (its low sampling frequencies) layer III.
+          expect(mp3Format).toMatchObject({ container: "MPEG", codec: "MPEG 2 Layer 3", sampleRate: 22_050, numberOfChannels: 1 })
+          expect(Math.abs(mp3Format.duration! - wav.duration!)).toBeLessThan(0.3)
+          const opus = yield* speech(openai, { model: "tts-1", voice: "nova", input: sentence, response_format: "opus" })
+          expect(opus.type).toBe("audio/ogg")
+          expect(Buffer.from(opus.bytes.slice(0, 4)).toString("latin1")).toBe("OggS")
+          const opusFormat = yield* probe(opus.bytes)
+          expect(opusFormat).toMatchObject({ container: "Ogg", codec: "Opus", numberOfChannels: 1 })
+          expect(Math.abs(opusFormat.duration! - wav.duration!)).toBeLessThan(0.3)
+        }))
+
       it.effect("speed changes the duration; voices and languages sound different", () =>
         Effect.gen(function*() {
           const { openai } = yield* sdkClients("speech-speed")
