@@ -25,6 +25,7 @@ import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { WebhooksArea } from "../webhooks/Area.ts"
 import { ImagesArea } from "../images/Area.ts"
 import { AudioArea } from "../audio/Area.ts"
 
@@ -61,6 +62,7 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  WebhooksArea,
   ImagesArea,
   AudioArea,
 ] as const

@@ -9,6 +9,7 @@ import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -29,6 +30,7 @@ export const SettingsLive = Layer.mergeAll(
   JobsConfig.layer,
   LeadsConfig.layer,
   MailConfig.layer,
+  OutboundConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
 )
@@ -44,12 +46,13 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly jobs?: Partial<JobsSettings>
   readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
+  readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ audio, content, design, documents, files, images, jobs, leads, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ audio, content, design, documents, files, images, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     AudioConfig.layerWith(audio),
@@ -61,6 +64,7 @@ export const settingsWith = ({ audio, content, design, documents, files, images,
     JobsConfig.layerWith(jobs),
     LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
+    OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
   )
