@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, type Semaphore } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { readFile } from "node:fs/promises"
 import { Authorized } from "../auth/Policy.ts"
@@ -139,14 +139,24 @@ export const generate = Effect.fn("Images.generate")(function*(request: typeof I
   }
 })
 
-/** `/images/transform`: the uploaded image in part `file`, transformed as its fields say. */
-export const transformUpload = Effect.fn("Images.transformUpload")(function*(request: HttpServerRequest.HttpServerRequest) {
+/**
+ * `/images/transform`: the uploaded image in part `file`, transformed as its
+ * fields say. The upload streams to a temporary file; only `permits`
+ * transforms at a time hold an image in memory (`IMAGE_TRANSFORMS`), so a
+ * burst of large uploads waits instead of exhausting memory.
+ */
+export const transformUpload = Effect.fn("Images.transformUpload")(function*(
+  request: HttpServerRequest.HttpServerRequest,
+  permits: Semaphore.Semaphore
+) {
   yield* Authorized("images:use")
   const settings = yield* ImagesConfig
   return yield* Effect.scoped(Effect.gen(function*() {
     const form = yield* uploadedForm(request, "file", settings.maxBytes)
     const options = yield* transformOptions(form.fields)
-    const bytes = new Uint8Array(yield* Effect.promise(() => readFile(form.file.path)))
-    return yield* transform(bytes, options, settings)
+    return yield* permits.withPermits(1)(Effect.gen(function*() {
+      const bytes = new Uint8Array(yield* Effect.promise(() => readFile(form.file.path)))
+      return yield* transform(bytes, options, settings)
+    }))
   }))
 })

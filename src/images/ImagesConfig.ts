@@ -21,6 +21,8 @@ export interface ImagesSettings {
   readonly maxInputPixels: number
   /** `IMAGE_MAX_DIMENSION`: the largest width or height a transform may produce. */
   readonly maxDimension: number
+  /** `IMAGE_TRANSFORMS`: transforms holding an image in memory at once; more wait their turn. */
+  readonly transforms: number
 }
 
 export const imagesDefaults: ImagesSettings = {
@@ -32,7 +34,8 @@ export const imagesDefaults: ImagesSettings = {
   creditsPerImage: 40,
   maxBytes: 20 * 1024 * 1024,
   maxInputPixels: 40_000_000,
-  maxDimension: 8_192
+  maxDimension: 8_192,
+  transforms: 4
 }
 
 export class ImagesConfig extends Context.Service<ImagesConfig, ImagesSettings>()("images/ImagesConfig") {
@@ -45,7 +48,8 @@ export class ImagesConfig extends Context.Service<ImagesConfig, ImagesSettings>(
     creditsPerImage: positiveInt("IMAGES_CREDITS_PER_IMAGE", imagesDefaults.creditsPerImage),
     maxBytes: positiveInt("IMAGE_MAX_BYTES", imagesDefaults.maxBytes),
     maxInputPixels: positiveInt("IMAGE_MAX_PIXELS", imagesDefaults.maxInputPixels),
-    maxDimension: positiveInt("IMAGE_MAX_DIMENSION", imagesDefaults.maxDimension)
+    maxDimension: positiveInt("IMAGE_MAX_DIMENSION", imagesDefaults.maxDimension),
+    transforms: positiveInt("IMAGE_TRANSFORMS", imagesDefaults.transforms)
   })
 
   static readonly layer = Layer.effect(ImagesConfig, Effect.orDie(ImagesConfig.fromEnv))

@@ -70,7 +70,7 @@ const declaredPng = (width: number, height: number) => {
 }
 
 describe.each(backends)("image transform on $name", ({ storage }) => {
-  it.layer(testServer(storage, { images: { maxBytes, maxInputPixels: 20_000_000, maxDimension: 4_000 } }), { timeout: 60_000 })((it) => {
+  it.layer(testServer(storage, { images: { maxBytes, maxInputPixels: 20_000_000, maxDimension: 4_000, transforms: 2 } }), { timeout: 60_000 })((it) => {
     it.effect("resizes and re-encodes to each format: real bytes, real dimensions", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant()
@@ -165,6 +165,19 @@ describe.each(backends)("image transform on $name", ({ storage }) => {
         const { companyId } = tenant
         expectErrorResponse(yield* transform({ personalAccessKey: viewer.personalAccessKey, companyId }, source), 403, /role \(viewer\)/)
         expectErrorResponse(yield* transform({ personalAccessKey: narrowed.personalAccessKey, companyId }, source), 403, /images feature/)
+      }))
+
+    it.effect("concurrent transforms past IMAGE_TRANSFORMS wait their turn and each gets its own result", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const source = yield* noisy(600, 400)
+        const widths = [60, 120, 180, 240, 300, 360]
+        const responses = yield* Effect.forEach(widths, (width) => transform(tenant.apiKey, source, { width: String(width), format: "jpeg" }), {
+          concurrency: "unbounded"
+        })
+        expect(responses.map((response) => [response.status, imageSize(response.bytes).width, imageSize(response.bytes).height])).toEqual(
+          widths.map((width) => [200, width, (width * 2) / 3])
+        )
       }))
 
     it.effect("a large photo is decoded and encoded off the request thread: no event-loop stall over 50 ms", () =>
