@@ -9,6 +9,7 @@ import { OrganizationsArea } from "../organizations/Area.ts"
 import { ProjectsArea } from "../projects/Area.ts"
 import { MemoriesArea } from "../memories/Area.ts"
 import { AgentsArea } from "../agents/Area.ts"
+import { DepartmentsArea } from "../departments/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
 import { OutreachArea } from "../outreach/Area.ts"
@@ -42,6 +43,7 @@ export const areas = [
   ProjectsArea,
   MemoriesArea,
   AgentsArea,
+  DepartmentsArea,
   TasksArea,
   CampaignsArea,
   OutreachArea,
