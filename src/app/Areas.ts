@@ -21,6 +21,7 @@ import { JobsArea } from "../jobs/Area.ts"
 import { CanvasesArea } from "../canvases/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
+import { BrandArea } from "../brand/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
@@ -55,6 +56,7 @@ export const areas = [
   CanvasesArea,
   DocumentsArea,
   ContentArea,
+  BrandArea,
   SequencesArea,
   McpArea,
   UsersArea,

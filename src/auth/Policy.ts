@@ -44,6 +44,8 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
+  "brandKit:read": { roles: everyone, feature: "content", description: "read the brand kit" },
+  "brandKit:write": { roles: managers, feature: "content", description: "change the brand kit" },
   "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },

@@ -4,6 +4,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import * as Content from "./Content.ts"
+import * as Generate from "./Generate.ts"
 import { ContentPool } from "./ContentPool.ts"
 import { answer } from "../http/Refusals.ts"
 import { SpamAssassin } from "./SpamAssassin.ts"
@@ -19,5 +20,6 @@ export const ContentLive = HttpApiBuilder.group(api, "content", (handlers) =>
     return handlers
       .handle("spamCheck", ({ payload }) => withTools(answer(authorize("content:use")(Content.spamCheck(payload)))))
       .handle("spintax", ({ payload }) => withTools(answer(authorize("content:use")(Content.spintax(payload)))))
+      .handle("generate", ({ payload }) => answer(authorize("content:use")(Generate.generate(payload))))
   })
 ).pipe(Layer.provide([ContentPool.layer, SpamAssassin.layer]))
