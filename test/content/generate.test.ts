@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { makeClient } from "../../src/client.ts"
 import { spend } from "../support/Billing.ts"
 import { streamChat } from "../support/DesignChatClient.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
@@ -52,7 +53,7 @@ describe.each(backends)("content engine with a model on $name", ({ storage }) =>
     it.effect("writes with the brand kit in the prompt, answers the parsed e-mail and bills the tokens under content", () =>
       Effect.gen(function*() {
         const tenant = yield* seedTenant("writer")
-        const api = yield* client({ apiKey: tenant.apiKey, baseUrl: yield* serverUrl })
+        const api = yield* makeClient({ apiKey: tenant.apiKey, baseUrl: yield* serverUrl, retries: 0 })
         yield* api.brandKit.put({ payload: brandKit })
         yield* play(emailText)
         const written = yield* api.content.generate({
@@ -110,7 +111,7 @@ describe.each(backends)("content engine with a model on $name", ({ storage }) =>
           streamChat(base, tenant.apiKey, "/api/v0/content/generate", { kind: "email", brief: "x", stream: true }))
         expect(streamed.status).toBe(403)
         expect(streamed.error).toEqual({ error: "Insufficient credits" })
-        const api = yield* client({ apiKey: tenant.apiKey, baseUrl: base })
+        const api = yield* makeClient({ apiKey: tenant.apiKey, baseUrl: base, retries: 0 })
         const refused = yield* Effect.flip(api.content.generate({ payload: { kind: "email", brief: "x" } }))
         expect(refused).toMatchObject({ _tag: "Forbidden", error: "Insufficient credits" })
         expect(yield* Upstream.useSync((stub) => stub.requests.length)).toBe(0)
