@@ -82,6 +82,18 @@ export const Generated = Schema.Struct({
   variants: Schema.optional(Schema.Array(Schema.String))
 }).annotate({ identifier: "GeneratedContent" })
 
+export const ResearchRequest = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  query: NonBlankText(500),
+  maxSources: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10 })))
+}).annotate({ identifier: "ResearchRequest", examples: [{ query: "specialty coffee market trends 2026", maxSources: 5 }] })
+
+export const ResearchSource = Schema.Struct({ url: Schema.String, title: Schema.String, snippet: Schema.String })
+  .annotate({ identifier: "ResearchSource" })
+
+export const ResearchReport = Schema.Struct({ report: Schema.String, sources: Schema.Array(ResearchSource) })
+  .annotate({ identifier: "ResearchReport" })
+
 export class ContentApi extends HttpApiGroup.make("content")
   .annotateMerge(OpenApi.annotations({
     description: "Content tools: a deliverability spam check with rewrites, and spintax variations of an e-mail.",
@@ -136,6 +148,26 @@ export class ContentApi extends HttpApiGroup.make("content")
       404: "for another company",
       429: "when the model provider keeps rate limiting",
       500: "when the model provider fails"
+    }
+  })),
+  HttpApiEndpoint.post("research", "/content/research", {
+    payload: ResearchRequest,
+    success: ResearchReport,
+    error: [BadRequest, Forbidden, NotFound, RateLimited, InternalError]
+  }).pipe(described({
+    summary: "Research the web and write a cited report",
+    does: "One web search through the SerpApi-compatible provider (`engine=google`, 1 data credit), the first " +
+      "`maxSources` results (1–10, default 5) fetched through the outbound guard and converted to Markdown, then a " +
+      "Markdown report citing them as [n] (by the configured model, billed under `content`; with only the offline " +
+      "models, the pages' passages that best match the query). `sources` lists the pages read, numbered as cited; a " +
+      "result at an internal address, or one that fails, is never read and the report says it was dropped.",
+    who: "content:use",
+    errors: {
+      400: "naming the field: an empty or oversized query, maxSources outside 1–10",
+      403: "without the permission, credits or data credits, or when SERPAPI_API_KEY is not set",
+      404: "for another company",
+      429: "when the search provider or the model keeps rate limiting",
+      500: "when the search provider or the model fails"
     }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

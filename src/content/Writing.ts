@@ -120,7 +120,16 @@ export const writeText = Effect.fnUntraced(function*(companyId: string, payer: P
     messages: [{ role: "user", content: [{ type: "text", text: userOf(request) }] }],
     maxTokens: outputTokens[request.length]
   }
-  const events = yield* started(yield* BilledLlm.stream(payer, "content", llmRequest))
+  return yield* modelText(payer, llmRequest)
+})
+
+/**
+ * A model call billed under `content`, as its text deltas: held and started
+ * when this answers (a refusal comes before any text), settled when the
+ * stream ends, however it ends.
+ */
+export const modelText = Effect.fnUntraced(function*(payer: Payer, request: LlmRequest) {
+  const events = yield* started(yield* BilledLlm.stream(payer, "content", request))
   return events.pipe(
     Stream.filter((event) => event.type === "text_delta" && (event.choice ?? 0) === 0),
     Stream.map((event) => (event.type === "text_delta" ? event.text : ""))

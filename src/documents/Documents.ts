@@ -11,6 +11,7 @@ import * as BilledLlm from "../usage/BilledLlm.ts"
 import { type Payer, payerOf } from "../usage/Credits.ts"
 import type { ConvertedDocument } from "./Api.ts"
 import { ConversionPool } from "./ConversionPool.ts"
+import type { ConversionLimits } from "./Converters.ts"
 
 /**
  * Document conversion: each uploaded file is converted on a worker thread
@@ -51,6 +52,14 @@ export const summarize = (payer: Payer, content: string) =>
     ),
     (response) => textOf(response).trim()
   )
+
+/** What one conversion may use, from the documents settings: for uploads here and fetched pages elsewhere (content research). */
+export const conversionLimits = (settings: DocumentSettings): ConversionLimits => ({
+  maxEntries: settings.maxZipEntries,
+  maxUnzippedBytes: settings.maxUnzippedBytes,
+  maxPdfPages: settings.maxPdfPages,
+  maxHtmlDepth
+})
 
 const refused = (name: string, reason: string) => new DocumentRefused({ name, reason })
 
@@ -99,12 +108,7 @@ const convertUploads = Effect.fn("Documents.convert")(function*(input: {
   const settings = yield* DocumentsConfig
   yield* checkSizes(input.files, settings)
   const pool = yield* ConversionPool
-  const limits = {
-    maxEntries: settings.maxZipEntries,
-    maxUnzippedBytes: settings.maxUnzippedBytes,
-    maxPdfPages: settings.maxPdfPages,
-    maxHtmlDepth
-  }
+  const limits = conversionLimits(settings)
   // Every file is converted to the end (no worker is abandoned mid-file); the first failure in the order sent answers.
   const replies = yield* Effect.forEach(input.files, (file) =>
     pool.convert({ path: file.path, hints: { name: file.name, declaredType: file.contentType }, limits }), {

@@ -5,10 +5,14 @@ import { toApiError } from "../gateway/Gateway.ts"
 import { type SseEvent, sseResponse } from "../gateway/Sse.ts"
 import { LlmError } from "../llm/Llm.ts"
 import { payerOf } from "../usage/Credits.ts"
-import type { GenerateRequest } from "./Api.ts"
+import type { GenerateRequest, ResearchRequest } from "./Api.ts"
+import { ContentResearch } from "./Research.ts"
 import { type ContentKind, parseWriting, writeText } from "./Writing.ts"
 
-/** The content engine's endpoint: the written object, or its text streamed as server-sent events (docs/content.md). */
+/**
+ * The content engine's endpoints: writing (the object, or its text streamed
+ * as server-sent events) and research (docs/content.md).
+ */
 
 const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
 
@@ -35,4 +39,11 @@ export const generate = Effect.fnUntraced(function*(input: typeof GenerateReques
   if (input.stream === true) return sseResponse(writingEvents(input.kind, deltas))
   const text = yield* Effect.mapError(Stream.mkString(deltas), apiErrorOf)
   return parseWriting(input.kind, text)
+})
+
+export const research = Effect.fnUntraced(function*(input: typeof ResearchRequest.Type) {
+  yield* Authorized("content:use")
+  const principal = yield* requireCompany(input.companyId)
+  const researcher = yield* ContentResearch
+  return yield* researcher.research(payerOf(principal), { query: input.query, maxSources: input.maxSources ?? 5 })
 })
