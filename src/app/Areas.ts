@@ -13,6 +13,7 @@ import { DepartmentsArea } from "../departments/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
 import { OutreachArea } from "../outreach/Area.ts"
+import { LeadsArea } from "../leads/Area.ts"
 import { ListsArea } from "../lists/Area.ts"
 import { TemplatesArea } from "../templates/Area.ts"
 import { FilesArea } from "../files/Area.ts"
@@ -48,6 +49,7 @@ export const areas = [
   TasksArea,
   CampaignsArea,
   OutreachArea,
+  LeadsArea,
   ListsArea,
   TemplatesArea,
   FilesArea,

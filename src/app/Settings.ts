@@ -4,7 +4,7 @@ import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
+import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
@@ -24,7 +24,7 @@ export const SettingsLive = Layer.mergeAll(
   DocumentsConfig.layer,
   FilesConfig.layer,
   JobsConfig.layer,
-  ListsConfig.layer,
+  LeadsConfig.layer,
   MailConfig.layer,
   OutboundConfig.layer,
   TemplatesConfig.layer,
@@ -38,7 +38,7 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly documents?: Partial<DocumentSettings>
   readonly files?: Partial<FilesSettings>
   readonly jobs?: Partial<JobsSettings>
-  readonly lists?: Partial<ListsSettings>
+  readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
   readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
@@ -46,7 +46,7 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
@@ -54,7 +54,7 @@ export const settingsWith = ({ content, design, documents, files, jobs, lists, m
     DocumentsConfig.layerWith(documents),
     FilesConfig.layerWith(files),
     JobsConfig.layerWith(jobs),
-    ListsConfig.layerWith(lists),
+    LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
     OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),
