@@ -5,7 +5,7 @@ import { Authentication } from "../auth/Authentication.ts"
 import { SseEvent } from "../gateway/Sse.ts"
 import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../platform/Errors.ts"
 import { NonBlankText, Text } from "../platform/Schemas.ts"
-import { contentKinds, contentLengths } from "./Writing.ts"
+import { contentKinds, contentLengths } from "./Kinds.ts"
 
 /** The largest `content` the content tools take: 500 KB of UTF-8 (well above Gmail's ~102 KB clipping). */
 export const maxContentBytes = 500 * 1024

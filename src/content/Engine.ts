@@ -7,7 +7,8 @@ import { LlmError } from "../llm/Llm.ts"
 import { payerOf } from "../usage/Credits.ts"
 import type { GenerateRequest, ResearchRequest } from "./Api.ts"
 import { ContentResearch } from "./Research.ts"
-import { type ContentKind, parseWriting, writeText } from "./Writing.ts"
+import type { ContentKind } from "./Kinds.ts"
+import { parseWriting, writeText } from "./Writing.ts"
 
 /**
  * The content engine's endpoints: writing (the object, or its text streamed

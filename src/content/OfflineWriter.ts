@@ -1,4 +1,4 @@
-import type { ContentKind, ContentLength, WritingRequest } from "./Writing.ts"
+import type { ContentKind, ContentLength, WritingRequest } from "./Kinds.ts"
 
 /**
  * The content engine without a model provider (only the offline `local`

@@ -6,6 +6,7 @@ import { started } from "../platform/Streams.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import type { Payer } from "../usage/Credits.ts"
 import { contentModelTier } from "./ContentModel.ts"
+import type { ContentKind, ContentLength, WritingRequest } from "./Kinds.ts"
 import { writeOffline } from "./OfflineWriter.ts"
 
 /**
@@ -17,18 +18,6 @@ import { writeOffline } from "./OfflineWriter.ts"
  * plain-text format, which `parseWriting` turns into `{content, subject?,
  * variants?}`; the streamed `text` deltas are that text as it comes.
  */
-
-export const contentKinds = ["email", "subject_lines", "social_post", "blog_post", "ad_copy", "landing_copy"] as const
-export type ContentKind = (typeof contentKinds)[number]
-export const contentLengths = ["short", "medium", "long"] as const
-export type ContentLength = (typeof contentLengths)[number]
-
-export interface WritingRequest {
-  readonly kind: ContentKind
-  readonly brief: string
-  readonly tone?: string | undefined
-  readonly length: ContentLength
-}
 
 export interface Written {
   readonly content: string
