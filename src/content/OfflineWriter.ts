@@ -2,9 +2,9 @@ import type { ContentKind, ContentLength, WritingRequest } from "./Kinds.ts"
 
 /**
  * The content engine without a model provider (only the offline `local`
- * models): deterministic templates filled from the brief, the tone and the
- * brand kit. It does not understand the brief — it restates it — but each
- * kind comes out in its shape (a subject and a greeting-to-sign-off e-mail,
+ * models): deterministic templates filled from the brief and the brand kit;
+ * the tone only picks the e-mail's greeting and sign-off. It does not
+ * understand the brief — it restates it — but each kind comes out in its shape (a subject and a greeting-to-sign-off e-mail,
  * five subject lines, a post with hashtags, a titled Markdown article, three
  * ad variants, a landing page's sections), in the same text format a model is
  * asked for, so one parser reads both (`Writing.ts`).
@@ -53,20 +53,26 @@ export interface OfflineBrand {
   readonly website: string | undefined
 }
 
-const toneLine = (tone: string | undefined) =>
-  tone === undefined || tone.trim() === "" ? "" : ` (${tone.trim()})`
+/** The greeting and sign-off a tone asks for (the request's, else the brand's): the one thing tone changes offline. */
+const register = (tone: string | undefined) => {
+  const words = (tone ?? "").toLowerCase()
+  if (/formal|professional|serious|corporate/.test(words)) return { greeting: "Dear {{firstName}},", signOff: "Kind regards" }
+  if (/casual|playful|fun|friendly|relaxed|cheerful/.test(words)) return { greeting: "Hey {{firstName}}!", signOff: "Cheers" }
+  return { greeting: "Hi {{firstName}},", signOff: "Best regards" }
+}
 
 const email = (request: WritingRequest, brand: OfflineBrand) => {
   const topic = topicOf(request.brief)
   const details = detailsOf(request.brief)
   const sender = brand.name ?? "The team"
+  const { greeting, signOff } = register(request.tone ?? brand.tone)
   const body = [
-    `Hi {{firstName}},`,
+    greeting,
     `We wanted you to be among the first to hear about ${topic}.`,
     ...details.slice(0, paragraphs[request.length]),
     ...(request.length === "short" ? [] : [`Here is why it matters to you: ${keywordsOf(request.brief, 3).join(", ")} — all in one place.`]),
     brand.website === undefined ? "Reply to this e-mail to learn more." : `Learn more at ${brand.website}.`,
-    `Best regards,\n${sender}`
+    `${signOff},\n${sender}`
   ]
   return `Subject: ${capitalized(topic)}\n\n${body.join("\n\n")}`
 }
@@ -104,7 +110,7 @@ const blogPost = (request: WritingRequest, brand: OfflineBrand) => {
     `This section explains what it means for you and how to make the most of it.`)
   return [
     `# ${capitalized(topic)}`,
-    `${brand.name === null ? "We" : brand.name} put together what you need to know about ${topic}${toneLine(request.tone)}.`,
+    `${brand.name === null ? "We" : brand.name} put together what you need to know about ${topic}.`,
     ...detailsOf(request.brief),
     ...sections,
     `## In short\n\n${capitalized(topic)}: ${keywords.join(", ")}. Questions? We are happy to help.`

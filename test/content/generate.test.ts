@@ -177,7 +177,11 @@ describe.each(backends)("content engine offline on $name", ({ storage }) => {
         expect(sizes[0]).toBeLessThan(sizes[1]!)
         expect(sizes[1]).toBeLessThan(sizes[2]!)
         const email = (yield* api.content.generate({ payload: { kind: "email", brief: long } })) as { content: string }
+        expect(email.content).toMatch(/^Hi \{\{firstName\}\},/)
         expect(email.content).toMatch(/Best regards,\nThe team$/)
+        const formal = (yield* api.content.generate({ payload: { kind: "email", brief: long, tone: "formal" } })) as { content: string }
+        expect(formal.content).toMatch(/^Dear \{\{firstName\}\},/)
+        expect(formal.content).toMatch(/Kind regards,\nThe team$/)
       }))
 
     it.effect("bad input answers 400 naming the field", () =>
