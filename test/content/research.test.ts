@@ -46,6 +46,7 @@ const startWeb = async (): Promise<Web> => {
   })
   const internalUrl = await listen(internal, "127.0.0.2")
   const web = createServer((request, response) => {
+    if (request.url === "/moved") return void response.writeHead(302, { location: `${internalUrl}/moved` }).end()
     const page = pages[request.url ?? ""]
     if (page === undefined) return void response.writeHead(404).end("missing")
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page)
@@ -64,7 +65,8 @@ const startWeb = async (): Promise<Web> => {
         { position: 4, title: "Roasting guide again", link: `${pagesUrl}/roasting`, snippet: "duplicate" },
         { position: 5, title: "Gone", link: `${pagesUrl}/gone`, snippet: "404" },
         { position: 6, title: "Market report", link: `${pagesUrl}/market`, snippet: "Shops grew" },
-        { position: 7, title: "Not the web", link: "ftp://example.com/file", snippet: "ftp" }
+        { position: 7, title: "Not the web", link: "ftp://example.com/file", snippet: "ftp" },
+        { position: 8, title: "Moved", link: `${pagesUrl}/moved`, snippet: "redirects inside" }
       ]
     }))
   })
@@ -117,6 +119,8 @@ describe.each(backends)("content research offline on $name", ({ storage }) => {
         expect(report).toMatch(/- http:\/\/169\.254\.169\.254\/latest\/meta-data\/: dropped, Refused to fetch/)
         expect(report).toMatch(new RegExp(`- ${web.internalUrl.replaceAll(".", "\\.")}/admin: dropped, Refused to fetch`))
         expect(report).toContain(`- ${web.pagesUrl}/gone: dropped, it answered HTTP 404`)
+        // A public page redirecting inside: the redirect is checked again and refused.
+        expect(report).toMatch(new RegExp(`- ${web.pagesUrl.replaceAll(".", "\\.")}/moved: dropped, Refused to fetch ${web.internalUrl.replaceAll(".", "\\.")}`))
         expect(report).not.toContain("ftp://")
         expect((yield* dataCreditsUsed(tenant)) - before).toBe(1)
         expect((yield* usageHistory(tenant.organizationId, { featureKey: "content" })).events).toHaveLength(1)
