@@ -27,6 +27,7 @@ import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { DomainsArea } from "../domains/Area.ts"
 import { WebhooksArea } from "../webhooks/Area.ts"
 
 /**
@@ -64,6 +65,7 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  DomainsArea,
   WebhooksArea,
 ] as const
 

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
+import { DomainsConfig, type DomainsSettings } from "../domains/DomainsConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
@@ -22,6 +23,7 @@ export const SettingsLive = Layer.mergeAll(
   ContentConfig.layer,
   DesignConfig.layer,
   DocumentsConfig.layer,
+  DomainsConfig.layer,
   FilesConfig.layer,
   JobsConfig.layer,
   LeadsConfig.layer,
@@ -36,6 +38,7 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly content?: Partial<ContentSettings>
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
+  readonly domains?: Partial<DomainsSettings>
   readonly files?: Partial<FilesSettings>
   readonly jobs?: Partial<JobsSettings>
   readonly leads?: Partial<LeadsSettings>
@@ -46,12 +49,13 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, domains, files, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),
+    DomainsConfig.layerWith(domains),
     FilesConfig.layerWith(files),
     JobsConfig.layerWith(jobs),
     LeadsConfig.layerWith(leads),
