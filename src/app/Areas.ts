@@ -20,6 +20,7 @@ import { FilesArea } from "../files/Area.ts"
 import { DesignArea } from "../design/Area.ts"
 import { JobsArea } from "../jobs/Area.ts"
 import { CanvasesArea } from "../canvases/Area.ts"
+import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { BrandArea } from "../brand/Area.ts"
@@ -58,6 +59,7 @@ export const areas = [
   DesignArea,
   JobsArea,
   CanvasesArea,
+  BrowserArea,
   DocumentsArea,
   ContentArea,
   BrandArea,

@@ -1,7 +1,6 @@
 import { NodeServices } from "@effect/platform-node"
 import { Context, Effect, FileSystem, Layer, Stream } from "effect"
-import { ConversionPool } from "../documents/ConversionPool.ts"
-import { conversionLimits } from "../documents/Documents.ts"
+import { ConversionPool, conversionLimits } from "../documents/ConversionPool.ts"
 import { DocumentsConfig } from "../documents/DocumentsConfig.ts"
 import { JobProvider, type JobResults } from "../jobs/JobProvider.ts"
 import { type LlmError, ModelCatalog, prompt } from "../llm/Llm.ts"

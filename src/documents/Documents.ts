@@ -10,8 +10,7 @@ import { DocumentsConfig, type DocumentSettings } from "./DocumentsConfig.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { type Payer, payerOf } from "../usage/Credits.ts"
 import type { ConvertedDocument } from "./Api.ts"
-import { ConversionPool } from "./ConversionPool.ts"
-import type { ConversionLimits } from "./Converters.ts"
+import { ConversionPool, conversionLimits } from "./ConversionPool.ts"
 
 /**
  * Document conversion: each uploaded file is converted on a worker thread
@@ -19,9 +18,6 @@ import type { ConversionLimits } from "./Converters.ts"
  * multipart files live in a temporary folder of the request, removed when
  * the request ends. Decisions and limits in docs/documents.md.
  */
-
-/** Elements an HTML (or DOCX) document may nest: deeper trees are refused rather than walked. */
-const maxHtmlDepth = 256
 
 /** The model asked for summaries: a tier alias, so any configured catalog serves it. */
 const summaryModel = "fastest"
@@ -52,14 +48,6 @@ export const summarize = (payer: Payer, content: string) =>
     ),
     (response) => textOf(response).trim()
   )
-
-/** What one conversion may use, from the documents settings: for uploads here and fetched pages elsewhere (content research). */
-export const conversionLimits = (settings: DocumentSettings): ConversionLimits => ({
-  maxEntries: settings.maxZipEntries,
-  maxUnzippedBytes: settings.maxUnzippedBytes,
-  maxPdfPages: settings.maxPdfPages,
-  maxHtmlDepth
-})
 
 const refused = (name: string, reason: string) => new DocumentRefused({ name, reason })
 
