@@ -9,6 +9,7 @@ import { OrganizationsArea } from "../organizations/Area.ts"
 import { ProjectsArea } from "../projects/Area.ts"
 import { MemoriesArea } from "../memories/Area.ts"
 import { AgentsArea } from "../agents/Area.ts"
+import { DepartmentsArea } from "../departments/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
 import { OutreachArea } from "../outreach/Area.ts"
@@ -22,6 +23,7 @@ import { CanvasesArea } from "../canvases/Area.ts"
 import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
+import { BrandArea } from "../brand/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
@@ -48,6 +50,7 @@ export const areas = [
   ProjectsArea,
   MemoriesArea,
   AgentsArea,
+  DepartmentsArea,
   TasksArea,
   CampaignsArea,
   OutreachArea,
@@ -61,6 +64,7 @@ export const areas = [
   BrowserArea,
   DocumentsArea,
   ContentArea,
+  BrandArea,
   SequencesArea,
   McpArea,
   UsersArea,

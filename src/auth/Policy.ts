@@ -44,6 +44,8 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
+  "brandKit:read": { roles: everyone, feature: "content", description: "read the brand kit" },
+  "brandKit:write": { roles: managers, feature: "content", description: "change the brand kit" },
   "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
   "images:use": { roles: contributors, feature: "images", description: "generate and transform images" },
   "audio:use": { roles: contributors, feature: "audio", description: "synthesize speech" },

@@ -43,7 +43,7 @@ export const search = Effect.fn("Jobs.search")(function*(query: typeof JobSearch
   if (!provider.configured) return yield* notConfigured()
   const credits = yield* Credits
   return yield* credits.withHold(payerOf(principal), searchCost, (hold) =>
-    provider.search(providerParameters(query)).pipe(
+    provider.search("google_jobs", providerParameters(query)).pipe(
       Effect.tap(() => hold.report({ credits: searchCost.credits })),
       Effect.mapError(toRefusal)
     ))

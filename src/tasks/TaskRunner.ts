@@ -1,5 +1,6 @@
 import { Duration, Effect, Option } from "effect"
 import { type EmployeeRecord, EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { departmentPrompt } from "../departments/Departments.ts"
 import { Llm, type LlmRequest, prompt, type StopReason, textOf } from "../llm/Llm.ts"
 import { newId } from "../platform/Ids.ts"
 import { InsufficientCredits } from "../usage/Errors.ts"
@@ -127,9 +128,9 @@ const stopForDay = (claim: Claim, occurrence: Occurrence, reason: string) =>
 
 const noUsage = { model: "", output: null, error: null, inputTokens: 0, outputTokens: 0, credits: 0 }
 
-/** The employee's persona and instructions, as the system prompt. */
-const systemPrompt = (employee: EmployeeRecord) =>
-  [`You are ${employee.name}, ${employee.role}.`, employee.instructions]
+/** The employee's persona, instructions and its department's part, as the system prompt. */
+const systemPrompt = (employee: EmployeeRecord, department: string) =>
+  [`You are ${employee.name}, ${employee.role}.`, employee.instructions, department]
     .filter((part) => part.trim() !== "")
     .join("\n\n")
 
@@ -210,7 +211,7 @@ const attemptRun = <E, R>(
     const employee = found.value
     const model = stringSetting(task, "model") ?? employee.model ?? config.defaultModel
     const request = {
-      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee)),
+      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee, yield* departmentPrompt(employee))),
       maxTokens: maxTokensSetting(task)
     }
     const quoted = yield* Effect.result(BilledLlm.quote("tasks", request))
