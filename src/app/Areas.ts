@@ -26,6 +26,8 @@ import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { DomainsArea } from "../domains/Area.ts"
+import { WebhooksArea } from "../webhooks/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -61,6 +63,8 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  DomainsArea,
+  WebhooksArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

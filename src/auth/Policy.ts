@@ -16,8 +16,8 @@ import type { CompanyRole, OrgRole } from "./Roles.ts"
 /** Features each plan includes; a company user's `allowedFeatures` can narrow them further. */
 export const planFeatures: Record<string, ReadonlyArray<string>> = {
   free: ["chat", "content", "projects", "tasks", "memories", "agents"],
-  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents"],
-  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents"]
+  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations"],
+  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations"]
 }
 
 const everyone: ReadonlyArray<CompanyRole> = ["owner", "admin", "member", "viewer"]
@@ -53,19 +53,20 @@ export const companyPermissions = {
   "campaigns:read": {
     roles: everyone,
     feature: "campaigns",
-    description: "read campaigns, contact lists, templates and the suppression list"
+    description: "read campaigns, contact lists, templates, the suppression list and sending domains"
   },
   "campaigns:write": {
     roles: contributors,
     feature: "campaigns",
-    description: "create and change campaigns, contact lists, templates and the suppression list"
+    description: "create and change campaigns, contact lists, templates, the suppression list and sending domains"
   },
   "sequences:read": { roles: everyone, feature: "sequences", description: "read sequences and their executions" },
   "sequences:write": {
     roles: contributors,
     feature: "sequences",
     description: "create and change sequences, enroll contacts, approve and regenerate executions"
-  }
+  },
+  "webhooks:manage": { roles: managers, feature: "integrations", description: "manage webhooks and read their deliveries" }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */
