@@ -106,8 +106,9 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),
-    Layer.provideMerge(BrowserExtract.layer),
-    Layer.provideMerge(Layer.mergeAll(BrowserPool.layer, Ffmpeg.layer, GuardedFetch.layer)),
+    // A guard of its own (fresh): a layer shared by reference is built once, and would hand other parts this guard's settings.
+    Layer.provideMerge(BrowserExtract.layer.pipe(Layer.provide(Layer.fresh(GuardedFetch.layer)))),
+    Layer.provideMerge(Layer.mergeAll(BrowserPool.layer, Ffmpeg.layer)),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),

@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { type CanvasRecord, CanvasesRepo } from "../../src/canvases/CanvasesRepo.ts"
+import { type CanvasRecord, CanvasesRepo, type RenderRecord } from "../../src/canvases/CanvasesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
 import { backends, seedTenant } from "../support/TestServer.ts"
 
@@ -95,6 +95,35 @@ for (const backend of backends) {
         expect(Option.isNone(yield* repo.addThread(thread("cnv_unknown")))).toBe(true)
         expect(Option.getOrThrow(yield* repo.get(tenant.companyId, canvas.id)).activeThreadId).toBeNull()
         expect((yield* repo.listThreads(other.companyId, canvas.id, { offset: 0, limit: 10 })).total).toBe(0)
+      }))
+
+    it.effect("keeps every field of a render (a still's duration and fps null) and lists a canvas's renders newest first", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create } = yield* fixture
+        const canvas = yield* create()
+        const render = (overrides: Partial<RenderRecord>): RenderRecord => ({
+          id: newId("rnd"),
+          canvasId: canvas.id,
+          companyId: tenant.companyId,
+          ownerUserId: tenant.userId,
+          fileId: "fil_1",
+          fileName: "Canvas.png",
+          format: "png",
+          width: 1200,
+          height: 630,
+          scale: 1.5,
+          durationMs: null,
+          fps: null,
+          bytes: 4_321,
+          createdAt: t1,
+          ...overrides
+        })
+        const still = yield* repo.addRender(render({}))
+        const loop = yield* repo.addRender(render({ format: "gif", fileName: "Canvas.gif", durationMs: 3000, fps: 30 }))
+        expect(still).toEqual(render({ id: still.id }))
+        expect(yield* repo.listRenders(tenant.companyId, canvas.id, { offset: 0, limit: 10 })).toEqual({ rows: [loop, still], total: 2 })
+        const other = yield* seedTenant("other")
+        expect((yield* repo.listRenders(other.companyId, canvas.id, { offset: 0, limit: 10 })).total).toBe(0)
       }))
   })
 }
