@@ -95,7 +95,8 @@ export const withDeliveries = <A, E, R>(
   outbound: Partial<OutboundSettings> = receiverAllowed
 ) =>
   DeliveryWorker.layer.pipe(
-    Layer.provideMerge(GuardedFetch.layer.pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
+    // A guard of its own (fresh: the server's, memoized, has the server's settings).
+    Layer.provideMerge(Layer.fresh(GuardedFetch.layer).pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
     Layer.provideMerge(WebhooksConfig.layerWith({ workerEnabled: false, ...settings })),
     Layer.provideMerge(server)
   )
