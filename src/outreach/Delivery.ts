@@ -82,9 +82,9 @@ export class Delivery extends Context.Service<Delivery, {
     const mailer = yield* Mailer
     const suppressions = yield* Suppressions
     const { key } = yield* TrackingSecret
-    const sql = yield* SqlClient.SqlClient
     const signingFor = yield* cachedSigning
     const senders = yield* Effect.context<Effect.Services<ReturnType<typeof signingFor>>>()
+    const sql = yield* SqlClient.SqlClient
 
     const outcomeOf = (sent: SendOutcome, attempts: number, now: Date): DeliveryOutcome => {
       switch (sent._tag) {

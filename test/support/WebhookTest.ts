@@ -95,7 +95,7 @@ export const withDeliveries = <A, E, R>(
   outbound: Partial<OutboundSettings> = receiverAllowed
 ) =>
   DeliveryWorker.layer.pipe(
-    // A guard of its own (fresh: the server's, memoized, has the server's settings).
+    // Fresh: the server builds `GuardedFetch.layer` too, and a layer is built once per reference.
     Layer.provideMerge(Layer.fresh(GuardedFetch.layer).pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
     Layer.provideMerge(WebhooksConfig.layerWith({ workerEnabled: false, ...settings })),
     Layer.provideMerge(server)
