@@ -28,6 +28,8 @@ import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
 import { DomainsArea } from "../domains/Area.ts"
 import { WebhooksArea } from "../webhooks/Area.ts"
+import { ImagesArea } from "../images/Area.ts"
+import { AudioArea } from "../audio/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -65,6 +67,8 @@ export const areas = [
   UsageArea,
   DomainsArea,
   WebhooksArea,
+  ImagesArea,
+  AudioArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]
