@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { AgentsConfig, type AgentsSettings } from "../agents/AgentsConfig.ts"
 import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
@@ -18,6 +19,7 @@ import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
  */
 export const SettingsLive = Layer.mergeAll(
   AppConfig.layer,
+  AgentsConfig.layer,
   ContentConfig.layer,
   DesignConfig.layer,
   DocumentsConfig.layer,
@@ -31,6 +33,7 @@ export const SettingsLive = Layer.mergeAll(
 
 /** Overrides of any setting for tests and tools: the kernel's flat, each area's under its key. */
 export interface SettingOverrides extends Partial<AppSettings> {
+  readonly agents?: Partial<AgentsSettings>
   readonly content?: Partial<ContentSettings>
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
@@ -43,9 +46,10 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ agents, content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
+    AgentsConfig.layerWith(agents),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),

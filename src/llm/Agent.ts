@@ -25,7 +25,7 @@ export interface AgentTool<Extra, R> {
 }
 
 /** Declares a tool once: its input Schema gives both the JSON Schema the model sees and the decoding of its calls. */
-export const agentTool = <S extends Schema.Codec<any, any, never, never>, Extra, R>(
+export const agentTool = <S extends Schema.Codec<any, any, never, never>, R, Extra = never>(
   name: string,
   description: string,
   input: S,
