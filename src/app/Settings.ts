@@ -5,9 +5,10 @@ import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
+import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -25,8 +26,9 @@ export const SettingsLive = Layer.mergeAll(
   DocumentsConfig.layer,
   FilesConfig.layer,
   JobsConfig.layer,
-  ListsConfig.layer,
+  LeadsConfig.layer,
   MailConfig.layer,
+  OutboundConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
 )
@@ -39,14 +41,15 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly documents?: Partial<DocumentSettings>
   readonly files?: Partial<FilesSettings>
   readonly jobs?: Partial<JobsSettings>
-  readonly lists?: Partial<ListsSettings>
+  readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
+  readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ agents, content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ agents, content, design, documents, files, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     AgentsConfig.layerWith(agents),
@@ -55,8 +58,9 @@ export const settingsWith = ({ agents, content, design, documents, files, jobs, 
     DocumentsConfig.layerWith(documents),
     FilesConfig.layerWith(files),
     JobsConfig.layerWith(jobs),
-    ListsConfig.layerWith(lists),
+    LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
+    OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
   )
