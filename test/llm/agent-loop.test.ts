@@ -36,6 +36,10 @@ const echo = agentTool("echo", "Answers its text.", Schema.Struct({ text: Schema
 const broken = agentTool("broken", "Always fails.", Schema.Struct({}), () => Effect.fail("the disk is full"))
 const huge = agentTool("huge", "Answers a lot.", Schema.Struct({}), () => Effect.succeed({ result: { text: "x".repeat(5_000) } }))
 
+/** A tool that never answers and notes when it is interrupted. */
+const hanging = (interrupted: Ref.Ref<boolean>) =>
+  agentTool("hang", "Never answers.", Schema.Struct({}), () => Effect.never.pipe(Effect.onInterrupt(() => Ref.set(interrupted, true))))
+
 const request = { model: "fake", messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "go" }] }] }
 
 const collect = <E>(stream: Stream.Stream<AgentEvent<never>, E>) => Stream.runCollect(stream).pipe(Effect.map((chunk) => [...chunk]))
@@ -107,8 +111,7 @@ describe("the agent loop", () => {
   it.effect("stops at the wall-clock limit, interrupting a tool that hangs", () =>
     Effect.gen(function*() {
       const interrupted = yield* Ref.make(false)
-      const hang = agentTool("hang", "Never answers.", Schema.Struct({}), () =>
-        Effect.never.pipe(Effect.onInterrupt(() => Ref.set(interrupted, true))))
+      const hang = hanging(interrupted)
       const model = yield* fakeModel([{ calls: [{ name: "hang", input: {} }] }])
       const fiber = yield* collect(runAgent({ request, tools: [hang], maxRounds: 5, maxMillis: 30_000, call: model.call })).pipe(
         Effect.flip,
@@ -124,8 +127,7 @@ describe("the agent loop", () => {
   it.effect("a consumer that stops reading (a client that left) interrupts the running tool", () =>
     Effect.gen(function*() {
       const interrupted = yield* Ref.make(false)
-      const hang = agentTool("hang", "Never answers.", Schema.Struct({}), () =>
-        Effect.never.pipe(Effect.onInterrupt(() => Ref.set(interrupted, true))))
+      const hang = hanging(interrupted)
       const model = yield* fakeModel([{ calls: [{ name: "hang", input: {} }] }])
       const fiber = yield* Stream.runDrain(runAgent({ request, tools: [hang], maxRounds: 5, maxMillis: 600_000, call: model.call })).pipe(
         Effect.forkChild
