@@ -1,5 +1,6 @@
 import { Data, Effect, Option, Queue, Result, Schema, Sink, Stream } from "effect"
-import type { ContentPart, LlmMessage, LlmRequest, LlmStreamEvent, TokenUsage, ToolDefinition } from "./Llm.ts"
+import { isRefusal } from "../platform/Refusal.ts"
+import { type ContentPart, LlmError, type LlmMessage, type LlmRequest, type LlmStreamEvent, type TokenUsage, type ToolDefinition } from "./Llm.ts"
 
 /**
  * The one tool-using agent loop of the platform (design chats, agents,
@@ -237,12 +238,9 @@ export const afterFirstEvent = <A, E, R, Refused extends E>(
     return Option.match(first, { onNone: () => rest, onSome: (event) => Stream.concat(Stream.make(event), rest) })
   })
 
-/** What a failed run tells its client: the limit or model failure, an API refusal's `{error}`, else `fallback`. */
+/** What a failed run tells its client: the limit, the model failure or the refusal (no credits), an API error's `{error}`, else `fallback`. */
 export const agentFailureMessage = (error: unknown, fallback: string): string =>
-  error instanceof AgentLimit
-    ? error.message
-    : typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && "_tag" in error &&
-        error._tag === "LlmError"
+  error instanceof AgentLimit || error instanceof LlmError || isRefusal(error)
     ? error.message
     : typeof error === "object" && error !== null && "error" in error && typeof error.error === "string"
     ? error.error

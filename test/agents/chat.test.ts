@@ -193,4 +193,20 @@ describe.each(backends)("conversations on $name", ({ storage }) => {
         )
       }))
   })
+
+  it.layer(testServer(storage, { agents: { maxRounds: 1 } }), { timeout: 60_000 })("with one model call per message", (it) => {
+    it.effect("a model still calling tools at the limit ends the stream with error, and the JSON answer with 429", () =>
+      Effect.gen(function*() {
+        const { tenant, agent, base } = yield* setup("limits")
+        const path = `/api/v0/agents/${agent.id}/chat`
+        const streamed = yield* Effect.promise(() => streamChat(base, tenant.apiKey, path, { message: "What is the refund policy?" }))
+        expect(streamed.events.map((event) => event.event)).toEqual(["error"])
+        expect(streamed.events[0]!.data).toEqual({ error: "Stopped after 1 tool rounds" })
+        expectErrorResponse(
+          yield* send(requestWithKey("POST", path, tenant.apiKey, { message: "What is the refund policy?", stream: false })),
+          429,
+          "Stopped after 1 tool rounds"
+        )
+      }))
+  })
 })
