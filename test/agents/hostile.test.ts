@@ -95,5 +95,27 @@ describe.each(backends)("hostile knowledge on $name", ({ storage }) => {
         expect(charges).toHaveLength(3)
         expect(charges.every((charge) => charge.model === "obedient")).toBe(true)
       }))
+
+    it.effect("a client that leaves mid-answer stops the model call; the thread keeps the message", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant("leaving")
+        const owner = yield* client({ apiKey: tenant.apiKey })
+        const agent = yield* owner.agents.create({ payload: { name: "Talker" } })
+        const stub = yield* Upstream
+        stub.play([{ text: "Let me think about that for a very long time", hang: true }])
+        const base = yield* serverUrl
+        const answer = yield* Effect.promise(() =>
+          streamChat(base, tenant.apiKey, `/api/v0/agents/${agent.id}/chat`, { message: "Tell me a story" }, {
+            leaveAfter: (event) => event.event === "text"
+          }))
+        expect(answer.events[0]!.event).toBe("text")
+        yield* Effect.sync(() => stub.abandoned()).pipe(
+          Effect.repeat({ until: (count) => count >= 1, schedule: Schedule.spaced("20 millis"), times: 250 })
+        )
+        expect(stub.abandoned()).toBe(1)
+        const threads = yield* owner.agentChat.agentThreads({ params: { agent_id: agent.id }, query: {} })
+        const thread = yield* owner.agentChat.agentThread({ params: { agent_id: agent.id, threadId: threads.items[0]!.id } })
+        expect(thread.messages.map((message) => [message.role, message.content])).toEqual([["user", "Tell me a story"]])
+      }))
   })
 })
