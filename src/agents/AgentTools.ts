@@ -1,6 +1,8 @@
 import { Effect, Schema } from "effect"
 import { authorize } from "../auth/Policy.ts"
-import type { Principal } from "../auth/Principal.ts"
+import type { CurrentPrincipal, Principal } from "../auth/Principal.ts"
+import type { PrincipalLookup } from "../auth/PrincipalLookup.ts"
+import type { ExtractedPage } from "../browser/Api.ts"
 import * as Knowledge from "../documents/Knowledge.ts"
 import { type AgentTool, agentTool } from "../llm/Agent.ts"
 import type { CallToolResult } from "../mcp/Api.ts"
@@ -33,7 +35,16 @@ export interface ToolCaller {
   readonly projectId: string | undefined
   /** Runs an operation of the MCP catalog as the caller; absent where no caller's credentials exist. */
   readonly platformAction?: ((args: Readonly<Record<string, unknown>>) => Effect.Effect<CallToolResult>) | undefined
+  /** Reads a web page through the browser extract (`src/browser/`) as the caller; absent where no browser is at hand. */
+  readonly browse?: ((url: string) => Effect.Effect<typeof ExtractedPage.Type, unknown, CurrentPrincipal | PrincipalLookup>) | undefined
 }
+
+const BrowsePage = Schema.Struct({
+  url: NonBlankText(8_000).annotate({ description: "The http(s) address of the page" })
+})
+
+/** Links a page answers to the model at most. */
+const maxLinks = 50
 
 const SearchKnowledge = Schema.Struct({
   query: NonBlankText(2_000).annotate({ description: "What to look for: keywords or a question" }),
@@ -104,6 +115,21 @@ const toolsFor = (caller: ToolCaller) => {
           })),
           Effect.mapError(errorText)
         )
+    ),
+    browse_page: agentTool(
+      "browse_page",
+      "Opens a web page in a browser and answers its title, final address, text as Markdown and links. Internal addresses are refused.",
+      BrowsePage,
+      (input): Effect.Effect<{ readonly result: unknown }, string, CurrentPrincipal | PrincipalLookup> => {
+        const browse = caller.browse
+        if (browse === undefined) return Effect.fail("browse_page is not available here")
+        return browse(input.url).pipe(
+          Effect.map((page) => ({
+            result: { url: page.finalUrl, title: page.title, markdown: page.markdown, links: page.links.slice(0, maxLinks) }
+          })),
+          Effect.mapError(errorText)
+        )
+      }
     ),
     platform_action: agentTool(
       "platform_action",

@@ -24,6 +24,9 @@ import { agentToolNames } from "./ToolNames.ts"
  * answered as server-sent events or one JSON reply, and the caller's threads.
  */
 
+/** What the request's caller brings beyond their principal: their credentials for platform_action, the browser. */
+export type Abilities = Pick<ToolCaller, "platformAction" | "browse">
+
 const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
 
 /** The event the client reads for one event of the loop, if any. */
@@ -87,11 +90,11 @@ const collect = <E>(threadId: string, events: Stream.Stream<AgentEvent<never>, E
 const respond = (
   counterpart: Counterpart,
   request: typeof ChatRequest.Type,
-  platformAction: ToolCaller["platformAction"]
+  abilities: Abilities
 ) =>
   Effect.gen(function*() {
     const { principal } = yield* Authorized("agents:chat")
-    const { threadId, events } = yield* converse(principal, counterpart, request, platformAction)
+    const { threadId, events } = yield* converse(principal, counterpart, request, abilities)
     if (request.stream === false) return yield* collect(threadId, events)
     return events.pipe(
       Stream.flatMap((event) => Stream.fromIterable(toSse(threadId)(event))),
@@ -108,7 +111,7 @@ const findEmployee = (companyId: string, id: string) =>
 export const chatWithAgent = Effect.fn("Chat.agent")(function*(
   agentId: string,
   request: typeof ChatRequest.Type,
-  platformAction: ToolCaller["platformAction"]
+  abilities: Abilities
 ) {
   const { principal } = yield* Authorized("agents:chat")
   const agent = yield* findAgent(principal.companyId, agentId)
@@ -119,13 +122,13 @@ export const chatWithAgent = Effect.fn("Chat.agent")(function*(
     model: agent.model,
     prompt: { persona: agentPersona(agent), instructions: agent.instructions },
     tools: agent.tools ?? agentToolNames
-  }, request, platformAction)
+  }, request, abilities)
 })
 
 export const chatWithEmployee = Effect.fn("Chat.employee")(function*(
   employeeId: string,
   request: typeof ChatRequest.Type,
-  platformAction: ToolCaller["platformAction"]
+  abilities: Abilities
 ) {
   const { principal } = yield* Authorized("agents:chat")
   const employee = yield* findEmployee(principal.companyId, employeeId)
@@ -135,7 +138,7 @@ export const chatWithEmployee = Effect.fn("Chat.employee")(function*(
     model: employee.model,
     prompt: { persona: employeePersona(employee), instructions: employee.instructions },
     tools: agentToolNames
-  }, request, platformAction)
+  }, request, abilities)
 })
 
 const toSummary = (thread: ThreadRecord): typeof ThreadSummary.Type => ({

@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
+import * as Browser from "../browser/Browser.ts"
+import { BrowserExtract } from "../browser/Extract.ts"
 import { EmbeddingsModel } from "../documents/EmbeddingsModel.ts"
 import { KnowledgeSettingsLive } from "../documents/Http.ts"
 import { ApiDocument, areaApi } from "../http/Area.ts"
@@ -21,6 +23,10 @@ export const AgentChatLive = HttpApiBuilder.group(api, "agentChat", (handlers) =
     const model = yield* EmbeddingsModel
     const chat = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       answer(authorize("agents:chat")(effect)).pipe(Effect.provideService(EmbeddingsModel, model))
+    const browser = yield* BrowserExtract
+    /** browse_page: the browser extract as the caller's own `POST /browser/extract` (content:use). */
+    const browse = (url: string) =>
+      authorize("content:use")(Browser.extract({ url })).pipe(Effect.provideService(BrowserExtract, browser))
     const router = yield* HttpRouter.HttpRouter
     // platform_action is the MCP server's platform_execute_action: the same catalog and in-process execution.
     const mcp = makeTools(fromOpenApi(yield* ApiDocument), makeExecutor(router))
@@ -31,9 +37,9 @@ export const AgentChatLive = HttpApiBuilder.group(api, "agentChat", (handlers) =
     }
     return handlers
       .handle("agentChat", ({ params, payload, request }) =>
-        chat(Chat.chatWithAgent(params.agent_id, payload, actionsOf(request))))
+        chat(Chat.chatWithAgent(params.agent_id, payload, { platformAction: actionsOf(request), browse })))
       .handle("employeeChat", ({ params, payload, request }) =>
-        chat(Chat.chatWithEmployee(params.employee_id, payload, actionsOf(request))))
+        chat(Chat.chatWithEmployee(params.employee_id, payload, { platformAction: actionsOf(request), browse })))
       .handle("agentThreads", ({ params, query }) => chat(Chat.listThreads("agent", params.agent_id, pageRequest(query))))
       .handle("agentThread", ({ params }) => chat(Chat.getThread("agent", params.agent_id, params.threadId)))
       .handle("employeeThreads", ({ params, query }) =>

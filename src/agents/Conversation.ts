@@ -130,7 +130,7 @@ export const converse = Effect.fn("Conversation.converse")(function*(
   principal: Principal,
   counterpart: Counterpart,
   request: typeof ChatRequest.Type,
-  platformAction: ToolCaller["platformAction"]
+  abilities: Pick<ToolCaller, "platformAction" | "browse">
 ) {
   const config = yield* AgentsConfig
   const repo = yield* ThreadsRepo
@@ -159,7 +159,7 @@ export const converse = Effect.fn("Conversation.converse")(function*(
         { role: "user", content: [{ type: "text", text: request.message }] }
       ]
     },
-    tools: agentTools({ principal, projectId, platformAction }, counterpart.tools),
+    tools: agentTools({ principal, projectId, ...abilities }, counterpart.tools),
     maxRounds: config.maxRounds,
     maxMillis: config.timeoutMs,
     maxOutputChars: config.maxOutputChars,

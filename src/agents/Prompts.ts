@@ -26,7 +26,8 @@ const toolGuidance: Record<AgentToolName, string> = {
     "Answer questions about the company from its documents: call search_knowledge first, answer from the passages it returns and cite their document titles; say so when they do not answer the question.",
   remember: "When the user asks you to remember something, call remember with it.",
   recall: "When the user asks what you know or remember about them, call recall.",
-  platform_action: "To do something in the platform for the user, call platform_action with the operation and its fields."
+  platform_action: "To do something in the platform for the user, call platform_action with the operation and its fields.",
+  browse_page: "To read a web page the user names, call browse_page with its address."
 }
 
 const section = (title: string, text: string | undefined) =>

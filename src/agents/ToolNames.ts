@@ -2,10 +2,10 @@ import { Schema } from "effect"
 
 /**
  * The tools an agent or employee may use in a conversation (DESIGN §7.2),
- * always with the caller's own rights. `web_research` and `browse_page` join
- * this list once their services exist.
+ * always with the caller's own rights. `web_research` joins this list once
+ * the content research service exists.
  */
-export const agentToolNames = ["search_knowledge", "remember", "recall", "platform_action"] as const
+export const agentToolNames = ["search_knowledge", "remember", "recall", "platform_action", "browse_page"] as const
 
 export type AgentToolName = (typeof agentToolNames)[number]
 

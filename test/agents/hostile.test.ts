@@ -117,5 +117,24 @@ describe.each(backends)("hostile knowledge on $name", ({ storage }) => {
         const thread = yield* owner.agentChat.agentThread({ params: { agent_id: agent.id, threadId: threads.items[0]!.id } })
         expect(thread.messages.map((message) => [message.role, message.content])).toEqual([["user", "Tell me a story"]])
       }))
+
+    it.effect("browse_page goes through the browser extract and its outbound guard: an internal address is refused", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant("browse")
+        const owner = yield* client({ apiKey: tenant.apiKey })
+        const agent = yield* owner.agents.create({ payload: { name: "Browser", tools: ["browse_page"] } })
+        const stub = yield* Upstream
+        stub.play([
+          { toolCalls: [{ name: "browse_page", arguments: { url: "http://169.254.169.254/latest/meta-data/" } }] },
+          { text: "I cannot read that page." }
+        ])
+        const base = yield* serverUrl
+        const answer = yield* Effect.promise(() =>
+          streamChat(base, tenant.apiKey, `/api/v0/agents/${agent.id}/chat`, { message: "Read the metadata page" }))
+        const [result] = answer.events.filter((event) => event.event === "tool_result")
+        expect(result!.data).toMatchObject({ name: "browse_page" })
+        expect(result!.data.error).toMatch(/169\.254\.169\.254|internal|not allowed|refused/i)
+        expect(answer.events.at(-1)!.event).toBe("done")
+      }))
   })
 })
