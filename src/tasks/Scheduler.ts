@@ -7,6 +7,7 @@ import type { Credits } from "../usage/Credits.ts"
 import type { EmbeddingsModel } from "../documents/EmbeddingsModel.ts"
 import type { KnowledgeConfig } from "../documents/KnowledgeConfig.ts"
 import { KnowledgeSettingsLive } from "../documents/Http.ts"
+import { SqlClient } from "effect/sql"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import type { TaskToolServices } from "./TaskAgent.ts"
 import { handleClaim } from "./TaskRunner.ts"
@@ -27,7 +28,7 @@ export class Scheduler extends Context.Service<Scheduler, {
     const config = yield* SchedulerConfig
     const repo = yield* TasksRepo
     const context = yield* Effect.context<
-      TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig | TaskToolServices
+      TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig | TaskToolServices | SqlClient.SqlClient
     >()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
@@ -78,7 +79,7 @@ export class Scheduler extends Context.Service<Scheduler, {
 export const SchedulerLive: Layer.Layer<
   never,
   never,
-  TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | Exclude<TaskToolServices, EmbeddingsModel | KnowledgeConfig>
+  TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SqlClient.SqlClient | Exclude<TaskToolServices, EmbeddingsModel | KnowledgeConfig>
 > = Scheduler.worker.pipe(
   Layer.provide(Scheduler.layer),
   Layer.provide(SchedulerConfig.layer)

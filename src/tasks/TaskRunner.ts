@@ -4,6 +4,7 @@ import { employeePersona, systemPrompt as employeePrompt } from "../agents/Promp
 import { prompt, type StopReason } from "../llm/Llm.ts"
 import { newId } from "../platform/Ids.ts"
 import { currentDate } from "../platform/Time.ts"
+import { emit } from "../storage/Outbox.ts"
 import type { Payer } from "../usage/Credits.ts"
 import { firstRunNextDay, localDay, occurrenceAfter, startOfNextDay } from "./Occurrences.ts"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
@@ -242,6 +243,15 @@ const runPrompt = (
           const succeeded = result.status === "succeeded"
           const checks = evaluate(billed, locked.dailyCreditLimit, spentToday)
           yield* repo.finishExecution(started.id, { ...result, finishedAt })
+          yield* emit(locked.companyId, "task.run_completed", {
+            taskId: locked.id,
+            executionId: started.id,
+            trigger: started.trigger,
+            status: result.status,
+            error: result.error,
+            credits: result.credits,
+            finishedAt: finishedAt.toISOString()
+          })
           yield* repo.addEvaluation({
             id: newId("eval"),
             taskId: locked.id,
