@@ -13,6 +13,7 @@ import { once } from "node:events"
 import { createInterface } from "node:readline"
 import { LlmLive } from "../src/llm/LlmLive.ts"
 import { settingsWith } from "../src/app/Settings.ts"
+import { PrincipalLookupLive } from "../src/keys/Principals.ts"
 import { Scheduler } from "../src/tasks/Scheduler.ts"
 import { SchedulerConfig } from "../src/tasks/SchedulerConfig.ts"
 import { Credits } from "../src/usage/Credits.ts"
@@ -28,7 +29,7 @@ const organizations = 100
 /** The scheduler of a server process over the database at `url`, with the configured `Llm` (offline: `local`). */
 const schedulerAt = (url: string) =>
   Scheduler.layer.pipe(
-    Layer.provide([Credits.layer, LlmLive, SchedulerConfig.layer]),
+    Layer.provide([Credits.layer, LlmLive, SchedulerConfig.layer, PrincipalLookupLive]),
     Layer.provide(postgresStorage(url)),
     Layer.provide(settingsWith({ logLevel: "Error" }))
   )

@@ -21,6 +21,7 @@ export const toAgent = (record: AgentRecord): typeof Agent.Type => ({
   description: record.description,
   instructions: record.instructions,
   model: record.model,
+  tools: record.tools,
   status: record.status,
   createdDate: record.createdAt,
   updatedDate: record.updatedAt
@@ -50,6 +51,7 @@ export const createAgent = Effect.fn("Agents.create")(function*(input: typeof Ne
       description: input.description ?? "",
       instructions: input.instructions ?? "",
       model: input.model ?? null,
+      tools: input.tools ?? null,
       status: "active",
       createdAt: now,
       updatedAt: now

@@ -1,6 +1,8 @@
 import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { fromColumns, InCompany, readerOf, Timestamp } from "../storage/Columns.ts"
+import { jsonParam } from "../storage/Rows.ts"
+import { AgentToolName } from "./ToolNames.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
 
 export const AgentRecord = Schema.Struct({
@@ -11,6 +13,8 @@ export const AgentRecord = Schema.Struct({
   instructions: Schema.String,
   /** Null: the platform's default model. */
   model: Schema.NullOr(Schema.String),
+  /** The tools it may use in conversations; null: every tool (agents/AgentTools.ts). */
+  tools: Schema.NullOr(Schema.Array(AgentToolName)),
   status: Schema.Literals(["active", "paused", "archived"]),
   createdAt: Timestamp,
   updatedAt: Timestamp
@@ -24,6 +28,8 @@ export interface AgentChange {
   readonly instructions?: string | undefined
   /** Null resets to the default model. */
   readonly model?: string | null | undefined
+  /** Null goes back to every tool. */
+  readonly tools?: ReadonlyArray<string> | null | undefined
   readonly status?: AgentStatus | undefined
 }
 
@@ -51,7 +57,11 @@ export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()(
     const insert = SqlSchema.findOne({
       Request: AgentRow,
       Result: AgentRow,
-      execute: (row) => sql`INSERT INTO agents ${sql.insert(row)} RETURNING *`
+      execute: (row) =>
+        sql`INSERT INTO agents (id, company_id, name, description, instructions, model, tools, status, created_at, updated_at)
+          VALUES (${row.id}, ${row.company_id}, ${row.name}, ${row.description}, ${row.instructions}, ${row.model},
+            ${row.tools === null ? null : jsonParam(row.tools)}::jsonb, ${row.status}, ${row.created_at}, ${row.updated_at})
+          RETURNING *`
     })
     const byId = SqlSchema.findOneOption({
       Request: InCompany,
@@ -73,6 +83,7 @@ export class AgentsRepo extends Context.Service<AgentsRepo, AgentsRepository>()(
             description = coalesce(${change.description ?? null}, description),
             instructions = coalesce(${change.instructions ?? null}, instructions),
             model = ${change.model === undefined ? sql`model` : sql`${change.model}`},
+            tools = ${change.tools === undefined ? sql`tools` : sql`${change.tools === null ? null : jsonParam(change.tools)}::jsonb`},
             status = coalesce(${change.status ?? null}, status),
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}

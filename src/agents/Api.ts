@@ -5,6 +5,7 @@ import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { IsoDate, NonBlankText, NonEmpty, Text } from "../platform/Schemas.ts"
+import { AgentToolList } from "./ToolNames.ts"
 
 /** A platform model id (or tier alias) as the model catalog names it. */
 export const ModelId = NonBlankText(200)
@@ -19,6 +20,8 @@ export const Agent = Schema.Struct({
   instructions: Schema.String,
   /** Null: the platform's default model. */
   model: Schema.NullOr(Schema.String),
+  /** The tools it may use in conversations; null: all of them. */
+  tools: Schema.NullOr(AgentToolList),
   status: AgentStatus,
   createdDate: IsoDate,
   updatedDate: IsoDate
@@ -35,7 +38,9 @@ export const NewAgent = Schema.Struct({
   name: NonEmpty,
   description: Schema.optional(Description),
   instructions: Schema.optional(Instructions),
-  model: Schema.optional(ModelId)
+  model: Schema.optional(ModelId),
+  /** The tools it may use in conversations (default: all). */
+  tools: Schema.optional(AgentToolList)
 })
 
 export const AgentPatch = Schema.Struct({
@@ -44,6 +49,8 @@ export const AgentPatch = Schema.Struct({
   instructions: Schema.optional(Instructions),
   /** null goes back to the default model. */
   model: Schema.optional(Schema.NullOr(ModelId)),
+  /** null goes back to every tool. */
+  tools: Schema.optional(Schema.NullOr(AgentToolList)),
   status: Schema.optional(AgentStatus)
 })
 
@@ -92,7 +99,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
     error: [BadRequest, Forbidden]
   }).pipe(described({
     summary: "Create an agent",
-    does: "Creates an agent with instructions and an optional model of the catalog.",
+    does: "Creates an agent with instructions, an optional model of the catalog and the tools it may use in conversations (default all).",
     who: "agents:write",
     errors: { 404: "for another company" }
   })),
@@ -114,7 +121,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
     error: [BadRequest, Forbidden, NotFound]
   }).pipe(described({
     summary: "Change an agent",
-    does: "Changes an agent's name, description, instructions, model or status.",
+    does: "Changes an agent's name, description, instructions, model, tools or status.",
     who: "agents:write",
     errors: { 404: "for an unknown id or another company's agent" }
   }))

@@ -47,7 +47,7 @@ with \`Retry-After\`.
 
 ## Credits
 
-Model calls, design chats, drafted e-mails and scheduled tasks cost credits of the caller's organization; job
+Model calls, design chats, agent conversations, drafted e-mails and scheduled tasks cost credits of the caller's organization; job
 search costs data credits (1 per search). The worst case is held before the call and the real cost settled
 after it, so usage never passes the limit; with too few credits left a call answers 403
 \`{"error": "Insufficient credits"}\`. \`GET /api/v0/organizations\` shows the balance.

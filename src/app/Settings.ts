@@ -12,6 +12,7 @@ import { JobsConfig } from "../jobs/JobsConfig.ts"
 import { LeadsConfig } from "../leads/LeadsConfig.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { AgentsConfig } from "../agents/AgentsConfig.ts"
 import { BrowserConfig } from "../platform/BrowserPool.ts"
 import { OutboundConfig } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig } from "../templates/TemplatesConfig.ts"
@@ -25,6 +26,7 @@ import { UsageConfig } from "../usage/UsageConfig.ts"
  * themselves.
  */
 const configs = {
+  agents: AgentsConfig,
   audio: AudioConfig,
   browser: BrowserConfig,
   content: ContentConfig,

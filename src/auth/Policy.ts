@@ -40,6 +40,7 @@ export const companyPermissions = {
   "memories:use": { roles: contributors, feature: "memories", description: "keep memories" },
   "agents:read": { roles: everyone, feature: "agents", description: "read agents and employees" },
   "agents:write": { roles: managers, feature: "agents", description: "create and change agents and employees" },
+  "agents:chat": { roles: contributors, feature: "agents", description: "talk to agents and employees" },
   "tasks:read": { roles: everyone, feature: "tasks", description: "read scheduled tasks" },
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },

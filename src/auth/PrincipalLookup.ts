@@ -23,6 +23,12 @@ export class PrincipalLookup extends Context.Service<PrincipalLookup, {
     credential: string,
     requestedCompanyId: string | undefined
   ) => Effect.Effect<ResolvedPrincipal, UnknownCredential | Unauthorized | NotFound>
+  /**
+   * The principal a user acts as in a company, for work the platform does
+   * for them without a request (a scheduled task, `workId`): their current
+   * role and plan; none once they are no longer a user of it.
+   */
+  readonly actingUser: (companyId: string, userId: string, workId: string) => Effect.Effect<Option.Option<Principal>>
   /** Whether a person is a user of a company (one they are not in is unreachable for them). */
   readonly isCompanyUser: (companyId: string, userId: string) => Effect.Effect<boolean>
   /** A person's role in an organization; none when they are not in it. */

@@ -1,8 +1,8 @@
-import { Effect, Option, Ref, Sink, Stream } from "effect"
+import { Effect, Ref, Stream } from "effect"
 import { InsufficientCredits } from "../usage/Errors.ts"
 import { readFileSync } from "node:fs"
-import { AgentLimit, type AgentEvent, runAgent } from "../llm/Agent.ts"
-import { type ContentPart, LlmError, type LlmMessage } from "../llm/Llm.ts"
+import { afterFirstEvent, type AgentEvent, agentFailureMessage, runAgent } from "../llm/Agent.ts"
+import type { ContentPart, LlmMessage } from "../llm/Llm.ts"
 import type { SseEvent } from "../gateway/Sse.ts"
 import { DesignConfig } from "./DesignConfig.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
@@ -64,13 +64,6 @@ const systemWithDocument = (system: string, html: string) =>
 
 const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
 
-const failureMessage = (error: unknown): string =>
-  error instanceof LlmError || error instanceof AgentLimit
-    ? error.message
-    : typeof error === "object" && error !== null && "error" in error && typeof error.error === "string"
-    ? error.error
-    : "The design chat failed"
-
 /**
  * Opens the chat's event stream. Answers once the first event is there, so
  * that a refusal before any model output (no credits: 403) is still an HTTP
@@ -95,32 +88,22 @@ export const open = (chat: DesignChat) =>
       },
       tools: designTools(target, html),
       maxRounds: config.maxRounds,
-      call: (request) => Stream.unwrap(BilledLlm.stream(chat.payer, "campaigns", request))
+      maxMillis: config.timeoutMs,
+      call: BilledLlm.rounds(chat.payer, "campaigns")
     })
-    const timeLimit = Stream.fromEffect(
-      Effect.andThen(
-        Effect.sleep(config.timeoutMs),
-        Effect.fail(new AgentLimit({ message: `Stopped after the time limit of ${config.timeoutMs} ms` }))
-      )
-    )
-    const bounded = Stream.merge(agent, timeLimit, { haltStrategy: "left" })
-    const [first, rest] = yield* Stream.peel(bounded, Sink.head()).pipe(
-      Effect.catch((error) =>
-        error instanceof InsufficientCredits
-          ? Effect.fail(error)
-          : Effect.succeed([Option.none(), Stream.fail(error)] as const)
-      )
-    )
-    const events = Option.match(first, { onNone: () => rest, onSome: (event) => Stream.concat(Stream.make(event), rest) })
+    const events = yield* afterFirstEvent(agent, (error): error is InsufficientCredits => error instanceof InsufficientCredits)
     return events.pipe(
       Stream.mapEffect((event: AgentEvent<SavedBody>) => toSse(event, version)),
-      Stream.catch((error) => Stream.make(sse("error", { error: failureMessage(error) })))
+      Stream.flatMap((event) => event === undefined ? Stream.empty : Stream.make(event)),
+      Stream.catch((error) => Stream.make(sse("error", { error: agentFailureMessage(error, "The design chat failed") })))
     )
   })
 
 const toSse = (event: AgentEvent<SavedBody>, version: Ref.Ref<number>) =>
-  Effect.gen(function*() {
+  Effect.gen(function*(): Effect.fn.Return<SseEvent | undefined> {
     switch (event.type) {
+      case "assistant":
+        return undefined
       case "text":
         return sse("text", { delta: event.delta })
       case "tool_call":

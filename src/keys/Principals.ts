@@ -23,8 +23,6 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
   if (kind === undefined) return yield* unauthorized("Invalid API key")
   const keyHash = hashKey(credential)
   const keys = yield* KeysRepo
-  const companies = yield* CompaniesRepo
-  const organizations = yield* OrganizationsRepo
   let companyId: string
   let keyId: string
   let userId: string
@@ -53,16 +51,27 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     if (expiresAt !== undefined) validUntil = Math.min(validUntil, expiresAt)
   }
   // The acting user's current role: a company key has its creator's powers, and none once they left the company.
+  const principal = yield* principalIn(companyId, userId, { keyKind: kind, keyId, credentialHash: keyHash })
+  if (Option.isNone(principal)) return yield* (kind === "company" ? creatorGone : companyNotFound(companyId))
+  return { principal: principal.value, validUntil }
+})
+
+/** The user as a principal of the company, with their current role and plan; none when they are not one of its users. */
+const principalIn = Effect.fn("Authentication.principalIn")(function*(
+  companyId: string,
+  userId: string,
+  key: Pick<Principal, "keyKind" | "keyId" | "credentialHash">
+) {
+  const companies = yield* CompaniesRepo
+  const organizations = yield* OrganizationsRepo
   const membership = yield* companies.getUser(companyId, userId)
-  if (Option.isNone(membership)) return yield* (kind === "company" ? creatorGone : companyNotFound(companyId))
+  if (Option.isNone(membership)) return Option.none<Principal>()
   const company = yield* companies.get(companyId)
-  if (Option.isNone(company)) return yield* companyNotFound(companyId)
+  if (Option.isNone(company)) return Option.none<Principal>()
   const organization = yield* organizations.get(company.value.organizationId)
-  if (Option.isNone(organization)) return yield* companyNotFound(companyId)
-  const principal: Principal = {
-    keyKind: kind,
-    keyId,
-    credentialHash: keyHash,
+  if (Option.isNone(organization)) return Option.none<Principal>()
+  return Option.some<Principal>({
+    ...key,
     companyId,
     companyName: company.value.name,
     organizationId: organization.value.id,
@@ -70,8 +79,7 @@ const resolvePrincipal = Effect.fn("Authentication.resolve")(function*(
     userId,
     role: membership.value.role,
     allowedFeatures: membership.value.allowedFeatures
-  }
-  return { principal, validUntil }
+  })
 })
 
 /** The `PrincipalLookup` port over the keys, companies and organizations repositories. */
@@ -82,6 +90,8 @@ export const PrincipalLookupLive = Layer.effect(PrincipalLookup, Effect.gen(func
   return {
     resolve: (credential, requestedCompanyId) =>
       Effect.provideContext(resolvePrincipal(credential, requestedCompanyId), context),
+    actingUser: (companyId, userId, workId) =>
+      Effect.provideContext(principalIn(companyId, userId, { keyKind: "personal", keyId: workId, credentialHash: "" }), context),
     isCompanyUser: (companyId, userId) => Effect.map(companies.getUser(companyId, userId), Option.isSome),
     organizationRole: organizations.roleOf
   }

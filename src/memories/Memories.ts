@@ -84,3 +84,13 @@ export const remove = Effect.fn("Memories.remove")(function*(companyId: string, 
   const owner = yield* ownerIn(companyId)
   return yield* found(id)(yield* MemoriesRepo.use((repo) => repo.remove(owner, id)))
 })
+
+/** The caller's active memories matching `query` (any of its words) and `category`, best first; the newest without a query. */
+export const recall = Effect.fn("Memories.recall")(function*(
+  companyId: string,
+  filter: { readonly query?: string | undefined; readonly category?: string | undefined },
+  limit: number
+) {
+  const owner = yield* ownerIn(companyId)
+  return (yield* MemoriesRepo.use((repo) => repo.recall(owner, filter, limit))).map(toMemory)
+})

@@ -52,6 +52,15 @@ export interface MemoriesRepository {
     change: MemoryChange,
     now: Date
   ) => Effect.Effect<Option.Option<MemoryRecord>>
+  /**
+   * The owner's active memories best matching `query` (any of its words,
+   * stemmed, ranked by full-text rank, then newest), or the newest without one.
+   */
+  readonly recall: (
+    owner: MemoryOwner,
+    filter: { readonly query?: string | undefined; readonly category?: string | undefined },
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<MemoryRecord>>
   /** The deleted memory; none when the owner has no such memory. */
   readonly remove: (owner: MemoryOwner, id: string) => Effect.Effect<Option.Option<MemoryRecord>>
 }
@@ -94,6 +103,20 @@ export class MemoriesRepo extends Context.Service<MemoriesRepo, MemoriesReposito
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE ${owned(owner)} AND id = ${id}
           RETURNING *`)
+      }, Effect.orDie),
+      recall: Effect.fn("MemoriesRepo.recall")(function*(owner, filter, limit) {
+        const category = filter.category === undefined ? [] : [sql`category = ${filter.category}`]
+        if (filter.query === undefined || filter.query.trim() === "") {
+          return yield* records.all(sql`
+            SELECT * FROM memories WHERE ${sql.and([owned(owner), sql`is_active`, ...category])}
+            ORDER BY id DESC LIMIT ${limit}`)
+        }
+        // plainto_tsquery drops stop words and stems; its terms joined by "or" instead of "and": any word matches.
+        const terms = sql`replace(plainto_tsquery('english', ${filter.query})::text, '&', '|')::tsquery`
+        return yield* records.all(sql`
+          SELECT * FROM memories
+          WHERE ${sql.and([owned(owner), sql`is_active`, ...category, sql`to_tsvector('english', content) @@ ${terms}`])}
+          ORDER BY ts_rank(to_tsvector('english', content), ${terms}) DESC, id DESC LIMIT ${limit}`)
       }, Effect.orDie),
       remove: Effect.fn("MemoriesRepo.remove")(function*(owner, id) {
         return yield* records.first(sql`DELETE FROM memories WHERE ${owned(owner)} AND id = ${id} RETURNING *`)

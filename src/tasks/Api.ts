@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { AgentToolList } from "../agents/ToolNames.ts"
 import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ModelId } from "../agents/Api.ts"
@@ -36,11 +37,12 @@ export const RecurringConfig = Schema.Struct({
   )
 ).annotate({ identifier: "RecurringConfig" })
 
-/** Free-form run settings; `model` and `maxTokens` steer the model call. */
+/** Free-form run settings; `model` and `maxTokens` steer the model calls, `tools` names the agent tools the run may use. */
 export const ContextSettings = Schema.StructWithRest(
   Schema.Struct({
     model: Schema.optional(ModelId),
-    maxTokens: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200_000 })))
+    maxTokens: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200_000 }))),
+    tools: Schema.optional(AgentToolList)
   }),
   [JsonObject]
 ).annotate({ identifier: "ContextSettings" })

@@ -5,8 +5,12 @@ import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { currentDate } from "../platform/Time.ts"
 import type { Credits } from "../usage/Credits.ts"
+import type { EmbeddingsModel } from "../documents/EmbeddingsModel.ts"
+import type { KnowledgeConfig } from "../documents/KnowledgeConfig.ts"
+import { KnowledgeSettingsLive } from "../documents/Http.ts"
 import { SqlClient } from "effect/sql"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
+import type { TaskToolServices } from "./TaskAgent.ts"
 import { handleClaim } from "./TaskRunner.ts"
 import type { Claim } from "./TaskRecords.ts"
 import { TasksRepo } from "./TasksRepo.ts"
@@ -24,7 +28,9 @@ export class Scheduler extends Context.Service<Scheduler, {
   static readonly layer = Layer.effect(Scheduler, Effect.gen(function*() {
     const config = yield* SchedulerConfig
     const repo = yield* TasksRepo
-    const context = yield* Effect.context<TasksRepo | EmployeesRepo | DepartmentsRepo | Credits | Llm | ModelCatalog | SchedulerConfig | SqlClient.SqlClient>()
+    const context = yield* Effect.context<
+      TasksRepo | EmployeesRepo | DepartmentsRepo | Credits | Llm | ModelCatalog | SchedulerConfig | TaskToolServices | SqlClient.SqlClient
+    >()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const renew = (claim: Claim) =>
@@ -54,7 +60,8 @@ export class Scheduler extends Context.Service<Scheduler, {
         return claims.length
       })
     }
-  }))
+    // search_knowledge in a task searches with the knowledge base's embeddings model.
+  })).pipe(Layer.provide(KnowledgeSettingsLive))
 
   /**
    * The background worker of a server process: polls every
@@ -69,11 +76,11 @@ export class Scheduler extends Context.Service<Scheduler, {
   }))
 }
 
-/** The worker with its configuration from the environment; needs storage, `Credits` and an `Llm`. */
+/** The worker with its configuration from the environment; needs storage, `Credits`, an `Llm` and what the tasks' tools use. */
 export const SchedulerLive: Layer.Layer<
   never,
   never,
-  TasksRepo | EmployeesRepo | DepartmentsRepo | Credits | Llm | ModelCatalog | SqlClient.SqlClient
+  TasksRepo | EmployeesRepo | DepartmentsRepo | Credits | Llm | ModelCatalog | SqlClient.SqlClient | Exclude<TaskToolServices, EmbeddingsModel | KnowledgeConfig>
 > = Scheduler.worker.pipe(
   Layer.provide(Scheduler.layer),
   Layer.provide(SchedulerConfig.layer)

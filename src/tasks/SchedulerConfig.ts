@@ -11,8 +11,10 @@ export interface SchedulerSettings {
   readonly leaseMs: number
   /** `SCHEDULER_CONCURRENCY`: tasks claimed per poll and run at once by this process. */
   readonly concurrency: number
-  /** `SCHEDULER_RUN_TIMEOUT_MS`: a model call taking longer fails the run. */
+  /** `SCHEDULER_RUN_TIMEOUT_MS`: a run (its model calls and tools) taking longer fails. */
   readonly runTimeoutMs: number
+  /** `SCHEDULER_MAX_ROUNDS`: model calls per run, when the task's tools are used. */
+  readonly maxRounds: number
   /** `SCHEDULER_MODEL`: the model when neither the task's contextSettings nor its employee names one. */
   readonly defaultModel: string
 }
@@ -23,6 +25,7 @@ export const schedulerDefaults: SchedulerSettings = {
   leaseMs: 60_000,
   concurrency: 16,
   runTimeoutMs: 300_000,
+  maxRounds: 8,
   defaultModel: "balanced"
 }
 
@@ -33,6 +36,7 @@ export class SchedulerConfig extends Context.Service<SchedulerConfig, SchedulerS
     leaseMs: positiveInt("SCHEDULER_LEASE_MS", schedulerDefaults.leaseMs),
     concurrency: positiveInt("SCHEDULER_CONCURRENCY", schedulerDefaults.concurrency),
     runTimeoutMs: positiveInt("SCHEDULER_RUN_TIMEOUT_MS", schedulerDefaults.runTimeoutMs),
+    maxRounds: positiveInt("SCHEDULER_MAX_ROUNDS", schedulerDefaults.maxRounds),
     defaultModel: Config.String("SCHEDULER_MODEL").pipe(Config.withDefault(schedulerDefaults.defaultModel))
   })
 

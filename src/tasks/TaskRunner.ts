@@ -1,13 +1,12 @@
-import { Duration, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { type EmployeeRecord, EmployeesRepo } from "../agents/EmployeesRepo.ts"
 import { departmentPrompt } from "../departments/Departments.ts"
-import { Llm, type LlmRequest, prompt, type StopReason, textOf } from "../llm/Llm.ts"
+import { employeePersona, systemPrompt as employeePrompt } from "../agents/Prompts.ts"
+import { prompt, type StopReason } from "../llm/Llm.ts"
 import { newId } from "../platform/Ids.ts"
-import { InsufficientCredits } from "../usage/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
 import { emit } from "../storage/Outbox.ts"
-import * as BilledLlm from "../usage/BilledLlm.ts"
-import { Credits, type Payer, type Spent } from "../usage/Credits.ts"
+import type { Payer } from "../usage/Credits.ts"
 import { firstRunNextDay, localDay, occurrenceAfter, startOfNextDay } from "./Occurrences.ts"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import {
@@ -23,10 +22,11 @@ import {
   type TaskStatus
 } from "./TaskRecords.ts"
 import { TasksRepo } from "./TasksRepo.ts"
+import { runTask, toolsOf } from "./TaskAgent.ts"
 
 /**
  * What a worker does with one claimed task: a heartbeat check-in, a stop for
- * the day, or a run of the prompt through the `Llm` as the task's employee.
+ * the day, or a run of the prompt through the agent loop as the task's employee.
  * Everything a handled occurrence records (execution, evaluation, daily log,
  * notes, credits, the task's counters and next run) is written in one
  * transaction, and only while the claim's lease is still this worker's: a
@@ -128,11 +128,14 @@ const stopForDay = (claim: Claim, occurrence: Occurrence, reason: string) =>
 
 const noUsage = { model: "", output: null, error: null, inputTokens: 0, outputTokens: 0, credits: 0 }
 
-/** The employee's persona, instructions and its department's part, as the system prompt. */
-const systemPrompt = (employee: EmployeeRecord, department: string) =>
-  [`You are ${employee.name}, ${employee.role}.`, employee.instructions, department]
-    .filter((part) => part.trim() !== "")
-    .join("\n\n")
+/** The employee's persona, instructions and department's part, as the system prompt, with guidance for the task's tools. */
+const systemPrompt = (employee: EmployeeRecord, task: TaskRecord, department: string) =>
+  employeePrompt({
+    persona: employeePersona(employee),
+    instructions: employee.instructions,
+    departmentInstructions: department,
+    tools: toolsOf(task)
+  })
 
 /** The task's prompt, followed by the notes left for this run. */
 const userPrompt = (task: TaskRecord, inputs: ReadonlyArray<NoteRecord>) =>
@@ -150,11 +153,10 @@ const maxTokensSetting = (task: TaskRecord) => {
   return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined
 }
 
-/** A finished model call, or why there was none; `spent` is what a succeeded call costs. */
+/** A finished run, or why there was none. */
 interface Attempt {
   readonly result: Omit<ExecutionResult, "finishedAt">
   readonly stopReason: StopReason | null
-  readonly spent?: Spent | undefined
 }
 
 const failed = (model: string, error: string): Attempt => ({
@@ -162,66 +164,31 @@ const failed = (model: string, error: string): Attempt => ({
   stopReason: null
 })
 
-/** Calls the model; failures and timeouts become a failed attempt, never an error of the worker. */
-const callModel = (request: LlmRequest, billing: BilledLlm.Quote) =>
-  Effect.gen(function*() {
-    const config = yield* SchedulerConfig
-    return yield* Llm.use((llm) => llm.generate(request)).pipe(
-      Effect.map((response): Attempt => {
-        const spent = billing.spent(response.usage, response.model)
-        return {
-          result: {
-            status: "succeeded",
-            model: response.model,
-            output: textOf(response),
-            error: null,
-            inputTokens: response.usage.inputTokens,
-            outputTokens: response.usage.outputTokens,
-            credits: spent.credits
-          },
-          stopReason: response.stopReason,
-          spent
-        }
-      }),
-      Effect.catchTag("LlmError", (error) => Effect.succeed(failed(request.model, `Model call failed: ${error.message}`))),
-      Effect.timeoutOrElse({
-        duration: Duration.millis(config.runTimeoutMs),
-        orElse: () => Effect.succeed(failed(request.model, `The model did not answer within ${config.runTimeoutMs} ms`))
-      })
-    )
-  })
-
 /**
- * Runs the prompt as the employee under a credit hold and records the run
- * with `recordAttempt`, which settles the hold in the recording transaction
- * (`settle`); a run that is not recorded (lease lost), failed or was
- * interrupted releases it, so it bills nothing.
+ * Runs the prompt as the employee through the agent loop (`TaskAgent.ts`)
+ * and records the run with `recordAttempt`, which settles the rounds' holds
+ * in the recording transaction (`settle`); a run that is not recorded (lease
+ * lost) or was interrupted releases them, so it bills nothing.
  */
 const attemptRun = <E, R>(
   task: TaskRecord,
   inputs: ReadonlyArray<NoteRecord>,
   payer: Payer,
-  recordAttempt: (attempt: Attempt, settle: (spent: Spent) => Effect.Effect<number>) => Effect.Effect<boolean, E, R>
+  recordAttempt: (attempt: Attempt, settle: Effect.Effect<number>) => Effect.Effect<boolean, E, R>
 ) =>
   Effect.gen(function*() {
     const config = yield* SchedulerConfig
-    const unbilled = (attempt: Attempt) => recordAttempt(attempt, () => Effect.succeed(0))
+    const unbilled = (attempt: Attempt) => recordAttempt(attempt, Effect.succeed(0))
     const found = yield* EmployeesRepo.use((repo) => repo.get(task.companyId, task.employeeId))
     if (Option.isNone(found)) return yield* unbilled(failed("", `Employee ${task.employeeId} no longer exists`))
     const employee = found.value
     const model = stringSetting(task, "model") ?? employee.model ?? config.defaultModel
     const request = {
-      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee, yield* departmentPrompt(employee))),
+      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee, task, yield* departmentPrompt(employee))),
       maxTokens: maxTokensSetting(task)
     }
-    const quoted = yield* Effect.result(BilledLlm.quote("tasks", request))
-    if (quoted._tag === "Failure") return yield* unbilled(failed(model, `Model call failed: ${quoted.failure.message}`))
-    const billing = quoted.success
-    const credits = yield* Credits
-    return yield* credits.withHold(payer, billing.estimate, (hold) =>
-      Effect.flatMap(callModel(request, billing), (attempt) => recordAttempt(attempt, (spent) => credits.settle(hold, spent)))).pipe(
-        Effect.catchIf((error) => error instanceof InsufficientCredits, (denied) => unbilled(failed(model, denied.message)))
-      )
+    return yield* runTask(task, request, payer, (run, settle) =>
+      recordAttempt({ result: { ...run, credits: 0 }, stopReason: run.stopReason }, settle))
   })
 
 /** The automatic evaluation of a run: each check is a fact about the execution. */
@@ -276,7 +243,7 @@ const runPrompt = (
       record(claim, (locked) =>
         Effect.gen(function*() {
           const finishedAt = yield* currentDate
-          const charged = attempt.spent === undefined ? 0 : yield* settle(attempt.spent)
+          const charged = yield* settle
           const billed = { ...attempt, result: { ...attempt.result, credits: charged } }
           const { result } = billed
           const succeeded = result.status === "succeeded"

@@ -150,3 +150,6 @@ export const stream = Effect.fnUntraced(function*(payer: Payer, feature: string,
     )
   })
 })
+
+/** The rounds of an agent (src/llm/Agent.ts), each one billed stream under `feature`. */
+export const rounds = (payer: Payer, feature: string) => (request: LlmRequest) => Stream.unwrap(stream(payer, feature, request))

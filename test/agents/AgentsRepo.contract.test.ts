@@ -20,16 +20,17 @@ for (const backend of backends) {
           description: "d",
           instructions: "i",
           model: "m",
+          tools: ["search_knowledge", "remember"],
           status: "active",
           createdAt: t0,
           updatedAt: t0
         })
         expect(Option.getOrThrow(yield* repo.get(tenant.companyId, agent.id))).toEqual(agent)
         expect(Option.isNone(yield* repo.get("cmp_other", agent.id))).toBe(true)
-        const paused = Option.getOrThrow(yield* repo.update(tenant.companyId, agent.id, { status: "paused", model: null }, t0))
-        expect(paused).toEqual({ ...agent, status: "paused", model: null, updatedAt: new Date(t0.getTime() + 1) })
+        const paused = Option.getOrThrow(yield* repo.update(tenant.companyId, agent.id, { status: "paused", model: null, tools: null }, t0))
+        expect(paused).toEqual({ ...agent, status: "paused", model: null, tools: null, updatedAt: new Date(t0.getTime() + 1) })
         const renamed = Option.getOrThrow(yield* repo.update(tenant.companyId, agent.id, { name: "Scout 2" }, t0))
-        expect(renamed).toMatchObject({ name: "Scout 2", model: null, status: "paused" })
+        expect(renamed).toMatchObject({ name: "Scout 2", model: null, tools: null, status: "paused" })
         expect(Option.isNone(yield* repo.update("cmp_other", agent.id, { name: "x" }, t0))).toBe(true)
         expect(yield* repo.list(tenant.companyId, { offset: 0, limit: 10 })).toEqual({ rows: [{ ...renamed }], total: 1 })
       }))

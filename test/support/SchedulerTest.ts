@@ -1,4 +1,5 @@
 import { Clock, Layer } from "effect"
+import { KnowledgeSettingsLive } from "../../src/documents/Http.ts"
 import { Scheduler } from "../../src/tasks/Scheduler.ts"
 import { SchedulerConfig, type SchedulerSettings } from "../../src/tasks/SchedulerConfig.ts"
 import { type Script, scriptedLlm } from "./ScriptedLlm.ts"
@@ -25,6 +26,7 @@ export const schedulerTestServer = <A, E>(
 ) =>
   Scheduler.layer.pipe(
     Layer.provideMerge(scriptedLlm(script)),
+    Layer.provideMerge(KnowledgeSettingsLive),
     Layer.provideMerge(SchedulerConfig.layerWith({ enabled: false, leaseMs: testLeaseMs, ...settings })),
     Layer.provideMerge(testServer(onLiveClock(storage)))
   )

@@ -1,9 +1,11 @@
 import { Context, Effect, Layer, Ref, Stream } from "effect"
 import { Llm, LlmError, type LlmRequest, type StopReason, type TokenUsage } from "../../src/llm/Llm.ts"
+import { responseEvents } from "../../src/llm/local/LocalProvider.ts"
 
 /**
- * A deterministic in-memory `Llm` for tests: answers `generate` from a
- * script (text, usage, stop reason, or a failure) and records every request.
+ * A deterministic in-memory `Llm` for tests: answers `generate` (and
+ * `stream`, the same answer as stream events) from a script (text, usage,
+ * stop reason, or a failure) and records every request.
  */
 export interface Script {
   /** The answer to the `call`-th request (0-based): its text, a failure, or undefined for `Done: <prompt>`. */
@@ -26,8 +28,7 @@ const promptText = (request: LlmRequest) =>
 export const scriptedLlm = (script: Script = {}) =>
   Layer.effectContext(Effect.gen(function*() {
     const requests = yield* Ref.make<ReadonlyArray<LlmRequest>>([])
-    const llm = Llm.of({
-      generate: (request) =>
+    const generate = (request: LlmRequest) =>
         Effect.gen(function*() {
           const call = (yield* Ref.getAndUpdate(requests, (all) => [...all, request])).length
           const reply = script.reply?.(request, call) ?? `Done: ${promptText(request)}`
@@ -39,9 +40,10 @@ export const scriptedLlm = (script: Script = {}) =>
             stopReason: script.stopReason ?? "end_turn",
             usage: { ...(script.usage ?? scriptedUsage), cachedTokens: 0 }
           }
-        }),
-      stream: () =>
-        Stream.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" })),
+        })
+    const llm = Llm.of({
+      generate,
+      stream: (request) => Stream.fromIterableEffect(Effect.map(generate(request), responseEvents)),
       embed: () => Effect.fail(new LlmError({ kind: "invalid_request", message: "The scripted Llm answers generate only" }))
     })
     return Context.make(Llm, llm).pipe(Context.add(LlmCalls, { requests: Ref.get(requests) }))

@@ -90,7 +90,7 @@ describe("scheduler", () => {
       ])
 
       const [request] = yield* LlmCalls.use((calls) => calls.requests).pipe(Effect.map((all) => all.slice(-1)))
-      expect(request.system).toBe("You are Ada, a research analyst.\n\nCite your sources.")
+      expect(request.system).toBe("You are Ada, a research analyst.\n\nYour instructions:\nCite your sources.")
       const billed = yield* usage
       expect(billed.events).toHaveLength(1)
       expect(billed.events[0]).toMatchObject({

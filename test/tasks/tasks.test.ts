@@ -45,7 +45,7 @@ it.layer(schedulerTestServer(pgliteStorage))("scheduled tasks API", (it) => {
           employeeId: employee.id,
           recurringConfig: { cron: "30 7 * * 1-5" },
           timezone: "Europe/Berlin",
-          contextSettings: { model: "local-fastest", tools: ["web"] },
+          contextSettings: { model: "local-fastest", tools: ["search_knowledge"] },
           dailyCreditLimit: 50
         }
       })
@@ -59,7 +59,7 @@ it.layer(schedulerTestServer(pgliteStorage))("scheduled tasks API", (it) => {
         scheduleType: "recurring",
         scheduledAt: null,
         recurringConfig: { cron: "30 7 * * 1-5" },
-        contextSettings: { model: "local-fastest", tools: ["web"] },
+        contextSettings: { model: "local-fastest", tools: ["search_knowledge"] },
         timezone: "Europe/Berlin",
         // 08:00Z on Monday 1 June is past 07:30 in Berlin (CEST, UTC+2): Tuesday's 07:30 comes next.
         nextRunAt: new Date("2026-06-02T05:30:00Z"),

@@ -11,6 +11,7 @@ import {
 } from "../Llm.ts"
 import { type Provider, withoutOpenAiOnlyFeatures } from "../Provider.ts"
 import { type TokenCounter, tokenCounter } from "../Tokenizer.ts"
+import { answerFromResults, recogniseAgentCall } from "./AgentSkills.ts"
 import { recogniseInstruction } from "./Instructions.ts"
 import { localEmbed } from "./LocalEmbedding.ts"
 
@@ -21,7 +22,9 @@ import { localEmbed } from "./LocalEmbedding.ts"
  * user text; calls a tool when one is offered and the prompt names it (or
  * `toolChoice` demands one), with arguments filled from the tool's JSON
  * Schema, or when the prompt is a simple editing instruction
- * (`Instructions.ts`); and after a tool result, reports what the tool returned. It honours
+ * (`Instructions.ts`), or an agent's request (`AgentSkills.ts`: remember,
+ * recall, else search the knowledge base); and after a tool result, answers
+ * from an agent tool's result (cited passages, memories) or reports what the tool returned. It honours
  * `maxTokens` and stop sequences, counts usage with the real tokenizer and
  * streams its answer word by word.
  */
@@ -72,10 +75,14 @@ const replyText = (request: LlmRequest, model: CatalogModel): string => {
   const results = last?.content.flatMap((part) => (part.type === "tool_result" ? [part] : [])) ?? []
   if (results.length > 0) {
     const calls = request.messages.flatMap((message) => message.content).flatMap((part) => (part.type === "tool_call" ? [part] : []))
-    return results.map((result) => {
-      const name = calls.find((call) => call.id === result.toolCallId)?.name ?? "the tool"
-      return `${result.isError === true ? `${name} failed` : `${name} returned`}: ${textOfParts(result.content)}`
-    }).join("\n")
+    const read = results.map((result) => ({
+      name: calls.find((call) => call.id === result.toolCallId)?.name ?? "the tool",
+      text: textOfParts(result.content),
+      isError: result.isError === true
+    }))
+    const question = request.messages.findLast((message) => message.role === "user" && message.content.some((part) => part.type === "text"))
+    return answerFromResults(question === undefined ? "" : textOfParts(question.content), read) ??
+      read.map((result) => `${result.isError ? `${result.name} failed` : `${result.name} returned`}: ${result.text}`).join("\n")
   }
   const said = last === undefined ? "" : textOfParts(last.content)
   return `This is ${model.id}, the offline demo model. You said: "${said}"`
@@ -108,7 +115,9 @@ const answer = (request: LlmRequest, model: CatalogModel, counter: TokenCounter)
     const last = lastMessage(request)
     const prompt = last?.role === "user" ? textOfParts(last.content) : ""
     const afterToolResult = last?.content.some((part) => part.type === "tool_result") ?? false
-    const recognised = afterToolResult ? undefined : recogniseInstruction(prompt, request.tools ?? [])
+    const recognised = afterToolResult
+      ? undefined
+      : recogniseInstruction(prompt, request.tools ?? []) ?? recogniseAgentCall(prompt, request.tools ?? [])
     const tool = afterToolResult ? undefined : recognised?.tool ?? toolToCall(request, prompt)
     const inputTokens = yield* counter.request(request)
     if (tool !== undefined) {

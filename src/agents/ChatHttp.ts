@@ -1,0 +1,48 @@
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { authorize } from "../auth/Policy.ts"
+import * as Browser from "../browser/Browser.ts"
+import { BrowserExtract } from "../browser/Extract.ts"
+import { EmbeddingsModel } from "../documents/EmbeddingsModel.ts"
+import { KnowledgeSettingsLive } from "../documents/Http.ts"
+import { ApiDocument, areaApi } from "../http/Area.ts"
+import { answer } from "../http/Refusals.ts"
+import { fromOpenApi } from "../mcp/Catalog.ts"
+import { callerHeaders, makeExecutor } from "../mcp/Execute.ts"
+import { makeTools } from "../mcp/Tools.ts"
+import { pageRequest } from "../platform/Pagination.ts"
+import * as Chat from "./Chat.ts"
+import { AgentChatApi } from "./ChatApi.ts"
+
+const api = areaApi(AgentChatApi)
+
+export const AgentChatLive = HttpApiBuilder.group(api, "agentChat", (handlers) =>
+  Effect.gen(function*() {
+    // search_knowledge searches with the knowledge base's embeddings model.
+    const model = yield* EmbeddingsModel
+    const chat = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      answer(authorize("agents:chat")(effect)).pipe(Effect.provideService(EmbeddingsModel, model))
+    const browser = yield* BrowserExtract
+    /** browse_page: the browser extract as the caller's own `POST /browser/extract` (content:use). */
+    const browse = (url: string) =>
+      authorize("content:use")(Browser.extract({ url })).pipe(Effect.provideService(BrowserExtract, browser))
+    const router = yield* HttpRouter.HttpRouter
+    // platform_action is the MCP server's platform_execute_action: the same catalog and in-process execution.
+    const mcp = makeTools(fromOpenApi(yield* ApiDocument), makeExecutor(router))
+    /** platform_action for this request's caller: their own credentials travel with each operation. */
+    const actionsOf = (request: HttpServerRequest.HttpServerRequest) => {
+      const caller = callerHeaders(request)
+      return (args: Readonly<Record<string, unknown>>) => mcp.call("platform_execute_action", args, caller)!
+    }
+    return handlers
+      .handle("agentChat", ({ params, payload, request }) =>
+        chat(Chat.chatWithAgent(params.agent_id, payload, { platformAction: actionsOf(request), browse })))
+      .handle("employeeChat", ({ params, payload, request }) =>
+        chat(Chat.chatWithEmployee(params.employee_id, payload, { platformAction: actionsOf(request), browse })))
+      .handle("agentThreads", ({ params, query }) => chat(Chat.listThreads("agent", params.agent_id, pageRequest(query))))
+      .handle("agentThread", ({ params }) => chat(Chat.getThread("agent", params.agent_id, params.threadId)))
+      .handle("employeeThreads", ({ params, query }) =>
+        chat(Chat.listThreads("employee", params.employee_id, pageRequest(query))))
+      .handle("employeeThread", ({ params }) => chat(Chat.getThread("employee", params.employee_id, params.threadId)))
+  })).pipe(Layer.provide(KnowledgeSettingsLive))
