@@ -48,6 +48,7 @@ const seed = Effect.gen(function*() {
     name: "Bench",
     steps,
     listId: null,
+    stopOnReply: true,
     createdAt: now,
     updatedAt: now
   })

@@ -21,6 +21,7 @@ import { CanvasesArea } from "../canvases/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
+import { InboxArea } from "../inbox/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
@@ -54,6 +55,7 @@ export const areas = [
   DocumentsArea,
   ContentArea,
   SequencesArea,
+  InboxArea,
   McpArea,
   UsersArea,
   UsageArea,

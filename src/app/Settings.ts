@@ -3,10 +3,12 @@ import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts
 import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
 import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
+import { InboxConfig, type InboxSettings } from "../inbox/InboxConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -22,9 +24,11 @@ export const SettingsLive = Layer.mergeAll(
   DesignConfig.layer,
   DocumentsConfig.layer,
   FilesConfig.layer,
+  InboxConfig.layer,
   JobsConfig.layer,
   ListsConfig.layer,
   MailConfig.layer,
+  OutboundConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
 )
@@ -35,24 +39,28 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly design?: Partial<DesignSettings>
   readonly documents?: Partial<DocumentSettings>
   readonly files?: Partial<FilesSettings>
+  readonly inbox?: Partial<InboxSettings>
   readonly jobs?: Partial<JobsSettings>
   readonly lists?: Partial<ListsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
+  readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, lists, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, inbox, jobs, lists, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
     DesignConfig.layerWith(design),
     DocumentsConfig.layerWith(documents),
     FilesConfig.layerWith(files),
+    InboxConfig.layerWith(inbox),
     JobsConfig.layerWith(jobs),
     ListsConfig.layerWith(lists),
     MailConfig.layerWith(mail),
+    OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
   )

@@ -19,7 +19,11 @@ export const campaignsSender = Effect.gen(function*() {
           campaigns.get(recipient.companyId, recipient.campaignId),
           Option.map((campaign) => ({ subject: campaign.subject, html: campaign.bodyDocument.html }))
         ),
-        track: (event, now) => recipients.track(id, event, now)
+        track: (event, now) => recipients.track(id, event, now),
+        messageId: recipient.messageId,
+        origin: { campaignId: recipient.campaignId },
+        replied: (now) => recipients.mark(id, "replied", now),
+        bounced: (_hard, now) => recipients.mark(id, "bounced", now)
       }))),
     // Suppressed addresses are skipped when a campaign starts; the list is checked there.
     unsubscribed: () => Effect.void

@@ -32,13 +32,22 @@ export const Sequence = Schema.Struct({
   name: Schema.String,
   steps: Schema.Array(SequenceStep),
   listId: Schema.NullOr(Schema.String),
+  /** A contact who replies leaves the sequence (absence notices and bounces are not replies). */
+  stopOnReply: Schema.Boolean,
   created_date: IsoDate,
   updated_date: IsoDate
 }).annotate({ identifier: "Sequence" })
 
 const companyId = { companyId: Schema.optional(Schema.String) }
 
-export const NewSequence = Schema.Struct({ ...companyId, name: NonEmpty, steps: Steps, listId: Schema.optional(NonEmpty) })
+export const NewSequence = Schema.Struct({
+  ...companyId,
+  name: NonEmpty,
+  steps: Steps,
+  listId: Schema.optional(NonEmpty),
+  /** Default true. */
+  stopOnReply: Schema.optional(Schema.Boolean)
+})
   .annotate({
     examples: [{
       name: "Welcome",
@@ -54,7 +63,8 @@ export const SequencePatch = Schema.Struct({
   ...companyId,
   name: Schema.optional(NonEmpty),
   steps: Schema.optional(Steps),
-  listId: Schema.optional(NonEmpty)
+  listId: Schema.optional(NonEmpty),
+  stopOnReply: Schema.optional(Schema.Boolean)
 })
 
 /** Exactly one of `listId` (every row of that list) and `rowIds` (chosen rows of the company's lists). */

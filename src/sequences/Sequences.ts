@@ -28,6 +28,7 @@ export const toSequence = (record: SequenceRecord): typeof Sequence.Type => ({
   name: record.name,
   steps: record.steps,
   listId: record.listId,
+  stopOnReply: record.stopOnReply,
   created_date: record.createdAt,
   updated_date: record.updatedAt
 })
@@ -69,6 +70,7 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
       name: input.name,
       steps: input.steps,
       listId: input.listId ?? null,
+      stopOnReply: input.stopOnReply ?? true,
       createdAt: now,
       updatedAt: now
     })

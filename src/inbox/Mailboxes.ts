@@ -1,0 +1,110 @@
+import { Effect, Option } from "effect"
+import { isIP } from "node:net"
+import { requireCompany } from "../auth/Authentication.ts"
+import { makeAddressPolicy, OutboundConfig } from "../platform/OutboundPolicy.ts"
+import { newId } from "../platform/Ids.ts"
+import { type PageRequest, toPage } from "../platform/Pagination.ts"
+import { orRefuse } from "../platform/Refusal.ts"
+import { currentDate } from "../platform/Time.ts"
+import { windowOf } from "../storage/Windows.ts"
+import type { Mailbox, MailboxPatch, NewMailbox } from "./Api.ts"
+import { InvalidMailbox, MailboxNotFound } from "./Errors.ts"
+import { type MailboxRecord, MailboxesRepo, type ServerRecord } from "./MailboxesRepo.ts"
+import { Secrets } from "./Secrets.ts"
+
+/**
+ * Mailboxes: a company's own e-mail accounts, read by the IMAP poller and
+ * used to send answers. Passwords are sealed before they are stored and never
+ * leave the service. Creating one checks its fields only: a host given as an
+ * internal IP literal is refused unless `OUTBOUND_ALLOWED_HOSTS` allows it;
+ * names are resolved and checked again at every connection (the poller's and
+ * the sender's socket lookups go through the same policy).
+ */
+
+export const toMailbox = (record: MailboxRecord): typeof Mailbox.Type => ({
+  id: record.id,
+  companyId: record.companyId,
+  email: record.email,
+  displayName: record.displayName,
+  imap: record.imap,
+  smtp: record.smtp,
+  dailyLimit: record.dailyLimit,
+  status: record.status,
+  lastError: record.lastError,
+  created_date: record.createdAt,
+  updated_date: record.updatedAt
+})
+
+type ServerInput = typeof NewMailbox.Type["imap"]
+
+const bare = (host: string) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
+
+/** The server's settings to store, its password sealed; an internal IP literal not allowed → `InvalidMailbox`. */
+const serverOf = (which: "imap" | "smtp", input: ServerInput) =>
+  Effect.gen(function*() {
+    const policy = makeAddressPolicy(yield* OutboundConfig)
+    const host = bare(input.host)
+    const reason = isIP(host) === 0 ? undefined : policy.refusal(host, host)
+    if (reason !== undefined) return yield* new InvalidMailbox({ message: `${which}.host is refused: ${reason}` })
+    const secrets = yield* Secrets
+    const server: ServerRecord = { host: input.host.toLowerCase(), port: input.port, secure: input.secure, user: input.user }
+    return { server, password: secrets.seal(input.password) }
+  })
+
+const found = (id: string) => orRefuse(() => new MailboxNotFound({ id }))
+
+export const create = Effect.fn("Mailboxes.create")(function*(input: typeof NewMailbox.Type) {
+  const principal = yield* requireCompany(input.companyId)
+  const imap = yield* serverOf("imap", input.imap)
+  const smtp = yield* serverOf("smtp", input.smtp)
+  const now = yield* currentDate
+  const created = yield* MailboxesRepo.use((repo) =>
+    repo.create({
+      id: newId("mbx"),
+      companyId: principal.companyId,
+      email: input.email,
+      emailKey: input.email.toLowerCase(),
+      displayName: input.displayName ?? null,
+      imap: imap.server,
+      imapPassword: imap.password,
+      smtp: smtp.server,
+      smtpPassword: smtp.password,
+      dailyLimit: input.dailyLimit ?? null,
+      status: "connecting",
+      lastError: null,
+      uidValidity: null,
+      lastUid: 0,
+      createdAt: now,
+      updatedAt: now
+    })
+  )
+  if (Option.isNone(created)) return yield* new InvalidMailbox({ message: `The company has a mailbox for ${input.email} already` })
+  return toMailbox(created.value)
+})
+
+export const list = Effect.fn("Mailboxes.list")(function*(query: { readonly companyId?: string | undefined }, request: PageRequest) {
+  const principal = yield* requireCompany(query.companyId)
+  const page = yield* MailboxesRepo.use((repo) => repo.list(principal.companyId, windowOf(request)))
+  return toPage(page.rows.map(toMailbox), page.total, request)
+})
+
+export const get = Effect.fn("Mailboxes.get")(function*(id: string, query: { readonly companyId?: string | undefined }) {
+  const principal = yield* requireCompany(query.companyId)
+  return toMailbox(yield* found(id)(yield* MailboxesRepo.use((repo) => repo.get(principal.companyId, id))))
+})
+
+export const update = Effect.fn("Mailboxes.update")(function*(id: string, patch: typeof MailboxPatch.Type) {
+  const principal = yield* requireCompany(patch.companyId)
+  const imap = patch.imap === undefined ? undefined : yield* serverOf("imap", patch.imap)
+  const smtp = patch.smtp === undefined ? undefined : yield* serverOf("smtp", patch.smtp)
+  const now = yield* currentDate
+  const updated = yield* MailboxesRepo.use((repo) =>
+    repo.update(principal.companyId, id, { displayName: patch.displayName, dailyLimit: patch.dailyLimit, imap, smtp }, now)
+  )
+  return toMailbox(yield* found(id)(updated))
+})
+
+export const remove = Effect.fn("Mailboxes.remove")(function*(id: string, query: { readonly companyId?: string | undefined }) {
+  const principal = yield* requireCompany(query.companyId)
+  return toMailbox(yield* found(id)(yield* MailboxesRepo.use((repo) => repo.remove(principal.companyId, id))))
+})
