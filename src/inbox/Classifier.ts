@@ -10,8 +10,8 @@ import type { InboundMail } from "./InboundMail.ts"
  * What a reply means for the outreach it answers. A bounce report is a
  * `bounce` without asking anyone; everything else goes to the model (billed
  * under `campaigns`), which answers with the `classify_reply` tool. The
- * rule-based reading below is the tool's default, so the offline `local`
- * model — which fills a tool's arguments with their defaults — classifies by
+ * rule-based reading below is the tool's default (and first choice), so the offline `local`
+ * model — which fills a tool's arguments with those — classifies by
  * the rules, and so does this function when the model fails.
  */
 
@@ -58,7 +58,8 @@ const request = (model: string, mail: InboundMail, byRules: Classification): Llm
     description: "The class of the reply.",
     inputSchema: {
       type: "object",
-      properties: { classification: { type: "string", enum: [...Classification.literals], default: byRules } },
+      // The rules' answer first and as the default: what the offline model picks.
+      properties: { classification: { type: "string", enum: [byRules, ...Classification.literals.filter((value) => value !== byRules)], default: byRules } },
       required: ["classification"]
     }
   }],

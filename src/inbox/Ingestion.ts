@@ -40,7 +40,7 @@ export type IngestOutcome =
   | { readonly _tag: "Dropped"; readonly reason: string }
 
 /** Our outreach Message-IDs are `<id@domain>` with the recipient's or execution's id (`src/outreach/Delivery.ts`). */
-const outreachId = (messageId: string) => /^<([a-z]{2,10}_[0-9a-f]{32})@[^<>]+>$/.exec(messageId)?.[1]
+const outreachId = (messageId: string) => /^<([a-z]{2,10}_[0-9a-f]{32,48})@[^<>]+>$/.exec(messageId)?.[1]
 
 /** `Re: Fwd: AW: Hello` → `hello`: what a reply's subject is matched on. */
 export const subjectKey = (subject: string) =>
