@@ -14,7 +14,7 @@ export interface Bounce {
   /** The bounced message's Message-ID, from the returned headers. */
   readonly originalMessageId: string | undefined
   readonly recipient: string | undefined
-  /** A permanent failure (`Action: failed`, status 5.x.x): the address is suppressed. */
+  /** A permanent failure (status 5.x.x): the address is suppressed; else (4.x.x given up) the message only is marked. */
   readonly hard: boolean
   readonly status: string
   readonly diagnostic: string
@@ -87,13 +87,14 @@ const bounceOf = (status: Attachment, original: Attachment | undefined): Bounce 
   if (chosen === undefined) return undefined
   const action = firstValue(chosen, "action").toLowerCase()
   const code = firstValue(chosen, "status")
-  if (action !== "failed" && action !== "delayed") return undefined
+  // A delay notice (`delayed`) or a success report is no bounce: the message may still arrive.
+  if (action !== "failed") return undefined
   const originalHeaders = original === undefined ? {} : libmime.decodeHeaders(original.content.toString("utf8").split(/\r?\n\r?\n/)[0] ?? "")
   const recipient = firstValue(chosen, "final-recipient") || firstValue(chosen, "original-recipient")
   return {
     originalMessageId: messageIdsIn(firstValue(originalHeaders, "message-id"))[0],
     recipient: recipient === "" ? undefined : addressField(recipient),
-    hard: action === "failed" && code.startsWith("5"),
+    hard: code.startsWith("5"),
     status: code,
     diagnostic: firstValue(chosen, "diagnostic-code")
   }

@@ -116,7 +116,8 @@ export class Ingestion extends Context.Service<Ingestion, {
           yield* suppressions.add(companyId, contact, "unsubscribed")
           yield* Effect.forEach(senders, (sender) => sender.unsubscribed(companyId, contact, now), { discard: true })
         }
-        if (Option.isSome(answered) && classification !== "out_of_office" && classification !== "bounce") {
+        // What a machine sent (an absence notice, a delay report) is no reply.
+        if (Option.isSome(answered) && !mail.automatic && classification !== "out_of_office" && classification !== "bounce") {
           yield* answered.value.replied(now)
         }
       })

@@ -5,6 +5,12 @@ import { InboundSmtp } from "../../src/inbox/InboundSmtp.ts"
 import { inboxTestServer, rawMail, sentCampaign, sharedAddress, smtpSend } from "../support/InboxTest.ts"
 import { smtpServer } from "../support/SmtpServer.ts"
 import { backends } from "../support/TestServer.ts"
+import { readFileSync } from "node:fs"
+
+/** A delivery status notification of `test/fixtures/dsn/` for `recipient`'s message `messageId`. */
+const dsn = (name: string, recipient: string, messageId: string) =>
+  Buffer.from(readFileSync(new URL(`../fixtures/dsn/${name}`, import.meta.url), "utf8")
+    .replaceAll("<RECIPIENT>", recipient).replaceAll("<ORIGINAL_MESSAGE_ID>", messageId))
 
 const start = Date.parse("2026-06-01T08:00:00Z")
 
@@ -125,6 +131,26 @@ for (const backend of backends) {
         expect(threads.items[0].classification).toBe("unsubscribe")
         const suppressions = yield* api.lists.listSuppressions({ query: {} })
         expect(suppressions.items.map((item) => [item.email, item.reason])).toEqual([["fay@example.com", "unsubscribed"]])
+      }))
+
+    it.effect("a bounce report marks the recipient bounced and a hard bounce suppresses; a delay report does neither", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, campaign, messageIds } = yield* sentCampaign(["gone@example.com", "slow@example.com"])
+        const hard = dsn("postfix-user-unknown.eml", "gone@example.com", messageIds.get("gone@example.com")!)
+        expect(yield* deliver(sharedAddress, hard, "")).toMatchObject({ accepted: true })
+        const delayed = dsn("postfix-delayed.eml", "slow@example.com", messageIds.get("slow@example.com")!)
+        expect(yield* deliver(sharedAddress, delayed, "")).toMatchObject({ accepted: true })
+
+        const recipients = yield* api.campaigns.listRecipients({ params: { campaignId: campaign.id }, query: {} })
+        expect(recipients.metrics).toMatchObject({ bounced: 1, replied: 0 })
+        const gone = recipients.items.find((item) => item.email === "gone@example.com")!
+        expect(gone.bouncedDate).toBe(new Date(start).toISOString())
+        expect(recipients.items.find((item) => item.email === "slow@example.com")!.bouncedDate).toBeNull()
+        const suppressions = yield* api.lists.listSuppressions({ query: {} })
+        expect(suppressions.items.map((item) => [item.email, item.reason])).toEqual([["gone@example.com", "hard_bounce"]])
+        const bounced = yield* api.inbox.listThreads({ query: { classification: "bounce" } })
+        expect(bounced.items.map((thread) => [thread.contactEmail, thread.campaignRecipientId])).toEqual([["gone@example.com", gone.id]])
       }))
   })
 }
