@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import libmime from "libmime"
 import { type AddressObject, type Attachment, type ParsedMail, simpleParser } from "mailparser"
 import { createHash } from "node:crypto"
@@ -36,7 +36,7 @@ export interface InboundMail {
 }
 
 /** Why a message cannot be taken. */
-export class UnreadableMail extends Error {}
+export class UnreadableMail extends Data.TaggedError("UnreadableMail")<{ readonly message: string }> {}
 
 /** Text kept of a body: more is cut (the raw message is not kept). */
 const maxTextLength = 200_000
@@ -105,10 +105,10 @@ export const readInbound = (raw: Buffer): Effect.Effect<InboundMail, UnreadableM
   Effect.gen(function*() {
     const mail = yield* Effect.tryPromise({
       try: () => simpleParser(raw, { keepDeliveryStatus: true, skipImageLinks: true, skipTextToHtml: true, maxHtmlLengthToParse: maxHtmlToParse }),
-      catch: (error) => new UnreadableMail(`Malformed message: ${error instanceof Error ? error.message : String(error)}`)
+      catch: (error) => new UnreadableMail({ message: `Malformed message: ${error instanceof Error ? error.message : String(error)}` })
     })
     const from = addresses(mail.from)[0]
-    if (from === undefined && mail.headers.size === 0) return yield* Effect.fail(new UnreadableMail("Malformed message: no headers"))
+    if (from === undefined && mail.headers.size === 0) return yield* Effect.fail(new UnreadableMail({ message: "Malformed message: no headers" }))
     const status = mail.attachments.find((part) => part.contentType === "message/delivery-status")
     const original = mail.attachments.find((part) => part.contentType === "message/rfc822" || part.contentType === "text/rfc822-headers")
     const bounce = status === undefined ? undefined : bounceOf(status, original)

@@ -125,7 +125,7 @@ export class Ingestion extends Context.Service<Ingestion, {
     const ingest = (raw: Buffer, destination: Destination) =>
       Effect.gen(function*() {
         if (raw.length > config.inboundMaxBytes) {
-          return yield* Effect.fail(new UnreadableMail(`Message too large: ${raw.length} bytes, at most ${config.inboundMaxBytes}`))
+          return yield* Effect.fail(new UnreadableMail({ message: `Message too large: ${raw.length} bytes, at most ${config.inboundMaxBytes}` }))
         }
         const mail = yield* readInbound(raw)
         const allowed = destination.companies?.map((entry) => entry.companyId)

@@ -6,6 +6,7 @@ import { Delivery } from "../../src/outreach/Delivery.ts"
 import { OutreachConfig, type OutreachSettings } from "../../src/outreach/OutreachConfig.ts"
 import { TrackingSecret } from "../../src/outreach/TrackingSecret.ts"
 import { onLiveClock } from "./SchedulerTest.ts"
+import type { SettingOverrides } from "../../src/app/Settings.ts"
 import { testServer } from "./TestServer.ts"
 
 export const testMailLeaseMs = 120_000
@@ -40,12 +41,13 @@ export const anotherWorker = Effect.provide(CampaignWorker.use(Effect.succeed), 
 export const campaignTestServer = <A, E>(
   storage: Layer.Layer<A, E>,
   smtpUrl: string,
-  delivery: Partial<OutreachSettings> = {}
+  delivery: Partial<OutreachSettings> = {},
+  settings: SettingOverrides = {}
 ) =>
   CampaignWorker.layer.pipe(
     Layer.provideMerge(testDelivery(smtpUrl, delivery)),
     Layer.provideMerge(testCampaignSettings()),
-    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom } }))
+    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom }, ...settings }))
   )
 
 /** Sender polls until one claims nothing; answers how many recipients this worker claimed. */

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import type { SettingOverrides } from "../../src/app/Settings.ts"
 import nodemailer from "nodemailer"
 import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../../src/campaigns/RecipientsRepo.ts"
@@ -12,10 +13,10 @@ import { client, seedTenant } from "./TestServer.ts"
  * the loopback SMTP sink at `sinkUrl`, the ingestion path, and inbound SMTP
  * (tests listen with `InboundSmtp.listen(0, "127.0.0.1")`).
  */
-export const inboxTestServer = <A, E>(storage: Layer.Layer<A, E>, sinkUrl: string) =>
+export const inboxTestServer = <A, E>(storage: Layer.Layer<A, E>, sinkUrl: string, settings: SettingOverrides = {}) =>
   InboundSmtp.layer.pipe(
     Layer.provideMerge(Ingestion.layer),
-    Layer.provideMerge(campaignTestServer(storage, sinkUrl))
+    Layer.provideMerge(campaignTestServer(storage, sinkUrl, {}, settings))
   )
 
 /** The shared address the test campaigns mail from (`MAIL_FROM`). */
