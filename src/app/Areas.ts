@@ -12,6 +12,7 @@ import { AgentsArea } from "../agents/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
 import { OutreachArea } from "../outreach/Area.ts"
+import { LeadsArea } from "../leads/Area.ts"
 import { ListsArea } from "../lists/Area.ts"
 import { TemplatesArea } from "../templates/Area.ts"
 import { FilesArea } from "../files/Area.ts"
@@ -25,6 +26,7 @@ import { InboxArea } from "../inbox/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { WebhooksArea } from "../webhooks/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -46,6 +48,7 @@ export const areas = [
   TasksArea,
   CampaignsArea,
   OutreachArea,
+  LeadsArea,
   ListsArea,
   TemplatesArea,
   FilesArea,
@@ -59,6 +62,7 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  WebhooksArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

@@ -5,7 +5,7 @@ import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsCo
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
 import { InboxConfig, type InboxSettings } from "../inbox/InboxConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { ListsConfig, type ListsSettings } from "../lists/ListsConfig.ts"
+import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
@@ -26,7 +26,7 @@ export const SettingsLive = Layer.mergeAll(
   FilesConfig.layer,
   InboxConfig.layer,
   JobsConfig.layer,
-  ListsConfig.layer,
+  LeadsConfig.layer,
   MailConfig.layer,
   OutboundConfig.layer,
   TemplatesConfig.layer,
@@ -41,7 +41,7 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly files?: Partial<FilesSettings>
   readonly inbox?: Partial<InboxSettings>
   readonly jobs?: Partial<JobsSettings>
-  readonly lists?: Partial<ListsSettings>
+  readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
   readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
@@ -49,7 +49,7 @@ export interface SettingOverrides extends Partial<AppSettings> {
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, inbox, jobs, lists, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, inbox, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
@@ -58,7 +58,7 @@ export const settingsWith = ({ content, design, documents, files, inbox, jobs, l
     FilesConfig.layerWith(files),
     InboxConfig.layerWith(inbox),
     JobsConfig.layerWith(jobs),
-    ListsConfig.layerWith(lists),
+    LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
     OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),

@@ -1,4 +1,5 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { Leads, type LeadJournal } from "../leads/Leads.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
 import { addressOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
@@ -48,6 +49,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const campaigns = yield* CampaignsRepo
     const recipients = yield* RecipientsRepo
     const delivery = yield* Delivery
+    const leads = yield* Leads
     const storage = yield* Storage
     const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
@@ -102,7 +104,8 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
       claim: RecipientClaim,
       { campaign, templates }: Prepared,
       recipient: RecipientRecord,
-      stopped: Ref.Ref<boolean>
+      stopped: Ref.Ref<boolean>,
+      journal: LeadJournal
     ) =>
       Effect.gen(function*() {
         if (yield* Ref.get(stopped)) return
@@ -110,17 +113,19 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
           ...recipient,
           from: senderOf(campaign, mail.from),
           replyTo: campaign.replyTo ?? undefined,
-          templates
+          templates,
+          campaignId: campaign.id
         }, {
           start: Effect.flatMap(currentDate, (now) => recipients.begin(recipient.id, claim.token, now)),
           record: (outcome) => record(claim, recipient, outcome),
           bounced: Effect.void
-        })
+        }, journal)
       })
 
     const sendClaim = (claim: RecipientClaim) =>
       Effect.gen(function*() {
         const byCampaign = yield* campaignsOf(claim)
+        const journal = yield* leads.journal
         yield* underLease(
           config.leaseMs,
           (expiresAt) => recipients.renew(claim.token, expiresAt),
@@ -130,11 +135,11 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
               claim.recipients,
               (recipient) =>
                 Result.match(byCampaign.get(recipient.campaignId) ?? Result.fail("Campaign not found"), {
-                  onSuccess: (prepared) => deliver(claim, prepared, recipient, stopped),
+                  onSuccess: (prepared) => deliver(claim, prepared, recipient, stopped, journal),
                   onFailure: (error) => record(claim, recipient, { _tag: "Failed", error })
                 }),
               { concurrency: outreach.concurrency, discard: true }
-            )
+            ).pipe(Effect.ensuring(journal.flush))
         )
       })
 

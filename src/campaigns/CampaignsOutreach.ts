@@ -14,6 +14,7 @@ export const campaignsSender = Effect.gen(function*() {
         companyId: recipient.companyId,
         email: recipient.email,
         fields: recipient.fields,
+        campaignId: recipient.campaignId,
         // The body cannot change once sending started: it is the one the recipient got.
         source: Effect.map(
           campaigns.get(recipient.companyId, recipient.campaignId),

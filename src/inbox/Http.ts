@@ -4,18 +4,18 @@ import { authorize } from "../auth/Policy.ts"
 import { areaApi } from "../http/Area.ts"
 import { answer } from "../http/Refusals.ts"
 import { pageRequest } from "../platform/Pagination.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { InboxApi } from "./Api.ts"
 import * as Mailboxes from "./Mailboxes.ts"
 import * as Replies from "./Replies.ts"
-import { Secrets } from "./Secrets.ts"
 import * as Threads from "./Threads.ts"
 
 const api = areaApi(InboxApi)
 
 export const InboxLive = HttpApiBuilder.group(api, "inbox", (handlers) =>
   Effect.gen(function*() {
-    const secrets = yield* Secrets
-    const sealing = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Secrets, secrets)
+    const box = yield* SecretBox
+    const sealing = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, SecretBox, box)
     return handlers
       .handle("createMailbox", ({ payload }) => sealing(answer(authorize("campaigns:write")(Mailboxes.create(payload)))))
       .handle("listMailboxes", ({ query }) => answer(authorize("campaigns:read")(Mailboxes.list(query, pageRequest(query)))))
@@ -28,4 +28,4 @@ export const InboxLive = HttpApiBuilder.group(api, "inbox", (handlers) =>
       .handle("reply", ({ params, payload }) => sealing(answer(authorize("campaigns:write")(Replies.reply(params.threadId, payload)))))
       .handle("draft", ({ params, payload }) => answer(authorize("campaigns:write")(Replies.draft(params.threadId, payload))))
   })
-).pipe(Layer.provide(Secrets.layer))
+).pipe(Layer.provide(SecretBox.layer))

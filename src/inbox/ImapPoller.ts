@@ -1,12 +1,13 @@
-import { Context, Data, Deferred, Duration, Effect, Layer, Option, Ref } from "effect"
+import { Context, Data, Deferred, Duration, Effect, Layer, Ref } from "effect"
 import { ImapFlow } from "imapflow"
 import { currentDate } from "../platform/Time.ts"
 import { LeaseLost, pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { makeAddressPolicy, OutboundConfig } from "../platform/OutboundPolicy.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { InboxConfig } from "./InboxConfig.ts"
 import { Ingestion } from "./Ingestion.ts"
 import { type MailboxClaim, MailboxesRepo } from "./MailboxesRepo.ts"
-import { Secrets } from "./Secrets.ts"
+import { passwordContext } from "./Mailboxes.ts"
 
 /**
  * The IMAP poller: one session per mailbox, held under a lease (so one
@@ -40,7 +41,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
     const config = yield* InboxConfig
     const repo = yield* MailboxesRepo
     const ingestion = yield* Ingestion
-    const secrets = yield* Secrets
+    const box = yield* SecretBox
     const policy = makeAddressPolicy(yield* OutboundConfig)
     const sessions = yield* Ref.make(0)
     const scope = yield* Effect.scope
@@ -55,8 +56,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
         Effect.tryPromise({
           try: async () => {
             const { imap } = claim.mailbox
-            const password = secrets.open(claim.mailbox.imapPassword)
-            if (Option.isNone(password)) throw new Error("The IMAP password cannot be opened (was SECRETS_KEY changed?)")
+            const password = box.open(claim.mailbox.imapPassword, passwordContext(claim.mailbox.id, "imap"))
             const host = imap.host.replace(/^\[|\]$/g, "")
             const [address] = await policy.resolve(host)
             const client = new ImapFlow({
@@ -64,7 +64,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
               servername: host,
               port: imap.port,
               secure: imap.secure,
-              auth: { user: imap.user, pass: password.value },
+              auth: { user: imap.user, pass: password },
               logger: false,
               // IDLE as soon as the session is quiet (imapflow waits 15 s by default), so new mail shows at once.
               autoIdleDelay: 1_000,

@@ -1,10 +1,8 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option } from "effect"
 import { positiveInt, switchedOn } from "../platform/AppConfig.ts"
 
 /** The inbox's settings (docs/inbox.md, README). */
 export interface InboxSettings {
-  /** `SECRETS_KEY`: the key mailbox passwords are sealed with; none: one generated once and kept in the database. */
-  readonly secretsKey: Option.Option<Redacted.Redacted>
   /** `INBOUND_SMTP_PORT`: the port inbound SMTP listens on; none: no inbound SMTP. */
   readonly inboundSmtpPort: Option.Option<number>
   /** `INBOUND_SMTP_HOST`: the address inbound SMTP listens on. */
@@ -20,7 +18,6 @@ export interface InboxSettings {
 }
 
 export const inboxDefaults: InboxSettings = {
-  secretsKey: Option.none(),
   inboundSmtpPort: Option.none(),
   inboundSmtpHost: "0.0.0.0",
   inboundMaxBytes: 25 * 1024 * 1024,
@@ -31,7 +28,6 @@ export const inboxDefaults: InboxSettings = {
 
 export class InboxConfig extends Context.Service<InboxConfig, InboxSettings>()("inbox/InboxConfig") {
   static readonly fromEnv = Config.all({
-    secretsKey: Config.option(Config.Redacted("SECRETS_KEY")),
     inboundSmtpPort: Config.option(Config.Port("INBOUND_SMTP_PORT")),
     inboundSmtpHost: Config.String("INBOUND_SMTP_HOST").pipe(Config.withDefault(inboxDefaults.inboundSmtpHost)),
     inboundMaxBytes: positiveInt("INBOUND_MAX_BYTES", inboxDefaults.inboundMaxBytes),

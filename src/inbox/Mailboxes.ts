@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { isIP } from "node:net"
 import { requireCompany } from "../auth/Authentication.ts"
 import { makeAddressPolicy, OutboundConfig } from "../platform/OutboundPolicy.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { orRefuse } from "../platform/Refusal.ts"
@@ -10,12 +11,11 @@ import { windowOf } from "../storage/Windows.ts"
 import type { Mailbox, MailboxPatch, NewMailbox } from "./Api.ts"
 import { InvalidMailbox, MailboxNotFound } from "./Errors.ts"
 import { type MailboxRecord, MailboxesRepo, type ServerRecord } from "./MailboxesRepo.ts"
-import { Secrets } from "./Secrets.ts"
 
 /**
  * Mailboxes: a company's own e-mail accounts, read by the IMAP poller and
- * used to send answers. Passwords are sealed before they are stored and never
- * leave the service. Creating one checks its fields only: a host given as an
+ * used to send answers. Passwords are sealed (`SecretBox`, bound to the
+ * mailbox and server) before they are stored and never leave the service. Creating one checks its fields only: a host given as an
  * internal IP literal is refused unless `OUTBOUND_ALLOWED_HOSTS` allows it;
  * names are resolved and checked again at every connection (the poller's and
  * the sender's socket lookups go through the same policy).
@@ -39,28 +39,32 @@ type ServerInput = typeof NewMailbox.Type["imap"]
 
 const bare = (host: string) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
 
+/** What a server's password is sealed for: it opens for that mailbox's server only. */
+export const passwordContext = (mailboxId: string, which: "imap" | "smtp") => `mailbox:${mailboxId}:${which}`
+
 /** The server's settings to store, its password sealed; an internal IP literal not allowed → `InvalidMailbox`. */
-const serverOf = (which: "imap" | "smtp", input: ServerInput) =>
+const serverOf = (mailboxId: string, which: "imap" | "smtp", input: ServerInput) =>
   Effect.gen(function*() {
     const policy = makeAddressPolicy(yield* OutboundConfig)
     const host = bare(input.host)
     const reason = isIP(host) === 0 ? undefined : policy.refusal(host, host)
     if (reason !== undefined) return yield* new InvalidMailbox({ message: `${which}.host is refused: ${reason}` })
-    const secrets = yield* Secrets
+    const box = yield* SecretBox
     const server: ServerRecord = { host: input.host.toLowerCase(), port: input.port, secure: input.secure, user: input.user }
-    return { server, password: secrets.seal(input.password) }
+    return { server, password: box.seal(input.password, passwordContext(mailboxId, which)) }
   })
 
 const found = (id: string) => orRefuse(() => new MailboxNotFound({ id }))
 
 export const create = Effect.fn("Mailboxes.create")(function*(input: typeof NewMailbox.Type) {
   const principal = yield* requireCompany(input.companyId)
-  const imap = yield* serverOf("imap", input.imap)
-  const smtp = yield* serverOf("smtp", input.smtp)
+  const id = newId("mbx")
+  const imap = yield* serverOf(id, "imap", input.imap)
+  const smtp = yield* serverOf(id, "smtp", input.smtp)
   const now = yield* currentDate
   const created = yield* MailboxesRepo.use((repo) =>
     repo.create({
-      id: newId("mbx"),
+      id,
       companyId: principal.companyId,
       email: input.email,
       emailKey: input.email.toLowerCase(),
@@ -95,8 +99,8 @@ export const get = Effect.fn("Mailboxes.get")(function*(id: string, query: { rea
 
 export const update = Effect.fn("Mailboxes.update")(function*(id: string, patch: typeof MailboxPatch.Type) {
   const principal = yield* requireCompany(patch.companyId)
-  const imap = patch.imap === undefined ? undefined : yield* serverOf("imap", patch.imap)
-  const smtp = patch.smtp === undefined ? undefined : yield* serverOf("smtp", patch.smtp)
+  const imap = patch.imap === undefined ? undefined : yield* serverOf(id, "imap", patch.imap)
+  const smtp = patch.smtp === undefined ? undefined : yield* serverOf(id, "smtp", patch.smtp)
   const now = yield* currentDate
   const updated = yield* MailboxesRepo.use((repo) =>
     repo.update(principal.companyId, id, { displayName: patch.displayName, dailyLimit: patch.dailyLimit, imap, smtp }, now)

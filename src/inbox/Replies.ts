@@ -8,14 +8,15 @@ import { MailConfig } from "../mail/MailConfig.ts"
 import { failureOutcome, newMessageId, type SendOutcome, toMailOptions } from "../mail/Message.ts"
 import { newId } from "../platform/Ids.ts"
 import { makeAddressPolicy, OutboundConfig } from "../platform/OutboundPolicy.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { currentDate } from "../platform/Time.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { payerOf } from "../usage/Credits.ts"
 import { escapeHtml } from "../outreach/MergeFields.ts"
 import type { ReplyBody } from "./Api.ts"
 import { DraftFailed, ReplyNotSent, ReplyRefused } from "./Errors.ts"
+import { passwordContext } from "./Mailboxes.ts"
 import { type MailboxRecord, MailboxesRepo } from "./MailboxesRepo.ts"
-import { Secrets } from "./Secrets.ts"
 import { findThread, toMessage } from "./Threads.ts"
 import { type MessageRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
@@ -34,18 +35,17 @@ const replySubject = (subject: string) => (/^\s*re\s*:/i.test(subject) ? subject
 /** Through the mailbox's own SMTP server; its host resolved and checked by the outbound policy, the connection made to that address. */
 const sendThroughMailbox = (mailbox: MailboxRecord, options: ReturnType<typeof toMailOptions>) =>
   Effect.gen(function*() {
-    const secrets = yield* Secrets
+    const box = yield* SecretBox
     const policy = makeAddressPolicy(yield* OutboundConfig)
-    const password = secrets.open(mailbox.smtpPassword)
-    if (Option.isNone(password)) return failureOutcome(options.messageId, new Error("The mailbox's SMTP password cannot be opened (SECRETS_KEY changed?)"))
     return yield* Effect.tryPromise(async () => {
+      const password = box.open(mailbox.smtpPassword, passwordContext(mailbox.id, "smtp"))
       const host = mailbox.smtp.host.replace(/^\[|\]$/g, "")
       const [address] = await policy.resolve(host)
       const transport = nodemailer.createTransport({
         host: address!.address,
         port: mailbox.smtp.port,
         secure: mailbox.smtp.secure,
-        auth: { user: mailbox.smtp.user, pass: password.value },
+        auth: { user: mailbox.smtp.user, pass: password },
         tls: { servername: host },
         connectionTimeout: 15_000,
         greetingTimeout: 15_000,

@@ -1,26 +1,18 @@
 import { Schema } from "effect"
 import { described } from "../http/Describe.ts"
-import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
 import { NonBlankText, Text } from "../platform/Schemas.ts"
-import { isValidEmail } from "./Contacts.ts"
+import { fieldNamePattern, LeadEmail } from "../leads/Addresses.ts"
+import { CsvUpload, ImportRowError } from "../leads/Csv.ts"
 
 /** At most this many rows per create or append call (a CSV import has its own limit). */
 export const maxRowsPerCall = 10_000
 
-/** An e-mail address as `validator` accepts it, after trimming the white space around it. */
-export const ContactEmail = Schema.String.check(
-  Schema.makeFilter((value: string) => isValidEmail(value.trim()) || "must be a valid e-mail address")
-)
-
-/** Merge-field names: `{{jobTitle}}` in a body names the row's `jobTitle`. */
-export const mergeFieldPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
-
 const mergeFieldNames = Schema.makeFilter((row: object) =>
-  Object.keys(row).filter((name) => !mergeFieldPattern.test(name)).map((name) => ({
+  Object.keys(row).filter((name) => !fieldNamePattern.test(name)).map((name) => ({
     path: [name],
     issue: "a field name must start with a letter and hold at most 64 letters, digits or underscores"
   }))
@@ -31,7 +23,7 @@ const fieldValue = Text(1_000)
 /** A contact: `email`, optional names and company, and any further string fields as merge fields. */
 export const NewContactRow = Schema.StructWithRest(
   Schema.Struct({
-    email: ContactEmail,
+    email: LeadEmail,
     firstName: Schema.optional(fieldValue),
     lastName: Schema.optional(fieldValue),
     company: Schema.optional(fieldValue)
@@ -77,16 +69,12 @@ export const AppendResult = Schema.Struct({
   duplicates: Schema.Int
 }).annotate({ identifier: "AppendResult" })
 
-export const ImportRowError = Schema.Struct({ line: Schema.Int, error: Schema.String })
-
 export const ImportResult = Schema.Struct({
   ...AppendResult.fields,
   /** Rows refused (bad e-mail, bad field); the first 100 are listed in `errors` with their CSV line. */
   invalid: Schema.Int,
   errors: Schema.Array(ImportRowError)
 }).annotate({ identifier: "ImportResult" })
-
-export const CsvUpload = Schema.Struct({ file: Multipart.FilesSchema }).pipe(HttpApiSchema.asMultipart())
 
 export const RowsQuery = {
   ...PageQuery,
@@ -102,7 +90,7 @@ export const Suppression = Schema.Struct({
   created_date: Schema.String
 }).annotate({ identifier: "Suppression" })
 
-export const NewSuppression = Schema.Struct({ email: ContactEmail, companyId: Schema.optional(Schema.String) })
+export const NewSuppression = Schema.Struct({ email: LeadEmail, companyId: Schema.optional(Schema.String) })
 
 const listId = { listId: Schema.String }
 

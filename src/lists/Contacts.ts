@@ -1,17 +1,12 @@
-import validator from "validator"
 import { newId } from "../platform/Ids.ts"
 import { type ContactRowRecord, emailKey } from "./ListsRepo.ts"
 
 /**
- * Contacts as the API takes them: e-mail validation and the split of a row
+ * Contacts as the API takes them: the split of a row
  * into its named columns and its further merge fields. (`emailKey`, which the
  * stored rows are keyed by, is the repository's; senders find it here too.)
  */
 export { emailKey }
-
-/** A deliverable-looking address: a real validator (RFC 5321 lengths, a dotted domain), no display names. */
-export const isValidEmail = (value: string): boolean =>
-  validator.isEmail(value, { allow_display_name: false, require_tld: true, allow_ip_domain: false, allow_utf8_local_part: true })
 
 /** A row as the API takes it (already validated): `email`, optional names and company, further merge fields. */
 export type ContactInput = { readonly email: string } & { readonly [field: string]: string | undefined }

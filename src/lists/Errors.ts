@@ -1,4 +1,4 @@
-import { plainRefusal, refusal } from "../platform/Refusal.ts"
+import { refusal } from "../platform/Refusal.ts"
 
 /** No contact list with this id in the caller's company. */
 export class ListNotFound extends refusal(
@@ -21,9 +21,6 @@ export class NotSuppressed extends refusal(
   "NotSuppressed",
   ({ email }: { readonly email: string }) => `${email} is not on the suppression list`
 ) {}
-
-/** A CSV file that cannot be imported; the message names why. */
-export class InvalidCsv extends plainRefusal("Invalid", "InvalidCsv") {}
 
 /** The list a campaign or sequence names is not one of the company's lists. */
 export class RecipientListNotFound extends refusal(

@@ -11,8 +11,9 @@ import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { AppendRows, ContactList, ContactRow, NewList, NewSuppression, Suppression } from "./Api.ts"
 import { type ContactInput, toRowRecord } from "./Contacts.ts"
-import { readCsvContacts } from "./CsvImport.ts"
-import { ListsConfig } from "./ListsConfig.ts"
+import { readListCsv } from "./CsvImport.ts"
+import { Leads } from "../leads/Leads.ts"
+import { LeadsConfig } from "../leads/LeadsConfig.ts"
 import { type Appended, type ContactListRecord, type ContactRowRecord, ListsRepo } from "./ListsRepo.ts"
 import { type SuppressionRecord, Suppressions } from "./Suppressions.ts"
 
@@ -68,6 +69,7 @@ export const create = Effect.fn("Lists.create")(function*(input: typeof NewList.
       updatedAt: now
     }, rows)
   )
+  yield* upsertLeads(principal.companyId, rows)
   return toContactList(created.list)
 })
 
@@ -87,12 +89,20 @@ export const remove = Effect.fn("Lists.remove")(function*(id: string) {
   return toContactList(yield* listNotFound(id)(yield* ListsRepo.use((repo) => repo.remove(principal.companyId, id))))
 })
 
+/** Every row's person becomes (or fills in) a lead of the company. */
+const upsertLeads = (companyId: string, rows: ReadonlyArray<ContactRowRecord>) =>
+  Leads.use((leads) =>
+    leads.upsert(companyId, rows.map(({ email, firstName, lastName, company, fields }) => ({ email, firstName, lastName, company, fields })))
+  )
+
 const append = (companyId: string, listId: string, rows: ReadonlyArray<ContactInput>) =>
   Effect.gen(function*() {
     const now = yield* currentDate
     const records = rows.map((row) => toRowRecord(listId, row, now))
     const appended = yield* ListsRepo.use((repo) => repo.appendRows(companyId, listId, records, now))
-    return appendResult(yield* listNotFound(listId)(appended), records.length)
+    const result = appendResult(yield* listNotFound(listId)(appended), records.length)
+    yield* upsertLeads(companyId, records)
+    return result
   })
 
 export const appendRows = Effect.fn("Lists.appendRows")(function*(listId: string, input: typeof AppendRows.Type) {
@@ -127,11 +137,11 @@ export const importCsv = Effect.fn("Lists.importCsv")(function*(
   request: HttpServerRequest.HttpServerRequest
 ) {
   const { principal } = yield* Authorized("campaigns:write")
-  const config = yield* ListsConfig
+  const config = yield* LeadsConfig
   yield* listNotFound(listId)(yield* ListsRepo.use((repo) => repo.get(principal.companyId, listId)))
   return yield* Effect.scoped(Effect.gen(function*() {
     const file = yield* uploadedFile(request, "file", config.importMaxBytes)
-    const contacts = yield* readCsvContacts(file.path)
+    const contacts = yield* readListCsv(file.path)
     const appended = yield* append(principal.companyId, listId, contacts.rows)
     return { ...appended, invalid: contacts.invalid, errors: contacts.errors }
   }))

@@ -1,4 +1,5 @@
 import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
+import type { LeadContact, LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
@@ -29,6 +30,9 @@ export interface Outgoing {
   readonly from?: string | undefined
   readonly replyTo?: string | undefined
   readonly templates: MessageTemplates
+  /** What the message belongs to, for the lead's timeline. */
+  readonly campaignId?: string | undefined
+  readonly sequenceId?: string | undefined
 }
 
 /** What the sender does around the SMTP transaction. */
@@ -40,6 +44,14 @@ export interface DeliverySteps {
   /** After a hard bounce (the address is on the suppression list by then). */
   readonly bounced: Effect.Effect<void>
 }
+
+/** The person a message went to, as the lead's record knows them: the address and the row's names and company. */
+const contactOf = ({ email, fields }: Outgoing): LeadContact => ({
+  email,
+  firstName: fields.firstName,
+  lastName: fields.lastName,
+  company: fields.company
+})
 
 /** When a message that failed temporarily `attempts` times before is tried again: doubling waits, at most an hour. */
 export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
@@ -55,8 +67,11 @@ export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
  * sender shows it as uncertain and does not send it again by itself.
  */
 export class Delivery extends Context.Service<Delivery, {
-  /** Delivers one message with the sender's steps; false when `start` refused it (nothing was sent). */
-  readonly deliver: (outgoing: Outgoing, steps: DeliverySteps) => Effect.Effect<boolean>
+  /**
+   * Delivers one message with the sender's steps; false when `start` refused it (nothing was sent).
+   * A sent message and a hard bounce are noted in `journal`, for the lead's timeline.
+   */
+  readonly deliver: (outgoing: Outgoing, steps: DeliverySteps, journal: LeadJournal) => Effect.Effect<boolean>
 }>()("outreach/Delivery") {
   static readonly layer = Layer.effect(Delivery, Effect.gen(function*() {
     const config = yield* OutreachConfig
@@ -78,7 +93,7 @@ export class Delivery extends Context.Service<Delivery, {
     }
 
     return {
-      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps) {
+      deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps, journal: LeadJournal) {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
         const from = outgoing.from ?? mail.from
@@ -95,9 +110,13 @@ export class Delivery extends Context.Service<Delivery, {
         }, steps.start)
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.
-        yield* steps.record(outcomeOf(sent.value, outgoing.attempts, yield* currentDate))
+        const at = yield* currentDate
+        yield* steps.record(outcomeOf(sent.value, outgoing.attempts, at))
+        const event = { companyId: outgoing.companyId, at, contact: contactOf(outgoing), campaignId: outgoing.campaignId, sequenceId: outgoing.sequenceId }
+        if (sent.value._tag === "Accepted") yield* journal.note({ ...event, type: "sent", detail: { subject: message.subject } })
         if (sent.value._tag === "PermanentFailure" && sent.value.hardBounce) {
           yield* suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce")
+          yield* journal.note({ ...event, type: "bounced", detail: { error: sent.value.response } })
           yield* steps.bounced
         }
         return true

@@ -14,6 +14,9 @@ export interface TrackedMessage {
   readonly companyId: string
   readonly email: string
   readonly fields: Readonly<Record<string, string>>
+  /** What the message belongs to, for the lead's timeline. */
+  readonly campaignId?: string | undefined
+  readonly sequenceId?: string | undefined
   /** The subject and body the e-mail was rendered from (its click targets are links of it); none when gone. */
   readonly source: Effect.Effect<Option.Option<{ readonly subject: string; readonly html: string }>>
   /** Counts an open, or a click (which also counts as an open). */

@@ -1,5 +1,6 @@
 import { Effect, Option, Result } from "effect"
 import { LinkNotFound } from "./Errors.ts"
+import { Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { currentDate } from "../platform/Time.ts"
 import { escapeHtml } from "./MergeFields.ts"
@@ -49,9 +50,30 @@ const recipientOf = <K extends TrackingLink["kind"]>(token: string, kind: K) =>
     return { link, message: message.value }
   })
 
+/** Writes what the recipient did to their lead's timeline. */
+const toTimeline = (
+  message: TrackedMessage,
+  type: "opened" | "clicked" | "unsubscribed",
+  at: Date,
+  detail: Record<string, unknown> = {}
+) =>
+  Leads.use((leads) =>
+    leads.record([{
+      companyId: message.companyId,
+      type,
+      at,
+      contact: { email: message.email },
+      campaignId: message.campaignId,
+      sequenceId: message.sequenceId,
+      detail
+    }])
+  )
+
 export const open = Effect.fn("Tracking.open")(function*(token: string) {
   const { message } = yield* recipientOf(token, "open")
-  yield* message.track("open", yield* currentDate)
+  const now = yield* currentDate
+  yield* message.track("open", now)
+  yield* toTimeline(message, "opened", now)
   return transparentGif
 })
 
@@ -71,7 +93,9 @@ export const click = Effect.fn("Tracking.click")(function*(token: string, baseUr
     link.link
   )
   if (target === undefined) return yield* notFound
-  yield* message.track("click", yield* currentDate)
+  const now = yield* currentDate
+  yield* message.track("click", now)
+  yield* toTimeline(message, "clicked", now, { url: target })
   return target
 })
 
@@ -96,6 +120,7 @@ export const unsubscribe = Effect.fn("Tracking.unsubscribe")(function*(token: st
   const { message: recipient } = yield* recipientOf(token, "unsubscribe")
   yield* Suppressions.use((repo) => repo.add(recipient.companyId, recipient.email, "unsubscribed"))
   const now = yield* currentDate
+  yield* toTimeline(recipient, "unsubscribed", now)
   const senders = yield* OutreachSenders
   yield* Effect.forEach(senders, (sender) => sender.unsubscribed(recipient.companyId, recipient.email, now), { discard: true })
   return page(

@@ -1,4 +1,5 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { Leads, type LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
@@ -41,6 +42,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const repo = yield* SequencesRepo
     const suppressions = yield* Suppressions
     const delivery = yield* Delivery
+    const leads = yield* Leads
     const storage = yield* Storage
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
@@ -58,7 +60,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const resultOf = (outcome: DeliveryOutcome, next: () => ExecutionRecord | undefined): SendResult =>
       outcome._tag === "Sent" ? { ...outcome, next: next() } : outcome
 
-    const sendOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>) =>
+    const sendOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>, journal: LeadJournal) =>
       Effect.gen(function*() {
         if (yield* Ref.get(stopped)) return
         const now = yield* currentDate
@@ -87,23 +89,26 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
           start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
           record,
           bounced: Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
-        })
+        }, journal)
       })
 
     const poll = (
       claimWith: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ExecutionClaim>,
-      handle: (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>) => Effect.Effect<void>,
+      handle: (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>, journal: LeadJournal) => Effect.Effect<void>,
       concurrency: number
     ) =>
       Effect.gen(function*() {
         const now = yield* currentDate
         const claim = yield* claimWith(now, leaseUntil(now), config.batchSize)
         if (claim.executions.length > 0) {
+          const journal = yield* leads.journal
           yield* underLease(
             config.leaseMs,
             (expiresAt) => repo.renew(claim.token, expiresAt),
             repo.release(claim.token),
-            (stopped) => Effect.forEach(claim.executions, (execution) => handle(claim, execution, stopped), { concurrency, discard: true })
+            (stopped) =>
+              Effect.forEach(claim.executions, (execution) => handle(claim, execution, stopped, journal), { concurrency, discard: true })
+                .pipe(Effect.ensuring(journal.flush))
           )
         }
         return claim.executions.length

@@ -12,6 +12,7 @@ export const sequencesSender = Effect.gen(function*() {
         companyId: execution.companyId,
         email: execution.email,
         fields: execution.fields,
+        sequenceId: execution.sequenceId,
         source: Effect.succeed(Option.some({ subject: execution.subject ?? "", html: execution.body ?? "" })),
         track: (event, now) => repo.track(id, event, now),
         messageId: execution.messageId,

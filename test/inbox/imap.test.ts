@@ -3,7 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { ImapPoller } from "../../src/inbox/ImapPoller.ts"
-import { Secrets } from "../../src/inbox/Secrets.ts"
+import { SecretBox } from "../../src/platform/Secrets.ts"
 import { type Dovecot, dovecot } from "../support/Dovecot.ts"
 import { inboxTestServer, rawMail, sentCampaign } from "../support/InboxTest.ts"
 import { smtpServer } from "../support/SmtpServer.ts"
@@ -19,7 +19,7 @@ const serverWith = <A, E>(storage: Layer.Layer<A, E>) =>
     const sink = yield* smtpServer()
     const imap = yield* dovecot(users)
     return ImapPoller.layer.pipe(
-      Layer.provideMerge(Secrets.layer),
+      Layer.provideMerge(SecretBox.layer),
       Layer.provideMerge(inboxTestServer(storage, sink.url, { outbound: { allowedHosts: ["127.0.0.1"] } })),
       Layer.provideMerge(Layer.succeed(Imap, imap))
     )
