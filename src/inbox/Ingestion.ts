@@ -1,5 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
+import { Leads } from "../leads/Leads.ts"
+import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { OutreachSenders, type TrackedMessage } from "../outreach/Outreach.ts"
@@ -56,6 +58,8 @@ export class Ingestion extends Context.Service<Ingestion, {
     const companies = yield* CompaniesRepo
     const suppressions = yield* Suppressions
     const senders = yield* OutreachSenders
+    const leads = yield* Leads
+    const leadsRepo = yield* LeadsRepo
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
 
     /** The outreach message of ours that `references` name, sent by one of `allowed` (any company when undefined). */
@@ -104,21 +108,37 @@ export class Ingestion extends Context.Service<Ingestion, {
         updatedAt: now
       })
 
-    /** What a new inbound message does to the outreach it answers and to the contact. */
-    const effects = (companyId: string, contact: string, mail: InboundMail, classification: Classification, answered: Option.Option<TrackedMessage>, now: Date) =>
+    /**
+     * What a new inbound message does to the outreach it answers and to the
+     * contact's lead: a bounce marks the message and (hard) suppresses; an
+     * unsubscribe request suppresses; a person's reply counts, stops
+     * sequences, and moves the lead (`replied`, or `interested` /
+     * `not_interested` as classified), each on the lead's timeline.
+     */
+    const effects = (thread: ThreadRecord, contact: string, mail: InboundMail, classification: Classification, answered: Option.Option<TrackedMessage>, now: Date) =>
       Effect.gen(function*() {
+        const companyId = thread.companyId
+        const origin = Option.isSome(answered) ? answered.value.origin : {}
+        const event = { companyId, at: now, contact: { email: contact }, threadId: thread.id, ...origin, detail: { classification, subject: mail.subject } }
         if (mail.bounce !== undefined) {
           if (mail.bounce.hard) yield* suppressions.add(companyId, contact, "hard_bounce")
           if (Option.isSome(answered)) yield* answered.value.bounced(mail.bounce.hard, now)
-          return
-        }
-        if (classification === "unsubscribe") {
+          if (mail.bounce.hard) yield* leads.record([{ ...event, type: "bounced", detail: { status: mail.bounce.status, diagnostic: mail.bounce.diagnostic } }])
+        } else if (classification === "unsubscribe") {
           yield* suppressions.add(companyId, contact, "unsubscribed")
           yield* Effect.forEach(senders, (sender) => sender.unsubscribed(companyId, contact, now), { discard: true })
+          yield* leads.record([{ ...event, type: "unsubscribed" }])
+        } else if (!mail.automatic && classification !== "out_of_office" && classification !== "bounce") {
+          // What a machine sent (an absence notice, a delay report) is no reply.
+          if (Option.isSome(answered)) yield* answered.value.replied(now)
+          yield* leads.record([{ ...event, type: "replied" }])
+          if (classification === "interested" || classification === "not_interested") {
+            yield* leads.setStatus(companyId, { email: contact }, classification, { threadId: thread.id })
+          }
         }
-        // What a machine sent (an absence notice, a delay report) is no reply.
-        if (Option.isSome(answered) && !mail.automatic && classification !== "out_of_office" && classification !== "bounce") {
-          yield* answered.value.replied(now)
+        if (thread.leadId === null) {
+          const lead = yield* leadsRepo.findByEmail(companyId, contact)
+          if (Option.isSome(lead)) yield* threads.setLead(thread.id, lead.value.id)
         }
       })
 
@@ -167,7 +187,7 @@ export class Ingestion extends Context.Service<Ingestion, {
           classification
         })
         if (!stored) return { _tag: "Duplicate", companyId } as const
-        yield* effects(companyId, contact, mail, classification, answered, now)
+        yield* effects(target, contact, mail, classification, answered, now)
         return { _tag: "Stored", companyId, threadId: target.id, classification } as const
       })
 

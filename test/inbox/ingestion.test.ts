@@ -63,6 +63,12 @@ for (const backend of backends) {
         expect(thread.messages[0]).toMatchObject({ direction: "inbound", from: "ada@example.com", to: [sharedAddress], classification: "interested" })
         expect(thread.messages[0].text).toContain("let's talk")
         expect(recipients.metrics).toMatchObject({ sent: 2, replied: 1, replyRate: 0.5 })
+        // The lead follows: replied, then interested as classified, both on its timeline; the thread names it.
+        const lead = (yield* api.leads.list({ query: { search: "ada@example.com" } })).items[0]!
+        expect(lead.status).toBe("interested")
+        expect(thread.leadId).toBe(lead.id)
+        const timeline = yield* api.leads.activities({ params: { leadId: lead.id }, query: {} })
+        expect(timeline.items.map((activity) => activity.type)).toEqual(expect.arrayContaining(["replied", "status_changed"]))
         expect(ada.repliedDate).toBe(new Date(start).toISOString())
 
         const filtered = yield* api.inbox.listThreads({ query: { classification: "not_interested" } })
