@@ -1,9 +1,7 @@
 import { expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { InboundSmtp } from "../../src/inbox/InboundSmtp.ts"
-import { inboxTestServer, rawMail, sentCampaign, sharedAddress, smtpSend } from "../support/InboxTest.ts"
-import { smtpServer } from "../support/SmtpServer.ts"
+import { deliver, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
 import { backends } from "../support/TestServer.ts"
 import { readFileSync } from "node:fs"
 
@@ -14,19 +12,8 @@ const dsn = (name: string, recipient: string, messageId: string) =>
 
 const start = Date.parse("2026-06-01T08:00:00Z")
 
-class Inbound extends Context.Service<Inbound, { readonly port: number }>()("test/Inbound") {}
-
-const serverWith = <A, E>(storage: Layer.Layer<A, E>) =>
-  Layer.unwrap(Effect.map(smtpServer(), (sink) => {
-    const service = inboxTestServer(storage, sink.url)
-    return Layer.effect(Inbound, InboundSmtp.use((smtp) => smtp.listen(0, "127.0.0.1")).pipe(Effect.orDie)).pipe(Layer.provideMerge(service))
-  }))
-
-const deliver = (to: string, raw: Buffer, from = "someone@example.net") =>
-  Inbound.use(({ port }) => smtpSend(port, { from, to: [to] }, raw))
-
 for (const backend of backends) {
-  it.layer(serverWith(backend.storage), { timeout: 60_000 })(`inbound mail on ${backend.name}`, (it) => {
+  it.layer(inboundTestServer(backend.storage), { timeout: 60_000 })(`inbound mail on ${backend.name}`, (it) => {
     it.effect("a reply to a campaign message joins a thread linked to its recipient, is classified, and counts as replied", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)

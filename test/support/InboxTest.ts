@@ -1,11 +1,12 @@
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { SettingOverrides } from "../../src/app/Settings.ts"
 import nodemailer from "nodemailer"
 import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../../src/campaigns/RecipientsRepo.ts"
 import { InboundSmtp } from "../../src/inbox/InboundSmtp.ts"
 import { Ingestion } from "../../src/inbox/Ingestion.ts"
-import { campaignTestServer, drainSender } from "./CampaignWorkerTest.ts"
+import { campaignTestServer, drainSender, testMailFrom } from "./CampaignWorkerTest.ts"
+import { smtpServer } from "./SmtpServer.ts"
 import { client, seedTenant } from "./TestServer.ts"
 
 /**
@@ -18,6 +19,26 @@ export const inboxTestServer = <A, E>(storage: Layer.Layer<A, E>, sinkUrl: strin
     Layer.provideMerge(Ingestion.layer),
     Layer.provideMerge(campaignTestServer(storage, sinkUrl, {}, settings))
   )
+
+/** The inbound SMTP server under test (listening on a free loopback port) and the sink the service mails to. */
+export class Inbound extends Context.Service<Inbound, {
+  readonly port: number
+  readonly sink: Effect.Success<ReturnType<typeof smtpServer>>
+}>()("test/Inbound") {}
+
+/** `inboxTestServer` with inbound SMTP listening and every outgoing message (campaigns, replies) going to one sink. */
+export const inboundTestServer = <A, E>(storage: Layer.Layer<A, E>, settings: SettingOverrides = {}) =>
+  Layer.unwrap(Effect.map(smtpServer(), (sink) =>
+    Layer.effect(Inbound, InboundSmtp.use((smtp) => Effect.map(smtp.listen(0, "127.0.0.1"), ({ port }) => ({ port, sink }))).pipe(Effect.orDie)).pipe(
+      Layer.provideMerge(inboxTestServer(storage, sink.url, {
+        mail: { from: testMailFrom, smtpUrl: Option.some(Redacted.make(sink.url)) },
+        ...settings
+      }))
+    )))
+
+/** Sends `raw` to the inbound server under test for `to`. */
+export const deliver = (to: string, raw: Buffer, from = "someone@example.net") =>
+  Inbound.use(({ port }) => smtpSend(port, { from, to: [to] }, raw))
 
 /** The shared address the test campaigns mail from (`MAIL_FROM`). */
 export const sharedAddress = "news@shop.example"
