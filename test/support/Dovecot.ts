@@ -2,9 +2,9 @@ import { Effect } from "effect"
 import { ImapFlow } from "imapflow"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { accepts, freePort } from "./LoopbackPorts.ts"
 
 /**
  * A throwaway Dovecot (Debian's `dovecot-imapd`) for the tests: IMAP only, on
@@ -18,23 +18,6 @@ export interface Dovecot {
   /** Puts a message into `user`'s INBOX (IMAP APPEND); answers its UID. */
   readonly deliver: (user: string, raw: Buffer) => Effect.Effect<number>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port }, () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.on("error", () => resolve(false))
-  })
 
 const idOf = (flag: "-u" | "-g", name: string) => Number(execFileSync("id", [flag, name]).toString().trim())
 
