@@ -66,6 +66,8 @@ const seed = (count: number, approved: boolean) => Effect.gen(function*() {
     steps,
     listId: null,
     stopOnReply: true,
+    fromName: null,
+    fromEmail: null,
     createdAt: now,
     updatedAt: now
   })

@@ -19,6 +19,7 @@ import { FilesArea } from "../files/Area.ts"
 import { DesignArea } from "../design/Area.ts"
 import { JobsArea } from "../jobs/Area.ts"
 import { CanvasesArea } from "../canvases/Area.ts"
+import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
@@ -26,6 +27,7 @@ import { InboxArea } from "../inbox/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { DomainsArea } from "../domains/Area.ts"
 import { WebhooksArea } from "../webhooks/Area.ts"
 
 /**
@@ -55,6 +57,7 @@ export const areas = [
   DesignArea,
   JobsArea,
   CanvasesArea,
+  BrowserArea,
   DocumentsArea,
   ContentArea,
   SequencesArea,
@@ -62,6 +65,7 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  DomainsArea,
   WebhooksArea,
 ] as const
 

@@ -1,7 +1,9 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import type { DomainsRepo } from "../domains/DomainsRepo.ts"
 import { Leads, type LeadJournal } from "../leads/Leads.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
-import { addressOf } from "../mail/Message.ts"
+import type { SecretBox } from "../platform/Secrets.ts"
+import { senderOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
 import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
@@ -51,7 +53,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const delivery = yield* Delivery
     const leads = yield* Leads
     const storage = yield* Storage
-    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
+    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo | DomainsRepo | SecretBox | MailConfig>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const fail = (campaign: CampaignRecord, reason: string) =>
@@ -64,7 +66,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const start = (campaign: CampaignRecord) =>
       readyToSend(campaign, undefined).pipe(
         Effect.flatMap((listId) => startSending(campaign, listId)),
-        // What keeps a scheduled campaign from starting (no list, no rows, no body, a lost race) fails it.
+        // What keeps a scheduled campaign from starting (no list, no rows, no body, a sender not allowed, a lost race) fails it.
         Effect.catch((refused) => fail(campaign, refused.message)),
         Effect.provideContext(context)
       )
@@ -204,13 +206,6 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 interface Prepared {
   readonly campaign: CampaignRecord
   readonly templates: MessageTemplates
-}
-
-/** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
-const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
-  if (campaign.fromEmail === null && campaign.fromName === null) return mailFrom
-  const address = campaign.fromEmail ?? addressOf(mailFrom)
-  return campaign.fromName === null ? address : `"${campaign.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
 }
 
 /** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer` and `MailConfig`. */

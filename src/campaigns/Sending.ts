@@ -2,6 +2,7 @@ import { Effect, Option, Result } from "effect"
 import { CampaignNotFound, CannotSend, ScheduleInPast } from "./Errors.ts"
 import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
+import { checkSender } from "../domains/Senders.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
 import { orRefuse } from "../platform/Refusal.ts"
@@ -31,8 +32,8 @@ const lostRace = (companyId: string, id: string, to: CampaignStatus) =>
 
 /**
  * What a send needs, checked before it starts or is scheduled: a list of the
- * company with rows, a subject, a body, and well-formed spintax and merge
- * fields in both. Answers the list's id.
+ * company with rows, a subject, a body, well-formed spintax and merge fields
+ * in both, and a sender the company may send as. Answers the list's id.
  */
 export const readyToSend = (campaign: CampaignRecord, listId: string | undefined) =>
   Effect.gen(function*() {
@@ -47,6 +48,7 @@ export const readyToSend = (campaign: CampaignRecord, listId: string | undefined
     if (campaign.bodyDocument.html.trim() === "") return yield* cannotSend("its bodyDocument.html is empty")
     const templates = parseTemplates(campaign.subject, campaign.bodyDocument.html)
     if (Result.isFailure(templates)) return yield* cannotSend(templates.failure)
+    yield* Effect.mapError(checkSender(campaign.companyId, campaign.fromEmail), (refused) => cannotSend(refused.message))
     return chosen
   })
 

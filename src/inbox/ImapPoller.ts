@@ -50,13 +50,18 @@ export class ImapPoller extends Context.Service<ImapPoller, {
     const setStatus = (claim: MailboxClaim, status: "connecting" | "ok" | "error", error: string | null) =>
       Effect.flatMap(currentDate, (now) => repo.setStatus(claim, status, error, now))
 
+    /** A sealed password; one that does not open (the key changed) is the session's failure, not a defect. */
+    const openPassword = (sealed: string, context: string) =>
+      box.open(sealed, context).pipe(
+        Effect.catchDefect(() => Effect.fail(new ImapFailure({ message: "The password cannot be opened: was SECRETS_KEY changed?" })))
+      )
+
     /** A connected client for the scope; fails with a message fit for `lastError` (never the password). */
     const connect = (claim: MailboxClaim) =>
       Effect.acquireRelease(
-        Effect.tryPromise({
+        Effect.flatMap(openPassword(claim.mailbox.imapPassword, passwordContext(claim.mailbox.id, "imap")), (password) => Effect.tryPromise({
           try: async () => {
             const { imap } = claim.mailbox
-            const password = box.open(claim.mailbox.imapPassword, passwordContext(claim.mailbox.id, "imap"))
             const host = imap.host.replace(/^\[|\]$/g, "")
             const [address] = await policy.resolve(host)
             const client = new ImapFlow({
@@ -77,7 +82,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
             return client
           },
           catch: (error) => new ImapFailure({ message: reasonOf(error) })
-        }),
+        })),
         (client) => Effect.promise(() => client.logout().catch(() => client.close()))
       )
 

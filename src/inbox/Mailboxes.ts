@@ -51,7 +51,7 @@ const serverOf = (mailboxId: string, which: "imap" | "smtp", input: ServerInput)
     if (reason !== undefined) return yield* new InvalidMailbox({ message: `${which}.host is refused: ${reason}` })
     const box = yield* SecretBox
     const server: ServerRecord = { host: input.host.toLowerCase(), port: input.port, secure: input.secure, user: input.user }
-    return { server, password: box.seal(input.password, passwordContext(mailboxId, which)) }
+    return { server, password: yield* box.seal(input.password, passwordContext(mailboxId, which)) }
   })
 
 const found = (id: string) => orRefuse(() => new MailboxNotFound({ id }))

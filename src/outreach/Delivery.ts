@@ -1,4 +1,5 @@
-import { Context, Duration, Effect, Layer, Option, Ref } from "effect"
+import { Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { cachedSigning } from "../domains/Senders.ts"
 import type { LeadContact, LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
@@ -80,6 +81,8 @@ export class Delivery extends Context.Service<Delivery, {
     const mailer = yield* Mailer
     const suppressions = yield* Suppressions
     const { key } = yield* TrackingSecret
+    const signingFor = yield* cachedSigning
+    const senders = yield* Effect.context<Effect.Services<ReturnType<typeof signingFor>>>()
 
     const outcomeOf = (sent: SendOutcome, attempts: number, now: Date): DeliveryOutcome => {
       switch (sent._tag) {
@@ -97,6 +100,13 @@ export class Delivery extends Context.Service<Delivery, {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
         const from = outgoing.from ?? mail.from
+        // The sender is checked again for every message: a domain deleted or failing since stops the sending here.
+        const signing = yield* Effect.result(Effect.provideContext(signingFor(outgoing.companyId, from), senders))
+        if (Result.isFailure(signing)) {
+          if (!(yield* steps.start)) return false
+          yield* steps.record({ _tag: "Failed", error: signing.failure.message })
+          return true
+        }
         const sent = yield* mailer.sendStarting({
           from,
           to: outgoing.email,
@@ -106,7 +116,8 @@ export class Delivery extends Context.Service<Delivery, {
           text: message.text,
           headers: listUnsubscribeHeaders(urls.unsubscribe),
           // One Message-ID per recipient: unique, and the same if a crash ever sends it twice.
-          messageId: `<${outgoing.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`
+          messageId: `<${outgoing.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`,
+          dkim: Option.getOrUndefined(signing.success)
         }, steps.start)
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.

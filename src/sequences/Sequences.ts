@@ -2,6 +2,7 @@ import { Effect, Result } from "effect"
 import { EnrollRowNotFound, InvalidSequence, SequenceNotFound } from "./Errors.ts"
 import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
+import { checkSender } from "../domains/Senders.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { parse } from "../content/Spintax.ts"
 import { emailKey, mergeValuesOf } from "../lists/Contacts.ts"
@@ -29,6 +30,8 @@ export const toSequence = (record: SequenceRecord): typeof Sequence.Type => ({
   steps: record.steps,
   listId: record.listId,
   stopOnReply: record.stopOnReply,
+  fromName: record.fromName,
+  fromEmail: record.fromEmail,
   created_date: record.createdAt,
   updated_date: record.updatedAt
 })
@@ -60,6 +63,7 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
   yield* requireCompany(input.companyId)
   yield* checkSteps(input.steps)
   if (input.listId !== undefined) yield* requireList(principal.companyId, input.listId)
+  yield* checkSender(principal.companyId, input.fromEmail)
   const now = yield* currentDate
   const created = yield* SequencesRepo.use((repo) =>
     repo.create({
@@ -71,6 +75,8 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
       steps: input.steps,
       listId: input.listId ?? null,
       stopOnReply: input.stopOnReply ?? true,
+      fromName: input.fromName ?? null,
+      fromEmail: input.fromEmail ?? null,
       createdAt: now,
       updatedAt: now
     })
@@ -97,6 +103,7 @@ export const update = Effect.fn("Sequences.update")(function*(id: string, patch:
   const sequence = yield* find(principal.companyId, id)
   if (patch.steps !== undefined) yield* checkSteps(patch.steps)
   if (patch.listId !== undefined) yield* requireList(principal.companyId, patch.listId)
+  yield* checkSender(principal.companyId, patch.fromEmail)
   const { companyId: _, ...change } = patch
   if (Object.values(change).every((value) => value === undefined)) return toSequence(sequence)
   const now = yield* currentDate

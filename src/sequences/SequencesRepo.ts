@@ -27,6 +27,9 @@ export const SequenceRecord = Schema.Struct({
   listId: Schema.NullOr(Schema.String),
   /** A contact who replies leaves the sequence (the inbox hears the reply). */
   stopOnReply: Schema.Boolean,
+  /** The sender's name and address; null: `MAIL_FROM`'s. */
+  fromName: Schema.NullOr(Schema.String),
+  fromEmail: Schema.NullOr(Schema.String),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 })
@@ -38,6 +41,9 @@ export interface SequenceChange {
   readonly steps?: ReadonlyArray<SequenceStep> | undefined
   readonly listId?: string | undefined
   readonly stopOnReply?: boolean | undefined
+  /** Null clears it. */
+  readonly fromName?: string | null | undefined
+  readonly fromEmail?: string | null | undefined
 }
 
 export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
@@ -218,9 +224,11 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
     return {
       create: Effect.fn("SequencesRepo.create")(function*(sequence) {
         const rows = yield* sql`
-          INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, stop_on_reply, created_at, updated_at)
+          INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, stop_on_reply, from_name, from_email,
+            created_at, updated_at)
           VALUES (${sequence.id}, ${sequence.companyId}, ${sequence.organizationId}, ${sequence.userId}, ${sequence.name},
-            ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.stopOnReply}, ${sequence.createdAt}, ${sequence.updatedAt})
+            ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.stopOnReply}, ${sequence.fromName}, ${sequence.fromEmail},
+            ${sequence.createdAt}, ${sequence.updatedAt})
           RETURNING *`
         return (yield* decodeSequences(rows))[0]
       }, Effect.orDie),
@@ -239,6 +247,8 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
             steps = coalesce(${change.steps === undefined ? null : jsonParam(change.steps)}::jsonb, steps),
             list_id = coalesce(${change.listId ?? null}, list_id),
             stop_on_reply = coalesce(${change.stopOnReply ?? null}, stop_on_reply),
+            from_name = CASE WHEN ${change.fromName !== undefined} THEN ${change.fromName ?? null} ELSE from_name END,
+            from_email = CASE WHEN ${change.fromEmail !== undefined} THEN ${change.fromEmail ?? null} ELSE from_email END,
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
           RETURNING *`

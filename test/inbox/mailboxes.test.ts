@@ -37,9 +37,10 @@ for (const backend of backends) {
         const [row] = yield* sql<{ readonly imap_password: string; readonly smtp_password: string }>`SELECT imap_password, smtp_password FROM mailboxes WHERE id = ${created.id}`
         expect(JSON.stringify(row)).not.toMatch(/secret/)
         const box = yield* SecretBox
-        expect(box.open(row!.imap_password, passwordContext(created.id, "imap"))).toBe("imap-secret-123")
+        expect(yield* box.open(row!.imap_password, passwordContext(created.id, "imap"))).toBe("imap-secret-123")
         // Bound to its mailbox and server: the SMTP column does not open as the IMAP password.
-        expect(() => box.open(row!.smtp_password, passwordContext(created.id, "imap"))).toThrow()
+        const crossed = yield* Effect.exit(box.open(row!.smtp_password, passwordContext(created.id, "imap")))
+        expect(crossed._tag).toBe("Failure")
 
         expect(yield* api.inbox.getMailbox({ params: { mailboxId: created.id }, query: {} })).toEqual(created)
         expect((yield* api.inbox.listMailboxes({ query: {} })).items.map((box) => box.id)).toEqual([created.id])
