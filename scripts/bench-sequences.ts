@@ -65,6 +65,7 @@ const seed = (count: number, approved: boolean) => Effect.gen(function*() {
     name: "Bench",
     steps,
     listId: null,
+    stopOnReply: true,
     fromName: null,
     fromEmail: null,
     createdAt: now,

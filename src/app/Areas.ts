@@ -25,6 +25,7 @@ import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { BrandArea } from "../brand/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
+import { InboxArea } from "../inbox/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
@@ -66,6 +67,7 @@ export const areas = [
   ContentArea,
   BrandArea,
   SequencesArea,
+  InboxArea,
   McpArea,
   UsersArea,
   UsageArea,

@@ -8,6 +8,7 @@ import { DomainsConfig } from "../domains/DomainsConfig.ts"
 import { DocumentsConfig } from "../documents/DocumentsConfig.ts"
 import { FilesConfig } from "../files/FilesConfig.ts"
 import { ImagesConfig } from "../images/ImagesConfig.ts"
+import { InboxConfig } from "../inbox/InboxConfig.ts"
 import { JobsConfig } from "../jobs/JobsConfig.ts"
 import { LeadsConfig } from "../leads/LeadsConfig.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
@@ -36,6 +37,7 @@ const configs = {
   extract: ExtractConfig,
   files: FilesConfig,
   images: ImagesConfig,
+  inbox: InboxConfig,
   jobs: JobsConfig,
   leads: LeadsConfig,
   mail: MailConfig,

@@ -130,6 +130,10 @@ export const CampaignRecipient = Schema.Struct({
   lastClickedDate: Schema.NullOr(Schema.String),
   openCount: Schema.Int,
   clickCount: Schema.Int,
+  /** When the contact first replied; null if not (yet). */
+  repliedDate: Schema.NullOr(Schema.String),
+  /** When a delivery status notification reported the message failed. */
+  bouncedDate: Schema.NullOr(Schema.String),
   created_date: Schema.String,
   updated_date: Schema.String
 }).annotate({ identifier: "CampaignRecipient" })
@@ -144,8 +148,13 @@ export const RecipientMetrics = Schema.Struct({
   uncertain: Schema.Number,
   opened: Schema.Number,
   clicked: Schema.Number,
+  /** Recipients who answered (the inbox heard it; absence notices and bounces do not count). */
+  replied: Schema.Number,
+  /** Recipients whose message a delivery status notification reported failed. */
+  bounced: Schema.Number,
   openRate: Schema.Number,
-  clickRate: Schema.Number
+  clickRate: Schema.Number,
+  replyRate: Schema.Number
 }).annotate({ identifier: "RecipientMetrics" })
 
 export const RecipientPage = Schema.Struct({

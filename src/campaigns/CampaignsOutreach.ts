@@ -35,7 +35,11 @@ export const campaignsSender = Effect.gen(function*() {
               ...(url === undefined ? {} : { url }),
               at: now.toISOString()
             })
-          )).pipe(Effect.orDie)
+          )).pipe(Effect.orDie),
+        messageId: recipient.messageId,
+        origin: { campaignId: recipient.campaignId },
+        replied: (now) => recipients.mark(id, "replied", now),
+        bounced: (_hard, now) => recipients.mark(id, "bounced", now)
       }))),
     // Suppressed addresses are skipped when a campaign starts; the list is checked there.
     unsubscribed: () => Effect.void

@@ -35,6 +35,8 @@ export const toRecipient = (record: RecipientRecord): typeof CampaignRecipient.T
   lastClickedDate: isoOrNull(record.lastClickedAt),
   openCount: record.openCount,
   clickCount: record.clickCount,
+  repliedDate: isoOrNull(record.repliedAt),
+  bouncedDate: isoOrNull(record.bouncedAt),
   created_date: record.createdAt.toISOString(),
   updated_date: record.updatedAt.toISOString()
 })
@@ -43,7 +45,8 @@ export const toRecipient = (record: RecipientRecord): typeof CampaignRecipient.T
 export const toMetrics = (counts: RecipientMetricCounts): typeof RecipientMetrics.Type => ({
   ...counts,
   openRate: counts.sent === 0 ? 0 : counts.opened / counts.sent,
-  clickRate: counts.sent === 0 ? 0 : counts.clicked / counts.sent
+  clickRate: counts.sent === 0 ? 0 : counts.clicked / counts.sent,
+  replyRate: counts.sent === 0 ? 0 : counts.replied / counts.sent
 })
 
 /**

@@ -33,6 +33,10 @@ export const RecipientRecord = Schema.Struct({
   clickCount: Schema.Number,
   firstClickedAt: Schema.NullOr(Schema.Date),
   lastClickedAt: Schema.NullOr(Schema.Date),
+  /** When the contact first answered (the inbox heard it). */
+  repliedAt: Schema.NullOr(Schema.Date),
+  /** When a delivery status notification reported it failed. */
+  bouncedAt: Schema.NullOr(Schema.Date),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 })
@@ -47,10 +51,12 @@ const MetricRow = Schema.Struct({
   skipped: NumberColumn,
   uncertain: NumberColumn,
   opened: NumberColumn,
-  clicked: NumberColumn
+  clicked: NumberColumn,
+  replied: NumberColumn,
+  bounced: NumberColumn
 })
 const decodeMetrics = Schema.decodeUnknownEffect(MetricRow)
-const noRecipients: typeof MetricRow.Type = { total: 0, sent: 0, failed: 0, skipped: 0, uncertain: 0, opened: 0, clicked: 0 }
+const noRecipients: typeof MetricRow.Type = { total: 0, sent: 0, failed: 0, skipped: 0, uncertain: 0, opened: 0, clicked: 0, replied: 0, bounced: 0 }
 
 export interface RecipientMetricCounts {
   readonly total: number
@@ -60,6 +66,8 @@ export interface RecipientMetricCounts {
   readonly uncertain: number
   readonly opened: number
   readonly clicked: number
+  readonly replied: number
+  readonly bounced: number
 }
 
 /** Recipients leased to one worker until `expiresAt`; only the `token` holder may record them. */
@@ -163,6 +171,8 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
   readonly bounced: (recipient: RecipientRecord, reason: string, now: Date) => Effect.Effect<void>
   /** Counts an open (`open`) or a click (`click`, which also counts as an open). */
   readonly track: (id: string, event: "open" | "click", now: Date) => Effect.Effect<void>
+  /** The recipient replied (`replied`) or bounced (`bounced`): recorded once, and counted once in the campaign's metrics. */
+  readonly mark: (id: string, event: "replied" | "bounced", now: Date) => Effect.Effect<void>
 }>()("campaigns/RecipientsRepo") {
   static readonly layer = Layer.effect(RecipientsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -234,7 +244,7 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
         const [rows, counted, matching] = yield* Effect.all([
           sql`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
             LIMIT ${window.limit} OFFSET ${window.offset}`,
-          sql`SELECT total, sent, failed, skipped, uncertain, opened, clicked FROM campaign_recipient_counts
+          sql`SELECT total, sent, failed, skipped, uncertain, opened, clicked, replied, bounced FROM campaign_recipient_counts
             WHERE campaign_id = ${campaignId}`,
           searching ? sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM campaign_recipients WHERE ${where}` : Effect.succeed([])
         ], { concurrency: 3 })
@@ -396,6 +406,16 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
           UPDATE campaign_recipient_counts c SET
             opened = c.opened + (changed.opened AND NOT changed.was_opened)::int,
             clicked = c.clicked + (changed.clicked AND NOT changed.was_clicked)::int
+          FROM changed WHERE c.campaign_id = changed.campaign_id`
+      }, Effect.orDie),
+      mark: Effect.fn("RecipientsRepo.mark")(function*(id, event, now) {
+        const column = sql(event === "replied" ? "replied_at" : "bounced_at")
+        yield* sql`
+          WITH changed AS (
+            UPDATE campaign_recipients SET ${column} = ${now}, updated_at = ${now}
+            WHERE id = ${id} AND ${column} IS NULL RETURNING campaign_id
+          )
+          UPDATE campaign_recipient_counts c SET ${sql(event)} = c.${sql(event)} + 1
           FROM changed WHERE c.campaign_id = changed.campaign_id`
       }, Effect.orDie)
     }

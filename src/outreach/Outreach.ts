@@ -2,8 +2,9 @@ import { Context, Effect, Layer, type Option } from "effect"
 
 /**
  * The port campaigns and sequences each implement for the shared outreach
- * routes: finding the message a tracking token names (a campaign recipient,
- * a sequence execution) and hearing that a contact unsubscribed. The
+ * routes and the inbox: finding the message a tracking token or a reply's
+ * Message-ID names (a campaign recipient, a sequence execution), hearing that
+ * a contact unsubscribed, replied, or that a message bounced. The
  * composition root lists the senders; outreach never imports them.
  */
 
@@ -20,6 +21,14 @@ export interface TrackedMessage {
   readonly source: Effect.Effect<Option.Option<{ readonly subject: string; readonly html: string }>>
   /** Counts an open, or a click on `url` (which also counts as an open). */
   readonly track: (event: "open" | "click", now: Date, url?: string) => Effect.Effect<void>
+  /** The Message-ID it went out with; null while it was not sent. */
+  readonly messageId: string | null
+  /** The campaign or sequence that sent it. */
+  readonly origin: { readonly campaignId: string } | { readonly sequenceId: string }
+  /** The contact answered it (not an absence notice, not a bounce): counted as replied; sequences that stop on reply stop. */
+  readonly replied: (now: Date) => Effect.Effect<void>
+  /** A delivery status notification reported it failed; `hard`: permanently (the address is suppressed by then). */
+  readonly bounced: (hard: boolean, now: Date) => Effect.Effect<void>
 }
 
 export interface OutreachSender {

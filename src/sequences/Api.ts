@@ -32,6 +32,8 @@ export const Sequence = Schema.Struct({
   name: Schema.String,
   steps: Schema.Array(SequenceStep),
   listId: Schema.NullOr(Schema.String),
+  /** A contact who replies leaves the sequence (absence notices and bounces are not replies). */
+  stopOnReply: Schema.Boolean,
   /** The sender; null: `MAIL_FROM`'s name and address. */
   fromName: Schema.NullOr(Schema.String),
   fromEmail: Schema.NullOr(Schema.String),
@@ -44,7 +46,15 @@ const companyId = { companyId: Schema.optional(Schema.String) }
 /** An address on a verified sending domain of the company, or `MAIL_FROM`'s (docs/domains.md). */
 const sender = { fromName: Schema.optional(Schema.NullOr(NonEmpty)), fromEmail: Schema.optional(Schema.NullOr(Email)) }
 
-export const NewSequence = Schema.Struct({ ...companyId, name: NonEmpty, steps: Steps, listId: Schema.optional(NonEmpty), ...sender })
+export const NewSequence = Schema.Struct({
+  ...companyId,
+  name: NonEmpty,
+  steps: Steps,
+  listId: Schema.optional(NonEmpty),
+  ...sender,
+  /** Default true. */
+  stopOnReply: Schema.optional(Schema.Boolean)
+})
   .annotate({
     examples: [{
       name: "Welcome",
@@ -61,6 +71,7 @@ export const SequencePatch = Schema.Struct({
   name: Schema.optional(NonEmpty),
   steps: Schema.optional(Steps),
   listId: Schema.optional(NonEmpty),
+  stopOnReply: Schema.optional(Schema.Boolean),
   ...sender
 })
 

@@ -25,6 +25,8 @@ export const SequenceRecord = Schema.Struct({
   name: Schema.String,
   steps: Schema.Array(SequenceStep),
   listId: Schema.NullOr(Schema.String),
+  /** A contact who replies leaves the sequence (the inbox hears the reply). */
+  stopOnReply: Schema.Boolean,
   /** The sender's name and address; null: `MAIL_FROM`'s. */
   fromName: Schema.NullOr(Schema.String),
   fromEmail: Schema.NullOr(Schema.String),
@@ -38,6 +40,7 @@ export interface SequenceChange {
   readonly name?: string | undefined
   readonly steps?: ReadonlyArray<SequenceStep> | undefined
   readonly listId?: string | undefined
+  readonly stopOnReply?: boolean | undefined
   /** Null clears it. */
   readonly fromName?: string | null | undefined
   readonly fromEmail?: string | null | undefined
@@ -160,6 +163,10 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   readonly release: (token: string) => Effect.Effect<void>
   /** The contact leaves every sequence of the company: its drafts and approved executions become `skipped`; answers how many. */
   readonly leave: (companyId: string, email: string, reason: string, now: Date) => Effect.Effect<number>
+  /** The contact replied: it leaves the company's sequences that stop on reply (as `leave`); answers how many executions stopped. */
+  readonly leaveOnReply: (companyId: string, email: string, now: Date) => Effect.Effect<number>
+  /** The execution was answered (`replied`) or bounced (`bounced`); recorded once. */
+  readonly mark: (id: string, event: "replied" | "bounced", now: Date) => Effect.Effect<void>
   /**
    * Deletes the sequence and, in the same statement, skips its executions not sent nor being sent; sent
    * executions stay, so their e-mails' links keep working. None when there was no such sequence.
@@ -217,10 +224,10 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
     return {
       create: Effect.fn("SequencesRepo.create")(function*(sequence) {
         const rows = yield* sql`
-          INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, from_name, from_email,
+          INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, stop_on_reply, from_name, from_email,
             created_at, updated_at)
           VALUES (${sequence.id}, ${sequence.companyId}, ${sequence.organizationId}, ${sequence.userId}, ${sequence.name},
-            ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.fromName}, ${sequence.fromEmail},
+            ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.stopOnReply}, ${sequence.fromName}, ${sequence.fromEmail},
             ${sequence.createdAt}, ${sequence.updatedAt})
           RETURNING *`
         return (yield* decodeSequences(rows))[0]
@@ -239,6 +246,7 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
             name = coalesce(${change.name ?? null}, name),
             steps = coalesce(${change.steps === undefined ? null : jsonParam(change.steps)}::jsonb, steps),
             list_id = coalesce(${change.listId ?? null}, list_id),
+            stop_on_reply = coalesce(${change.stopOnReply ?? null}, stop_on_reply),
             from_name = CASE WHEN ${change.fromName !== undefined} THEN ${change.fromName ?? null} ELSE from_name END,
             from_email = CASE WHEN ${change.fromEmail !== undefined} THEN ${change.fromEmail ?? null} ELSE from_email END,
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
@@ -364,6 +372,17 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
             AND ${unsent}
           RETURNING id`
         return rows.length
+      }, Effect.orDie),
+      leaveOnReply: Effect.fn("SequencesRepo.leaveOnReply")(function*(companyId, email, now) {
+        const rows = yield* sql`UPDATE sequence_executions SET status = 'skipped', error_message = ${"The contact replied"}, ${unleased(now)}
+          WHERE company_id = ${companyId} AND lower(email) = ${email.toLowerCase()} AND ${unsent}
+            AND sequence_id IN (SELECT id FROM sequences WHERE company_id = ${companyId} AND stop_on_reply)
+          RETURNING id`
+        return rows.length
+      }, Effect.orDie),
+      mark: Effect.fn("SequencesRepo.mark")(function*(id, event, now) {
+        const column = sql(event === "replied" ? "replied_at" : "bounced_at")
+        yield* sql`UPDATE sequence_executions SET ${column} = ${now}, updated_at = ${now} WHERE id = ${id} AND ${column} IS NULL`
       }, Effect.orDie),
       remove: Effect.fn("SequencesRepo.remove")(function*(companyId, id, now) {
         const rows = yield* sql`

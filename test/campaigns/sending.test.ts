@@ -31,7 +31,7 @@ for (const backend of backends) {
         expect(before).toEqual({
           items: [],
           total: 0,
-          metrics: { total: 0, sent: 0, failed: 0, skipped: 0, uncertain: 0, opened: 0, clicked: 0, openRate: 0, clickRate: 0 }
+          metrics: { total: 0, sent: 0, failed: 0, skipped: 0, uncertain: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, openRate: 0, clickRate: 0, replyRate: 0 }
         })
         const sending = yield* api.campaigns.send({ params, payload: null })
         expect(sending).toMatchObject({ id: campaign.id, status: "sending", listId: campaign.listId })
@@ -63,6 +63,8 @@ for (const backend of backends) {
           lastClickedDate: null,
           openCount: 0,
           clickCount: 0,
+          repliedDate: null,
+          bouncedDate: null,
           created_date: expect.any(String),
           updated_date: expect.any(String)
         })

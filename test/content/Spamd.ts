@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { connect, createServer } from "node:net"
+import { accepts, freePort } from "../support/LoopbackPorts.ts"
 
 /**
  * A throwaway spamd for tests and benchmarks: Debian's `spamd` on a free
@@ -23,23 +23,6 @@ const installed = (program: string) => {
 
 /** Is SpamAssassin on this machine (or configured)? */
 export const spamAssassinAvailable = (): boolean => process.env.SPAMASSASSIN_URL !== undefined || installed("spamd")
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port }, () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.on("error", () => resolve(false))
-  })
 
 /** Starts spamd (or takes `SPAMASSASSIN_URL`) and waits until it accepts connections (its rules take a few seconds to load). */
 export const startSpamd = async (children = 2): Promise<Spamd> => {

@@ -1,0 +1,136 @@
+// `npm run bench:inbox`: inbound SMTP ingestion against a bare `smtp-server` sink, in the same run and process.
+// BENCH_INBOX_MESSAGES replies (default 2,000) to as many sent campaign messages go over BENCH_INBOX_CONNECTIONS
+// pooled SMTP connections (default 4) first to a sink that only reads each message, then to the service's inbound
+// SMTP (parsed with mailparser, threaded by In-Reply-To to the campaign recipient, classified by the offline model
+// with credits held and settled, stored, counted as replied), on PGlite in a temporary folder. It reports messages
+// per second of each, their ratio, and how many threads came out linked to their recipient.
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import nodemailer from "nodemailer"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { SMTPServer } from "smtp-server"
+import * as Admin from "../src/admin/Admin.ts"
+import { makeServer } from "../src/app/Server.ts"
+import { settingsWith } from "../src/app/Settings.ts"
+import { newDraft } from "../src/campaigns/Campaigns.ts"
+import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
+import { InboundSmtp } from "../src/inbox/InboundSmtp.ts"
+import { Ingestion } from "../src/inbox/Ingestion.ts"
+import { newId } from "../src/platform/Ids.ts"
+import { makeTempDir } from "./bench/children.ts"
+import { pgliteStorageIn } from "./bench/databases.ts"
+import { numberFromEnv } from "./bench/env.ts"
+
+const messageCount = numberFromEnv("BENCH_INBOX_MESSAGES", 2_000)
+const connections = numberFromEnv("BENCH_INBOX_CONNECTIONS", 4)
+const from = "Bench <bench@bench.example>"
+const shared = "bench@bench.example"
+
+/** A tenant with a sent campaign of `count` recipients; answers each recipient's address and Message-ID. */
+export const seedFor = (count: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const tenant = yield* Admin.bootstrap({ organization: "Bench", company: "Bench", email: `b${Date.now()}@bench.example` })
+    const now = new Date()
+    const campaign = yield* CampaignsRepo.use((repo) =>
+      repo.create(newDraft(tenant.companyId, tenant.userId, { name: "Bench", subject: "Quick question", bodyDocument: { html: "<p>Hi</p>" } }, now), "api"))
+    const prefix = newId("rcp")
+    yield* sql`INSERT INTO campaign_recipients (id, campaign_id, company_id, list_row_id, email, fields, status, message_id, sent_at, created_at, updated_at)
+      SELECT ${prefix} || lpad(to_hex(g), 8, '0'), ${campaign.id}, ${tenant.companyId}, 'row' || g, 'user' || g || '@example.com', '{}'::jsonb,
+        'sent', '<' || ${prefix} || lpad(to_hex(g), 8, '0') || '@bench.example>', ${now}, ${now}, ${now}
+      FROM generate_series(1, ${count}) AS g`
+    yield* sql`INSERT INTO campaign_recipient_counts (campaign_id, total, sent) VALUES (${campaign.id}, ${count}, ${count})`
+    const rows = yield* sql<{ readonly email: string; readonly message_id: string }>`SELECT email, message_id FROM campaign_recipients WHERE campaign_id = ${campaign.id}`
+    return { companyId: tenant.companyId, replies: rows.map((row) => ({ email: row.email, messageId: row.message_id })) }
+  }).pipe(Effect.orDie)
+
+export const replyFor = (reply: { readonly email: string; readonly messageId: string }, index: number) =>
+  Buffer.from([
+    `From: Contact ${index} <${reply.email}>`,
+    `To: ${shared}`,
+    "Subject: Re: Quick question",
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <reply-${index}-${Date.now()}@example.com>`,
+    `In-Reply-To: ${reply.messageId}`,
+    `References: ${reply.messageId}`,
+    "MIME-Version: 1.0",
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    index % 3 === 0 ? "Sounds interesting, tell me more about the pricing." : index % 3 === 1 ? "No thanks, not interested." : "Thanks, I'll think about it.",
+    "",
+    "On Mon, Jun 1, 2026 at 8:00 AM Bench <bench@bench.example> wrote:",
+    "> Hi, would you like a demo of our product?",
+    ""
+  ].join("\r\n"))
+
+/**
+ * Sends every message over `connections` pooled connections; answers messages per second of wall time and per
+ * second of this process's CPU time (both threads: the database's and the rest), which a machine shared with
+ * other work leaves comparable.
+ */
+const blast = async (port: number, messages: ReadonlyArray<Buffer>) => {
+  const transport = nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true, maxConnections: connections, maxMessages: Infinity })
+  const started = performance.now()
+  const cpuBefore = process.cpuUsage()
+  let failed = 0
+  await Promise.all(messages.map((raw) =>
+    transport.sendMail({ envelope: { from: "contact@example.com", to: [shared] }, raw }).catch(() => void failed++)))
+  const seconds = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuBefore)
+  transport.close()
+  if (failed > 0) throw new Error(`${failed} messages were refused`)
+  return { perSecond: messages.length / seconds, perCpuSecond: messages.length / ((cpu.user + cpu.system) / 1e6) }
+}
+
+/** A bare smtp-server that reads each message and accepts it: the ceiling of SMTP alone. */
+const bareSink = () =>
+  new Promise<{ readonly port: number; readonly close: () => void }>((resolve) => {
+    const server = new SMTPServer({
+      secure: false,
+      authOptional: true,
+      disabledCommands: ["AUTH", "STARTTLS"],
+      logger: false,
+      size: 25 * 1024 * 1024,
+      onData(stream, _session, callback) {
+        stream.on("data", () => undefined)
+        stream.on("end", () => callback(null, "Message accepted"))
+      }
+    })
+    server.listen(0, "127.0.0.1", () => resolve({ port: (server.server.address() as AddressInfo).port, close: () => server.close() }))
+  })
+
+const program = Effect.gen(function*() {
+  const { companyId, replies } = yield* seedFor(messageCount * 2)
+  const warmUp = replies.slice(messageCount, messageCount + 200).map((reply, index) => replyFor(reply, messageCount + index))
+  const measured = replies.slice(0, messageCount).map(replyFor)
+  const inbound = yield* InboundSmtp.use((smtp) => smtp.listen(0, "127.0.0.1")).pipe(Effect.orDie)
+  const sink = yield* Effect.promise(bareSink)
+  // Both warmed up (the JIT, the database's caches), then measured one after the other in the same process.
+  yield* Effect.promise(() => blast(sink.port, warmUp))
+  yield* Effect.promise(() => blast(inbound.port, warmUp))
+  const sinkRate = yield* Effect.promise(() => blast(sink.port, measured))
+  const ingestRate = yield* Effect.promise(() => blast(inbound.port, measured))
+  sink.close()
+  const sql = yield* SqlClient.SqlClient
+  const [linked] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM inbox_threads
+    WHERE company_id = ${companyId} AND campaign_recipient_id IS NOT NULL`
+  const [classified] = yield* sql<{ readonly n: number }>`SELECT count(DISTINCT classification)::int AS n FROM inbox_messages WHERE company_id = ${companyId}`
+  yield* Console.log([
+    `Inbound SMTP ingestion, ${messageCount} replies over ${connections} connections, PGlite (same run, same process):`,
+    `  bare smtp-server sink: ${sinkRate.perSecond.toFixed(0)} messages/s (${sinkRate.perCpuSecond.toFixed(0)} per CPU second)`,
+    `  ingestion (parse, thread, classify with credits, store, count replied): ${ingestRate.perSecond.toFixed(0)} messages/s (${ingestRate.perCpuSecond.toFixed(0)} per CPU second)`,
+    `  ratio: ${(100 * ingestRate.perSecond / sinkRate.perSecond).toFixed(1)} % of the sink (${(100 * ingestRate.perCpuSecond / sinkRate.perCpuSecond).toFixed(1)} % per CPU second)`,
+    `  threads linked to their campaign recipient: ${linked!.n} of ${messageCount + warmUp.length} replies; ${classified!.n} distinct classes`
+  ].join("\n"))
+})
+
+const storage = pgliteStorageIn(makeTempDir("bench-inbox-"))
+const services = InboundSmtp.layer.pipe(
+  Layer.provideMerge(Ingestion.layer),
+  Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
+  Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } }))
+)
+
+if (import.meta.main) Effect.scoped(program).pipe(Effect.provide(services), NodeRuntime.runMain)

@@ -1,0 +1,123 @@
+import { Context, Effect, Layer, Option, type Scope } from "effect"
+import type { AddressInfo } from "node:net"
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server"
+import { addressOf } from "../mail/Message.ts"
+import { MailConfig } from "../mail/MailConfig.ts"
+import { InboxConfig } from "./InboxConfig.ts"
+import { type Destination, Ingestion } from "./Ingestion.ts"
+import { MailboxesRepo } from "./MailboxesRepo.ts"
+
+/**
+ * Inbound SMTP (`smtp-server`) on `INBOUND_SMTP_PORT`: the service's own MX
+ * for replies. It accepts mail to the shared `MAIL_FROM` address (which
+ * belongs to whichever company's message it answers) and to a mailbox's
+ * address (that mailbox's company); every other recipient is refused (550).
+ * A message over `INBOUND_MAX_BYTES` is refused (552), one that is not a
+ * message is refused naming why (550 5.6.0). What is accepted goes through
+ * the one ingestion path, once per destination.
+ */
+
+/** SMTP failure with its reply code, as smtp-server sends it. */
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code })
+
+type Session = SMTPServerSession & { destinations?: Array<Destination> }
+
+export interface InboundServer {
+  readonly port: number
+}
+
+export class InboundSmtp extends Context.Service<InboundSmtp, {
+  /** Listens for the scope on `port` (0: any free one) at `host`. */
+  readonly listen: (port: number, host: string) => Effect.Effect<InboundServer, Error, Scope.Scope>
+}>()("inbox/InboundSmtp") {
+  static readonly layer = Layer.effect(InboundSmtp, Effect.gen(function*() {
+    const config = yield* InboxConfig
+    const mail = yield* MailConfig
+    const mailboxes = yield* MailboxesRepo
+    const ingestion = yield* Ingestion
+    const run = Effect.runPromiseWith(yield* Effect.context<never>())
+    const shared = addressOf(mail.from).toLowerCase()
+
+    /** Where mail to `address` goes; none: not ours. */
+    const destinationOf = (address: string) =>
+      Effect.gen(function*() {
+        const key = address.toLowerCase()
+        if (key === shared) return Option.some<Destination>({ companies: undefined })
+        const holders = yield* mailboxes.byAddress(key)
+        if (holders.length === 0) return Option.none<Destination>()
+        return Option.some<Destination>({ companies: holders.map((box) => ({ companyId: box.companyId, mailboxId: box.id })) })
+      })
+
+    const readAll = (stream: SMTPServerDataStream) =>
+      new Promise<Buffer | undefined>((resolve, reject) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        stream.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          // Beyond the cap nothing more is kept; the stream is still read to its end, as SMTP requires.
+          if (size <= config.inboundMaxBytes) chunks.push(chunk)
+        })
+        stream.on("end", () => resolve(stream.sizeExceeded || size > config.inboundMaxBytes ? undefined : Buffer.concat(chunks)))
+        stream.on("error", reject)
+      })
+
+    const deliver = (raw: Buffer, destinations: ReadonlyArray<Destination>) =>
+      Effect.forEach(destinations, (destination) =>
+        ingestion.ingest(raw, destination).pipe(Effect.tap((outcome) =>
+          outcome._tag === "Dropped" ? Effect.logInfo("Inbound message dropped", { reason: outcome.reason }) : Effect.void
+        )), { discard: true })
+
+    return {
+      listen: (port, host) =>
+        Effect.gen(function*() {
+          const server = new SMTPServer({
+            secure: false,
+            authOptional: true,
+            disabledCommands: ["AUTH", "STARTTLS"],
+            logger: false,
+            banner: "Platform inbound mail",
+            size: config.inboundMaxBytes,
+            maxClients: 200,
+            socketTimeout: 60_000,
+            closeTimeout: 5_000,
+            onRcptTo(address, session: Session, callback) {
+              run(destinationOf(address.address)).then((destination) => {
+                if (Option.isNone(destination)) return callback(smtpError(550, `5.1.1 <${address.address}>: no such recipient here`))
+                ;(session.destinations ??= []).push(destination.value)
+                callback()
+              }, () => callback(smtpError(451, "4.3.0 Temporary failure, try again later")))
+            },
+            onData(stream, session: Session, callback) {
+              readAll(stream).then(async (raw) => {
+                if (raw === undefined) return callback(smtpError(552, `5.3.4 Message exceeds the maximum size of ${config.inboundMaxBytes} bytes`))
+                const outcome = await run(Effect.result(deliver(raw, session.destinations ?? [])))
+                if (outcome._tag === "Failure") return callback(smtpError(550, `5.6.0 ${outcome.failure.message}`))
+                callback(null, "Message accepted")
+              }).catch((error: unknown) => {
+                void run(Effect.logError("Inbound message failed", error))
+                callback(smtpError(451, "4.3.0 Temporary failure, try again later"))
+              })
+            }
+          })
+          server.on("error", (error) => void run(Effect.logWarning("Inbound SMTP connection error", { error: error.message })))
+          const bound = yield* Effect.acquireRelease(
+            Effect.callback<number, Error>((resume) => {
+              server.server.once("error", (error) => resume(Effect.fail(error)))
+              server.listen(port, host, () => resume(Effect.succeed((server.server.address() as AddressInfo).port)))
+            }),
+            () => Effect.callback<void>((resume) => server.close(() => resume(Effect.void)))
+          )
+          return { port: bound }
+        })
+    }
+  }))
+
+  /** Inbound SMTP for the process's lifetime, when `INBOUND_SMTP_PORT` is set. */
+  static readonly worker = Layer.effectDiscard(Effect.gen(function*() {
+    const config = yield* InboxConfig
+    const port = config.inboundSmtpPort
+    if (Option.isNone(port)) return
+    const server = yield* InboundSmtp.use((smtp) => smtp.listen(port.value, config.inboundSmtpHost)).pipe(Effect.orDie)
+    yield* Effect.logInfo("Inbound SMTP listening", { port: server.port, host: config.inboundSmtpHost })
+  }))
+}

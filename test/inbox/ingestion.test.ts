@@ -1,0 +1,149 @@
+import { expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { deliver, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
+import { backends } from "../support/TestServer.ts"
+import { readFileSync } from "node:fs"
+
+/** A delivery status notification of `test/fixtures/dsn/` for `recipient`'s message `messageId`. */
+const dsn = (name: string, recipient: string, messageId: string) =>
+  Buffer.from(readFileSync(new URL(`../fixtures/dsn/${name}`, import.meta.url), "utf8")
+    .replaceAll("<RECIPIENT>", recipient).replaceAll("<ORIGINAL_MESSAGE_ID>", messageId))
+
+const start = Date.parse("2026-06-01T08:00:00Z")
+
+for (const backend of backends) {
+  it.layer(inboundTestServer(backend.storage), { timeout: 60_000 })(`inbound mail on ${backend.name}`, (it) => {
+    it.effect("a reply to a campaign message joins a thread linked to its recipient, is classified, and counts as replied", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, campaign, messageIds } = yield* sentCampaign(["ada@example.com", "bob@example.com"])
+        const answered = messageIds.get("ada@example.com")!
+        const raw = rawMail({
+          from: "Ada <ada@example.com>",
+          to: sharedAddress,
+          subject: "Re: Quick question",
+          text: "Sounds interesting, let's talk next week.\n\n> Would you like a demo?",
+          inReplyTo: answered
+        })
+        const accepted = yield* deliver(sharedAddress, raw)
+        expect(accepted).toMatchObject({ accepted: true })
+        // The same message again (a retried delivery) is kept once.
+        expect(yield* deliver(sharedAddress, raw)).toMatchObject({ accepted: true })
+
+        const threads = yield* api.inbox.listThreads({ query: {} })
+        expect(threads.total).toBe(1)
+        const recipients = yield* api.campaigns.listRecipients({ params: { campaignId: campaign.id }, query: {} })
+        const ada = recipients.items.find((item) => item.email === "ada@example.com")!
+        expect(threads.items[0]).toMatchObject({
+          contactEmail: "ada@example.com",
+          subject: "Re: Quick question",
+          status: "open",
+          unread: true,
+          classification: "interested",
+          campaignId: campaign.id,
+          campaignRecipientId: ada.id,
+          messageCount: 1
+        })
+        const thread = yield* api.inbox.getThread({ params: { threadId: threads.items[0].id }, query: {} })
+        expect(thread.messages).toHaveLength(1)
+        expect(thread.messages[0]).toMatchObject({ direction: "inbound", from: "ada@example.com", to: [sharedAddress], classification: "interested" })
+        expect(thread.messages[0].text).toContain("let's talk")
+        expect(recipients.metrics).toMatchObject({ sent: 2, replied: 1, replyRate: 0.5 })
+        // The lead follows: replied, then interested as classified, both on its timeline; the thread names it.
+        const lead = (yield* api.leads.list({ query: { search: "ada@example.com" } })).items[0]!
+        expect(lead.status).toBe("interested")
+        expect(thread.leadId).toBe(lead.id)
+        const timeline = yield* api.leads.activities({ params: { leadId: lead.id }, query: {} })
+        expect(timeline.items.map((activity) => activity.type)).toEqual(expect.arrayContaining(["replied", "status_changed"]))
+        expect(ada.repliedDate).toBe(new Date(start).toISOString())
+
+        const filtered = yield* api.inbox.listThreads({ query: { classification: "not_interested" } })
+        expect(filtered.total).toBe(0)
+        const read = yield* api.inbox.updateThread({ params: { threadId: thread.id }, payload: { read: true, status: "archived" } })
+        expect(read).toMatchObject({ unread: false, status: "archived" })
+        expect((yield* api.inbox.listThreads({ query: { unread: "true" } })).total).toBe(0)
+      }))
+
+    it.effect("a forged In-Reply-To naming another company's message joins nothing of theirs", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const victim = yield* sentCampaign(["carol@example.com"])
+        const attacker = yield* sentCampaign(["dave@example.com"])
+        const mailbox = yield* attacker.api.inbox.createMailbox({
+          payload: {
+            email: "sales@attacker.example",
+            imap: { host: "imap.attacker.example", port: 993, secure: true, user: "sales", password: "secret-imap" },
+            smtp: { host: "smtp.attacker.example", port: 465, secure: true, user: "sales", password: "secret-smtp" }
+          }
+        })
+        const forged = rawMail({
+          from: "carol@example.com",
+          to: "sales@attacker.example",
+          subject: "Re: Quick question",
+          text: "Yes, I am interested.",
+          inReplyTo: victim.messageIds.get("carol@example.com")!
+        })
+        expect(yield* deliver("sales@attacker.example", forged)).toMatchObject({ accepted: true })
+        const theirs = yield* attacker.api.inbox.listThreads({ query: {} })
+        expect(theirs.total).toBe(1)
+        expect(theirs.items[0]).toMatchObject({ mailboxId: mailbox.id, campaignRecipientId: null, campaignId: null })
+        expect((yield* victim.api.inbox.listThreads({ query: {} })).total).toBe(0)
+        const metrics = (yield* victim.api.campaigns.listRecipients({ params: { campaignId: victim.campaign.id }, query: {} })).metrics
+        expect(metrics.replied).toBe(0)
+        // The victim cannot read the attacker's thread, nor the attacker the victim's ids.
+        const other = yield* Effect.flip(victim.api.inbox.getThread({ params: { threadId: theirs.items[0].id }, query: {} }))
+        expect(other._tag).toBe("NotFound")
+      }))
+
+    it.effect("mail to the shared address that answers none of our messages is accepted and dropped; unknown recipients 550", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api } = yield* sentCampaign(["erin@example.com"])
+        const stray = rawMail({ from: "erin@example.com", to: sharedAddress, subject: "Hello", text: "Unrelated." })
+        expect(yield* deliver(sharedAddress, stray)).toMatchObject({ accepted: true })
+        expect((yield* api.inbox.listThreads({ query: {} })).total).toBe(0)
+        const refused = yield* deliver("nobody@elsewhere.example", stray)
+        expect(refused).toMatchObject({ accepted: false, code: 550 })
+        expect(refused.response).toContain("no such recipient")
+      }))
+
+    it.effect("an unsubscribe request suppresses the contact", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, messageIds } = yield* sentCampaign(["fay@example.com"])
+        const raw = rawMail({
+          from: "fay@example.com",
+          to: sharedAddress,
+          subject: "Re: Quick question",
+          text: "Please remove me from your list.",
+          inReplyTo: messageIds.get("fay@example.com")!
+        })
+        expect(yield* deliver(sharedAddress, raw)).toMatchObject({ accepted: true })
+        const threads = yield* api.inbox.listThreads({ query: {} })
+        expect(threads.items[0].classification).toBe("unsubscribe")
+        const suppressions = yield* api.lists.listSuppressions({ query: {} })
+        expect(suppressions.items.map((item) => [item.email, item.reason])).toEqual([["fay@example.com", "unsubscribed"]])
+      }))
+
+    it.effect("a bounce report marks the recipient bounced and a hard bounce suppresses; a delay report does neither", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, campaign, messageIds } = yield* sentCampaign(["gone@example.com", "slow@example.com"])
+        const hard = dsn("postfix-user-unknown.eml", "gone@example.com", messageIds.get("gone@example.com")!)
+        expect(yield* deliver(sharedAddress, hard, "")).toMatchObject({ accepted: true })
+        const delayed = dsn("postfix-delayed.eml", "slow@example.com", messageIds.get("slow@example.com")!)
+        expect(yield* deliver(sharedAddress, delayed, "")).toMatchObject({ accepted: true })
+
+        const recipients = yield* api.campaigns.listRecipients({ params: { campaignId: campaign.id }, query: {} })
+        expect(recipients.metrics).toMatchObject({ bounced: 1, replied: 0 })
+        const gone = recipients.items.find((item) => item.email === "gone@example.com")!
+        expect(gone.bouncedDate).toBe(new Date(start).toISOString())
+        expect(recipients.items.find((item) => item.email === "slow@example.com")!.bouncedDate).toBeNull()
+        const suppressions = yield* api.lists.listSuppressions({ query: {} })
+        expect(suppressions.items.map((item) => [item.email, item.reason])).toEqual([["gone@example.com", "hard_bounce"]])
+        const bounced = yield* api.inbox.listThreads({ query: { classification: "bounce" } })
+        expect(bounced.items.map((thread) => [thread.contactEmail, thread.campaignRecipientId])).toEqual([["gone@example.com", gone.id]])
+      }))
+  })
+}
