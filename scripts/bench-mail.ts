@@ -208,7 +208,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Su
     const { campaign, listId } = yield* seedCampaign(rowCount)
     yield* sink.reset
     const started = performance.now()
-    yield* Effect.orDie(startSending(campaign, listId))
+    yield* Effect.orDie(startSending(campaign, { source: { listId, smartListId: null }, filter: null }))
     const startMs = performance.now() - started
     const worker = yield* CampaignWorker
     while (sending && (yield* worker.sendBatch) > 0) {
@@ -265,7 +265,7 @@ const crashTest = (target: string, sink: Effect.Success<typeof startSink>) =>
       Effect.scoped(effect.pipe(Effect.provide(crashStorage(target)), Effect.provide(settingsWith(appSettings)), Effect.orDie))
     const campaign = yield* inStorage(Effect.gen(function*() {
       const { campaign, listId } = yield* seedCampaign(crashRows)
-      return yield* startSending(campaign, listId)
+      return yield* startSending(campaign, { source: { listId, smartListId: null }, filter: null })
     }))
     yield* sink.reset
     const first = yield* spawnWorker(target, sink.url)

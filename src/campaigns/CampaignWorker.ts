@@ -1,5 +1,6 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import { Leads, type LeadJournal } from "../leads/Leads.ts"
+import type { SmartListsRepo } from "../leads/SmartListsRepo.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
 import { addressOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
@@ -51,7 +52,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const delivery = yield* Delivery
     const leads = yield* Leads
     const storage = yield* Storage
-    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo>()
+    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo | SmartListsRepo>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const fail = (campaign: CampaignRecord, reason: string) =>
@@ -63,7 +64,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 
     const start = (campaign: CampaignRecord) =>
       readyToSend(campaign, undefined).pipe(
-        Effect.flatMap((listId) => startSending(campaign, listId)),
+        Effect.flatMap((recipients) => startSending(campaign, recipients)),
         // What keeps a scheduled campaign from starting (no list, no rows, no body, a lost race) fails it.
         Effect.catch((refused) => fail(campaign, refused.message)),
         Effect.provideContext(context)

@@ -51,6 +51,14 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
     now: Date,
     window: Window
   ) => Effect.Effect<{ readonly rows: ReadonlyArray<LeadRecord>; readonly total: number }>
+  /** Up to `limit` matching leads with ids after `afterId` (null: from the start), in id order: a walk without offsets. */
+  readonly leadsAfter: (
+    companyId: string,
+    filter: LeadFilter,
+    now: Date,
+    afterId: string | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<LeadRecord>>
 }>()("leads/SmartListsRepo") {
   static readonly layer = Layer.effect(SmartListsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -89,6 +97,10 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
           sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM ${matching} AS leads`
         ], { concurrency: 2 })
         return { rows, total: Number(count[0].count) }
+      }, Effect.orDie),
+      leadsAfter: Effect.fn("SmartListsRepo.leadsAfter")(function*(companyId, filter, now, afterId, limit) {
+        return yield* leads.all(sql`SELECT * FROM ${matchingLeads(sql, companyId, filter, now)} AS leads
+          WHERE id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`)
       }, Effect.orDie)
     }
   }))
