@@ -11,15 +11,11 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
-import { type ChildProcess, spawn } from "node:child_process"
-import { once } from "node:events"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createInterface } from "node:readline"
-import { SMTPServer } from "smtp-server"
 import * as Admin from "../src/admin/Admin.ts"
-import { configuredStorage, sqlStorage } from "../src/app/Storage.ts"
+import { sqlStorage } from "../src/app/Storage.ts"
 import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
 import { newDraft } from "../src/campaigns/Campaigns.ts"
 import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
@@ -34,7 +30,9 @@ import { settingsWith } from "../src/app/Settings.ts"
 import { newId } from "../src/platform/Ids.ts"
 import { postgresClient } from "../src/storage/Database.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
+import { crashStorage, type CrashOutcome, describeCrash, killAndRestart } from "./bench/crash.ts"
 import { listFromEnv, numberFromEnv } from "./bench/env.ts"
+import { type Sink, startSink } from "./bench/smtp-sink.ts"
 import { percentile } from "./bench/stats.ts"
 
 const rowCount = numberFromEnv("BENCH_MAIL_ROWS", 100_000)
@@ -49,75 +47,6 @@ const html = `<html><body><h1>{{RANDOM | Hello | Hi}} {{firstName | friend}}</h1
 <p>Our autumn sale for {{company}} starts today: everything at half price, this week only.</p>
 <p><a href="https://shop.example/sale?who={{email}}">See the sale</a> · <a href="https://shop.example/">Shop</a></p>
 <p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p></body></html>`
-
-// --- the SMTP sink (a child process): counts deliveries per address ---------------------------------------
-
-const runSink = () => {
-  const perAddress = new Map<string, number>()
-  let messages = 0
-  const server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    maxClients: 1_000,
-    onData(stream, session, callback) {
-      stream.on("data", () => undefined)
-      stream.on("end", () => {
-        messages += 1
-        for (const rcpt of session.envelope.rcptTo) perAddress.set(rcpt.address, (perAddress.get(rcpt.address) ?? 0) + 1)
-        callback(null)
-      })
-    }
-  })
-  // A sender killed mid-session (the kill -9 run) resets its connections: the sink keeps serving the others.
-  server.on("error", () => undefined)
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.server.address()
-    process.stdout.write(`${typeof address === "object" && address !== null ? address.port : 0}\n`)
-  })
-  createInterface({ input: process.stdin }).on("line", (line) => {
-    if (line === "reset") {
-      perAddress.clear()
-      messages = 0
-    }
-    const duplicates = [...perAddress.values()].reduce((sum, n) => sum + n - 1, 0)
-    const delivered = line === "addresses" ? [...perAddress.keys()] : undefined
-    process.stdout.write(`${JSON.stringify({ messages, unique: perAddress.size, duplicates, delivered })}\n`)
-  })
-}
-
-interface SinkReport {
-  readonly messages: number
-  readonly unique: number
-  readonly duplicates: number
-  /** Every address delivered to, when asked for `addresses`. */
-  readonly delivered?: ReadonlyArray<string>
-}
-
-const lineReader = (child: ChildProcess) => {
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-  return async () => {
-    const line = await lines.next()
-    if (line.done === true) throw new Error("a child process ended early")
-    return line.value
-  }
-}
-
-const startSink = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const child = spawn(process.execPath, [import.meta.filename, "sink"], { stdio: ["pipe", "pipe", "inherit"] })
-    const next = lineReader(child)
-    const port = Number(await next())
-    const ask = (command: string) =>
-      Effect.promise(async (): Promise<SinkReport> => {
-        child.stdin!.write(`${command}\n`)
-        return JSON.parse(await next())
-      })
-    return { child, url: `smtp://127.0.0.1:${port}`, report: ask("report"), reset: ask("reset"), addresses: ask("addresses") }
-  }),
-  ({ child }) => Effect.sync(() => child.kill())
-)
 
 // --- the raw baseline: nodemailer alone ----------------------------------------------------------------------
 
@@ -203,7 +132,7 @@ const pageLatency = (campaignId: string, total: number) =>
   })
 
 /** The end-to-end run on one backend: start the send, drain it with this process's worker, measure. */
-const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Success<typeof startSink>) =>
+const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink) =>
   Effect.gen(function*() {
     const { campaign, listId } = yield* seedCampaign(rowCount)
     yield* sink.reset
@@ -221,12 +150,6 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Effect.Su
   }).pipe(Effect.provide(workerLayer(storage, sink.url)))
 
 // --- kill -9 mid-send and restart (PostgreSQL, and PGlite in a data folder) ----------------------------------
-
-/** Where a crash run keeps its data: a PostgreSQL URL, or `pglite:<data folder>` (the folder's lock included). */
-const crashStorage = (target: string) =>
-  target.startsWith("pglite:")
-    ? configuredStorage.pipe(Layer.provide(settingsWith({ ...appSettings, dataDir: target.slice("pglite:".length) })))
-    : sqlStorage(postgresClient(Redacted.make(target)), "postgres")
 
 /**
  * A worker process: takes over what a dead process left (at once on PGlite, whose lock proves it dead),
@@ -247,58 +170,24 @@ const runWorker = (target: string, smtpUrl: string) =>
         yield* Effect.sleep("500 millis")
       }
     }
-  }).pipe(Effect.provide(workerLayer(crashStorage(target), smtpUrl)))
+  }).pipe(Effect.provide(workerLayer(crashStorage(target, appSettings), smtpUrl)))
 
-const spawnWorker = (target: string, smtpUrl: string) =>
-  Effect.promise(async () => {
-    const child = spawn(process.execPath, [import.meta.filename, "worker", target, smtpUrl], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    if ((await lineReader(child)()) !== "ready") throw new Error("the worker did not start")
-    return child
-  })
-
-/** Seeds a campaign of `crashRows`, starts it, kills a worker process with SIGKILL a third of the way, restarts one. */
-const crashTest = (target: string, sink: Effect.Success<typeof startSink>) =>
-  Effect.gen(function*() {
-    const inStorage = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.scoped(effect.pipe(Effect.provide(crashStorage(target)), Effect.provide(settingsWith(appSettings)), Effect.orDie))
-    const campaign = yield* inStorage(Effect.gen(function*() {
+/** A campaign of `crashRows` started, a worker process killed with SIGKILL a third of the way, another one finishing. */
+const crashTest = (target: string, sink: Sink) =>
+  killAndRestart({
+    target,
+    settings: appSettings,
+    total: crashRows,
+    sink,
+    script: import.meta.filename,
+    role: "worker",
+    seed: Effect.gen(function*() {
       const { campaign, listId } = yield* seedCampaign(crashRows)
       return yield* startSending(campaign, { source: { listId, smartListId: null }, filter: null })
-    }))
-    yield* sink.reset
-    const first = yield* spawnWorker(target, sink.url)
-    let atKill = 0
-    while (true) {
-      atKill = (yield* sink.report).messages
-      if (atKill >= crashRows / 3) break
-      yield* Effect.sleep("20 millis")
-    }
-    first.kill("SIGKILL")
-    yield* Effect.promise(() => once(first, "exit"))
-    const restarted = performance.now()
-    const second = yield* spawnWorker(target, sink.url)
-    yield* Effect.promise(() => once(second, "exit"))
-    const report = yield* sink.addresses
-    const delivered = new Set(report.delivered)
-    const rows = yield* inStorage(SqlClient.SqlClient.use((sql) =>
+    }),
+    statuses: (campaign, sql) =>
       sql<{ readonly email: string; readonly status: string }>`SELECT email, status FROM campaign_recipients
         WHERE campaign_id = ${campaign.id}`
-    ))
-    const statuses: Record<string, number> = {}
-    for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1
-    const uncertain = rows.filter((row) => row.status === "uncertain")
-    const uncertainDelivered = uncertain.filter((row) => delivered.has(row.email)).length
-    return {
-      atKill,
-      report,
-      restartSeconds: (performance.now() - restarted) / 1000,
-      losses: crashRows - report.unique,
-      uncertain: uncertain.length,
-      uncertainDelivered,
-      statuses
-    }
   })
 
 // --- the coordinator ---------------------------------------------------------------------------------------------
@@ -339,12 +228,7 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     const url = yield* freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`)
     yield* report(yield* endToEnd("PostgreSQL", sqlStorage(postgresClient(Redacted.make(url)), "postgres"), sink))
   }
-  const crashReport = (name: string, crash: Effect.Success<ReturnType<typeof crashTest>>) =>
-    Console.log(
-      `${name} kill -9 after ${crash.atKill} of ${crashRows} delivered, then a restart (done in ${crash.restartSeconds.toFixed(1)} s): ` +
-        `${crash.report.messages} messages, duplicates ${crash.report.duplicates}, never delivered ${crash.losses}, ` +
-        `uncertain ${crash.uncertain} (of which delivered ${crash.uncertainDelivered}); recipients ${JSON.stringify(crash.statuses)}`
-    )
+  const crashReport = (name: string, crash: CrashOutcome) => Console.log(describeCrash(name, crashRows, crash))
   if (serverUrl === undefined) {
     yield* Console.log("PostgreSQL rows and its kill -9 test skipped: run under scripts/with-postgres.sh")
   } else if (backends.includes("postgres") && crashRows > 0) {
@@ -361,6 +245,5 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
   }
 }))
 
-if (process.argv[2] === "sink") runSink()
-else if (process.argv[2] === "worker") NodeRuntime.runMain(runWorker(process.argv[3]!, process.argv[4]!))
+if (process.argv[2] === "worker") NodeRuntime.runMain(runWorker(process.argv[3]!, process.argv[4]!))
 else NodeRuntime.runMain(coordinator)

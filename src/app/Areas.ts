@@ -25,6 +25,7 @@ import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { WebhooksArea } from "../webhooks/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -59,6 +60,7 @@ export const areas = [
   McpArea,
   UsersArea,
   UsageArea,
+  WebhooksArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

@@ -7,6 +7,7 @@ import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
+import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
 import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
 import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
 
@@ -25,6 +26,7 @@ export const SettingsLive = Layer.mergeAll(
   JobsConfig.layer,
   LeadsConfig.layer,
   MailConfig.layer,
+  OutboundConfig.layer,
   TemplatesConfig.layer,
   UsageConfig.layer
 )
@@ -38,12 +40,13 @@ export interface SettingOverrides extends Partial<AppSettings> {
   readonly jobs?: Partial<JobsSettings>
   readonly leads?: Partial<LeadsSettings>
   readonly mail?: Partial<OutgoingMailSettings>
+  readonly outbound?: Partial<OutboundSettings>
   readonly templates?: Partial<TemplatesSettings>
   readonly usage?: Partial<UsageSettings>
 }
 
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, leads, mail, templates, usage, ...kernel }: SettingOverrides = {}) =>
+export const settingsWith = ({ content, design, documents, files, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
   Layer.mergeAll(
     AppConfig.layerWith(kernel),
     ContentConfig.layerWith(content),
@@ -53,6 +56,7 @@ export const settingsWith = ({ content, design, documents, files, jobs, leads, m
     JobsConfig.layerWith(jobs),
     LeadsConfig.layerWith(leads),
     MailConfig.layerWith(mail),
+    OutboundConfig.layerWith(outbound ?? {}),
     TemplatesConfig.layerWith(templates),
     UsageConfig.layerWith(usage)
   )

@@ -16,8 +16,8 @@ import type { CompanyRole, OrgRole } from "./Roles.ts"
 /** Features each plan includes; a company user's `allowedFeatures` can narrow them further. */
 export const planFeatures: Record<string, ReadonlyArray<string>> = {
   free: ["chat", "content", "projects", "tasks", "memories", "agents"],
-  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents"],
-  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents"]
+  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations"],
+  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations"]
 }
 
 const everyone: ReadonlyArray<CompanyRole> = ["owner", "admin", "member", "viewer"]
@@ -65,7 +65,8 @@ export const companyPermissions = {
     roles: contributors,
     feature: "sequences",
     description: "create and change sequences, enroll contacts, approve and regenerate executions"
-  }
+  },
+  "webhooks:manage": { roles: managers, feature: "integrations", description: "manage webhooks and read their deliveries" }
 } as const satisfies Record<string, CompanyRule>
 
 /** Organization-scoped permissions: the caller's organization role by the spec's resolution rule. */

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { outboxOn } from "../storage/Outbox.ts"
 import type { Window } from "../storage/Windows.ts"
 import type { Chunk } from "./Chunker.ts"
 
@@ -94,6 +95,16 @@ const vectorLiteral = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
 /** Rows per insert: well under PostgreSQL's 65,535 parameters. */
 const insertBatch = 1_000
 
+/** The `document.ready` event's payload (docs/webhooks.md). */
+const readyEvent = (document: KnowledgeDocument) => ({
+  documentId: document.id,
+  title: document.title,
+  type: document.type,
+  tags: document.tags,
+  projectId: document.projectId,
+  chunkCount: document.chunkCount
+})
+
 /** HNSW candidates per search, and the scan continues past filtered-out rows (pgvector's iterative scan). */
 const efSearch = 100
 
@@ -130,6 +141,9 @@ export class DocumentsRepo extends Context.Service<DocumentsRepo, {
 }>()("documents/DocumentsRepo") {
   static readonly layer = Layer.effect(DocumentsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = outboxOn(sql)
+    // Emitted in the transaction that makes a document ready.
+    const emitReady = (document: KnowledgeDocument) => outbox.emit(document.companyId, "document.ready", readyEvent(document))
     const columns = sql.literal(documentColumns)
     const scoped = (scope: DocumentScope) =>
       sql.and([
@@ -164,6 +178,7 @@ export class DocumentsRepo extends Context.Service<DocumentsRepo, {
               SELECT ${document.id} || '_' || t.ordinal, ${document.id}, ${document.companyId}, t.ordinal, t.heading, t.content, t.tokens
               FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(ordinal int, heading text, content text, tokens int)`
           }
+          if (document.status === "ready") yield* emitReady(document)
         })).pipe(Effect.orDie),
 
       list: (companyId, filter, window) =>
@@ -294,13 +309,14 @@ export class DocumentsRepo extends Context.Service<DocumentsRepo, {
         })).pipe(Effect.orDie),
 
       finishIndexing: (claim, failure, now) =>
-        Effect.map(
-          sql`UPDATE knowledge_documents
+        sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql`UPDATE knowledge_documents
             SET status = ${failure === undefined ? "ready" : "failed"}, failure = ${failure ?? null},
               lease_token = NULL, lease_until = NULL, updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
-            WHERE id = ${claim.document.id} AND lease_token = ${claim.token} AND status = 'indexing' RETURNING id`,
-          (rows) => rows.length > 0
-        ).pipe(Effect.orDie)
+            WHERE id = ${claim.document.id} AND lease_token = ${claim.token} AND status = 'indexing' RETURNING id`
+          if (rows.length > 0 && failure === undefined) yield* emitReady(claim.document)
+          return rows.length > 0
+        })).pipe(Effect.orDie)
     }
   }))
 }

@@ -1,7 +1,7 @@
 import { area } from "../http/Area.ts"
 import { TrackingApi } from "./TrackingApi.ts"
 import { TrackingLive } from "./TrackingHttp.ts"
-import { InstallationSecrets } from "./TrackingSecret.ts"
+import { InstallationSecrets } from "../platform/Secrets.ts"
 
 export const OutreachArea = area({
   name: "outreach",

@@ -1,54 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
+import { freePort, start, waitForHealth } from "../support/ServerProcess.ts"
 
-/**
- * The server as a process: how it starts, refuses to start and stops. These
- * run `src/main.ts` with Node's type stripping, as `npm start` runs the build.
- */
-const root = join(import.meta.dirname, "..", "..")
-const main = join(root, "src", "main.ts")
 const dataDirs: Array<string> = []
 
 afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-interface Started {
-  readonly child: ChildProcess
-  readonly output: () => string
-  /** Settles when the process has exited and every holder of its output pipes (a child it spawned too) closed them. */
-  readonly exited: Promise<number | null>
-}
-
-const start = (env: Record<string, string>, command = process.execPath, args = [main]): Started => {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: "Info", ...env }, stdio: "pipe" })
-  let output = ""
-  child.stdout.on("data", (chunk) => (output += chunk))
-  child.stderr.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
-
-const waitForHealth = async (port: number, started: Started) => {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    if (started.child.exitCode !== null) throw new Error(`server exited: ${started.output()}`)
-    const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined)
-    if (response?.ok) return response.json()
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`server did not become healthy: ${started.output()}`)
-}
 
 const newDataDir = () => {
   const dir = mkdtempSync(join(tmpdir(), "platform-data-"))

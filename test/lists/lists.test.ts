@@ -383,6 +383,6 @@ describe("CSV import limits", () => {
         expect((yield* api.lists.get({ params })).rowCount).toBe(0)
         const exactly = "email\n" + Array.from({ length: 100_000 }, (_, i) => `p${i}@x.io`).join("\n")
         expect((yield* api.lists.import({ params, payload: csvForm(exactly) })).list.rowCount).toBe(100_000)
-      }))
+      }), { timeout: 120_000 })
   })
 })
