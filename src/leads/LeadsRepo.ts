@@ -173,6 +173,14 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
       mode === "fill"
         ? sql`coalesce(leads.${sql(column)}, excluded.${sql(column)})`
         : sql`coalesce(excluded.${sql(column)}, leads.${sql(column)})`
+    // A fill that would change nothing leaves the row alone: events about known leads (every send) rewrite no row.
+    const fillsSomething = sql.or([
+      ...["first_name", "last_name", "company", "title", "phone", "website", "linkedin_url"].map((column) =>
+        sql`(leads.${sql(column)} IS NULL AND excluded.${sql(column)} IS NOT NULL)`
+      ),
+      sql`NOT (leads.tags @> excluded.tags)`,
+      sql`NOT (leads.fields @> excluded.fields)`
+    ])
     const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
       sql<{ readonly inserted: boolean }>`
         INSERT INTO leads (id, company_id, email, first_name, last_name, company, title, phone, website, linkedin_url,
@@ -206,6 +214,7 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
             FROM jsonb_array_elements(leads.tags || excluded.tags) AS t),
           fields = ${mode === "fill" ? sql`excluded.fields || leads.fields` : sql`leads.fields || excluded.fields`},
           updated_at = greatest(${now}::timestamptz, leads.updated_at + interval '1 millisecond')
+        WHERE ${mode === "overwrite" ? sql`true` : fillsSomething}
         RETURNING (xmax = 0) AS inserted`
     const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
       Effect.gen(function*() {
