@@ -65,6 +65,8 @@ const seed = (count: number, approved: boolean) => Effect.gen(function*() {
     name: "Bench",
     steps,
     listId: null,
+    fromName: null,
+    fromEmail: null,
     createdAt: now,
     updatedAt: now
   })

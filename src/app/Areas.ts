@@ -19,12 +19,14 @@ import { FilesArea } from "../files/Area.ts"
 import { DesignArea } from "../design/Area.ts"
 import { JobsArea } from "../jobs/Area.ts"
 import { CanvasesArea } from "../canvases/Area.ts"
+import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
+import { DomainsArea } from "../domains/Area.ts"
 import { WebhooksArea } from "../webhooks/Area.ts"
 
 /**
@@ -54,12 +56,14 @@ export const areas = [
   DesignArea,
   JobsArea,
   CanvasesArea,
+  BrowserArea,
   DocumentsArea,
   ContentArea,
   SequencesArea,
   McpArea,
   UsersArea,
   UsageArea,
+  DomainsArea,
   WebhooksArea,
 ] as const
 

@@ -12,6 +12,10 @@ import { AuthenticationLive, AuthServices } from "../auth/Authentication.ts"
 import { LlmLive } from "../llm/LlmLive.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
+import { BrowserExtract } from "../browser/Extract.ts"
+import { BrowserPool } from "../platform/BrowserPool.ts"
+import { GuardedFetch } from "../platform/Outbound.ts"
+import { Ffmpeg } from "../platform/Ffmpeg.ts"
 import { Storage } from "../storage/Database.ts"
 import { configuredStorage } from "./Storage.ts"
 import { Credits } from "../usage/Credits.ts"
@@ -102,6 +106,8 @@ export const makeServer = <HA, HE, SA, SE, SR>(
     Layer.provideMerge(AuthServices),
     Layer.provideMerge(LlmLive),
     Layer.provideMerge(Mailer.layer),
+    Layer.provideMerge(BrowserExtract.layer),
+    Layer.provideMerge(Layer.mergeAll(BrowserPool.layer, Ffmpeg.layer, GuardedFetch.layer)),
     Layer.provideMerge(Blob.layer),
     Layer.provideMerge(Credits.layer),
     Layer.provideMerge(OutreachSenders.listing(campaignsSender, sequencesSender)),

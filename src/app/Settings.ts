@@ -1,62 +1,70 @@
 import { Layer } from "effect"
-import { ContentConfig, type ContentSettings } from "../content/ContentConfig.ts"
-import { DesignConfig, type DesignSettings } from "../design/DesignConfig.ts"
-import { DocumentsConfig, type DocumentSettings } from "../documents/DocumentsConfig.ts"
-import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
-import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { LeadsConfig, type LeadsSettings } from "../leads/LeadsConfig.ts"
-import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
+import { ExtractConfig } from "../browser/ExtractConfig.ts"
+import { RenderConfig } from "../canvases/RenderConfig.ts"
+import { ContentConfig } from "../content/ContentConfig.ts"
+import { DesignConfig } from "../design/DesignConfig.ts"
+import { DomainsConfig } from "../domains/DomainsConfig.ts"
+import { DocumentsConfig } from "../documents/DocumentsConfig.ts"
+import { FilesConfig } from "../files/FilesConfig.ts"
+import { JobsConfig } from "../jobs/JobsConfig.ts"
+import { LeadsConfig } from "../leads/LeadsConfig.ts"
+import { MailConfig } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
-import { OutboundConfig, type OutboundSettings } from "../platform/OutboundPolicy.ts"
-import { TemplatesConfig, type TemplatesSettings } from "../templates/TemplatesConfig.ts"
-import { UsageConfig, type UsageSettings } from "../usage/UsageConfig.ts"
+import { BrowserConfig } from "../platform/BrowserPool.ts"
+import { OutboundConfig } from "../platform/OutboundPolicy.ts"
+import { TemplatesConfig } from "../templates/TemplatesConfig.ts"
+import { UsageConfig } from "../usage/UsageConfig.ts"
 
 /**
  * The service's settings: the kernel's (`AppConfig`) and each area's own
- * Config that the composition provides to the areas. Workers that read their
- * own Config (scheduler, campaigns, sequences, knowledge indexer, delivery)
- * provide it themselves.
+ * Config that the composition provides to the areas, listed once here under
+ * the key tests and tools override it by. Workers that read their own Config
+ * (scheduler, campaigns, sequences, knowledge indexer, delivery) provide it
+ * themselves.
  */
-export const SettingsLive = Layer.mergeAll(
+const configs = {
+  browser: BrowserConfig,
+  content: ContentConfig,
+  design: DesignConfig,
+  documents: DocumentsConfig,
+  domains: DomainsConfig,
+  extract: ExtractConfig,
+  files: FilesConfig,
+  jobs: JobsConfig,
+  leads: LeadsConfig,
+  mail: MailConfig,
+  outbound: OutboundConfig,
+  render: RenderConfig,
+  templates: TemplatesConfig,
+  usage: UsageConfig
+} as const
+
+type Configs = typeof configs
+type Provided = Layer.Success<Configs[keyof Configs]["layer"]>
+
+/** Each Config's layer as one of the union (a layer's output type is invariant, so the widening is stated). */
+const widened = (layer: Configs[keyof Configs]["layer"]) => layer as Layer.Layer<Provided>
+
+export const SettingsLive: Layer.Layer<AppConfig | Provided> = Layer.mergeAll(
   AppConfig.layer,
-  ContentConfig.layer,
-  DesignConfig.layer,
-  DocumentsConfig.layer,
-  FilesConfig.layer,
-  JobsConfig.layer,
-  LeadsConfig.layer,
-  MailConfig.layer,
-  OutboundConfig.layer,
-  TemplatesConfig.layer,
-  UsageConfig.layer
+  ...Object.values(configs).map((config) => widened(config.layer))
 )
 
 /** Overrides of any setting for tests and tools: the kernel's flat, each area's under its key. */
-export interface SettingOverrides extends Partial<AppSettings> {
-  readonly content?: Partial<ContentSettings>
-  readonly design?: Partial<DesignSettings>
-  readonly documents?: Partial<DocumentSettings>
-  readonly files?: Partial<FilesSettings>
-  readonly jobs?: Partial<JobsSettings>
-  readonly leads?: Partial<LeadsSettings>
-  readonly mail?: Partial<OutgoingMailSettings>
-  readonly outbound?: Partial<OutboundSettings>
-  readonly templates?: Partial<TemplatesSettings>
-  readonly usage?: Partial<UsageSettings>
+export type SettingOverrides = Partial<AppSettings> & {
+  readonly [K in keyof Configs]?: Parameters<Configs[K]["layerWith"]>[0]
 }
 
+const isAreaKey = (key: string): key is keyof Configs => key in configs
+
 /** Settings for tests and tools: defaults, overridden where given. */
-export const settingsWith = ({ content, design, documents, files, jobs, leads, mail, outbound, templates, usage, ...kernel }: SettingOverrides = {}) =>
-  Layer.mergeAll(
-    AppConfig.layerWith(kernel),
-    ContentConfig.layerWith(content),
-    DesignConfig.layerWith(design),
-    DocumentsConfig.layerWith(documents),
-    FilesConfig.layerWith(files),
-    JobsConfig.layerWith(jobs),
-    LeadsConfig.layerWith(leads),
-    MailConfig.layerWith(mail),
-    OutboundConfig.layerWith(outbound ?? {}),
-    TemplatesConfig.layerWith(templates),
-    UsageConfig.layerWith(usage)
+export const settingsWith = (overrides: SettingOverrides = {}): Layer.Layer<AppConfig | Provided> => {
+  const kernel: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(overrides)) if (!isAreaKey(key)) kernel[key] = value
+  return Layer.mergeAll(
+    AppConfig.layerWith(kernel as Partial<AppSettings>),
+    ...Object.entries(configs).map(([key, config]) =>
+      widened((config.layerWith as (overrides: object) => Configs[keyof Configs]["layer"])(overrides[key as keyof Configs] ?? {}))
+    )
   )
+}

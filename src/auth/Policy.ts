@@ -53,12 +53,12 @@ export const companyPermissions = {
   "campaigns:read": {
     roles: everyone,
     feature: "campaigns",
-    description: "read campaigns, contact lists, templates and the suppression list"
+    description: "read campaigns, contact lists, templates, the suppression list and sending domains"
   },
   "campaigns:write": {
     roles: contributors,
     feature: "campaigns",
-    description: "create and change campaigns, contact lists, templates and the suppression list"
+    description: "create and change campaigns, contact lists, templates, the suppression list and sending domains"
   },
   "sequences:read": { roles: everyone, feature: "sequences", description: "read sequences and their executions" },
   "sequences:write": {

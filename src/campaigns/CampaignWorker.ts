@@ -1,8 +1,10 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import type { DomainsRepo } from "../domains/DomainsRepo.ts"
 import { Leads, type LeadJournal } from "../leads/Leads.ts"
 import type { SmartListsRepo } from "../leads/SmartListsRepo.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
-import { addressOf } from "../mail/Message.ts"
+import type { SecretBox } from "../platform/Secrets.ts"
+import { senderOf } from "../mail/Message.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
 import { type MessageTemplates, parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
@@ -52,7 +54,9 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const delivery = yield* Delivery
     const leads = yield* Leads
     const storage = yield* Storage
-    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo | SmartListsRepo>()
+    const context = yield* Effect.context<
+      CampaignsRepo | RecipientsRepo | ListsRepo | SmartListsRepo | DomainsRepo | SecretBox | MailConfig
+    >()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const fail = (campaign: CampaignRecord, reason: string) =>
@@ -65,7 +69,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const start = (campaign: CampaignRecord) =>
       readyToSend(campaign, undefined).pipe(
         Effect.flatMap((recipients) => startSending(campaign, recipients)),
-        // What keeps a scheduled campaign from starting (no list, no rows, no body, a lost race) fails it.
+        // What keeps a scheduled campaign from starting (no list, no rows, no body, a sender not allowed, a lost race) fails it.
         Effect.catch((refused) => fail(campaign, refused.message)),
         Effect.provideContext(context)
       )
@@ -119,7 +123,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         }, {
           start: Effect.flatMap(currentDate, (now) => recipients.begin(recipient.id, claim.token, now)),
           record: (outcome) => record(claim, recipient, outcome),
-          bounced: Effect.void
+          bounced: (reason) => Effect.flatMap(currentDate, (now) => recipients.bounced(recipient, reason, now))
         }, journal)
       })
 
@@ -205,13 +209,6 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 interface Prepared {
   readonly campaign: CampaignRecord
   readonly templates: MessageTemplates
-}
-
-/** `"Name" <address>` of the campaign's sender: its own address, else `MAIL_FROM`'s, with its name if it has one. */
-const senderOf = (campaign: CampaignRecord, mailFrom: string): string => {
-  if (campaign.fromEmail === null && campaign.fromName === null) return mailFrom
-  const address = campaign.fromEmail ?? addressOf(mailFrom)
-  return campaign.fromName === null ? address : `"${campaign.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
 }
 
 /** The worker with its configuration from the environment and the delivery step; needs storage, the `Mailer` and `MailConfig`. */

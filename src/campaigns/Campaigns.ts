@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { CampaignNotFound, VersionNotFound } from "./Errors.ts"
 import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
+import { checkSender } from "../domains/Senders.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
 import { orRefuse } from "../platform/Refusal.ts"
@@ -121,6 +122,7 @@ export const create = Effect.fn("Campaigns.create")(function*(input: typeof NewC
   yield* Authorized("campaigns:write")
   const principal = yield* requireCompany(input.companyId)
   yield* checkList(principal.companyId, input.listId)
+  yield* checkSender(principal.companyId, input.fromEmail)
   const now = yield* currentDate
   const created = yield* CampaignsRepo.use((repo) =>
     repo.create(newDraft(principal.companyId, principal.userId, input, now), "api")
@@ -144,6 +146,7 @@ export const update = Effect.fn("Campaigns.update")(function*(id: string, patch:
   const principal = yield* requireCompany(patch.companyId)
   const campaign = yield* find(principal.companyId, id)
   yield* checkList(principal.companyId, patch.listId)
+  yield* checkSender(principal.companyId, patch.fromEmail)
   const { companyId: _, bodyDocument, ...fields } = patch
   const change: CampaignChange = {
     ...fields,

@@ -2,6 +2,7 @@ import { Effect, Option, Result } from "effect"
 import { CampaignNotFound, CannotSend, ScheduleInPast } from "./Errors.ts"
 import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
+import { checkSender } from "../domains/Senders.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { ListsRepo } from "../lists/ListsRepo.ts"
 import { orRefuse } from "../platform/Refusal.ts"
@@ -60,8 +61,9 @@ const sourceOf = (campaign: CampaignRecord, audience: Audience) =>
 
 /**
  * What a send needs, checked before it starts or is scheduled: a list of the
- * company with rows (or a smart list matching a lead), a subject, a body, and
- * well-formed spintax and merge fields in both. Answers whom to send to.
+ * company with rows (or a smart list matching a lead), a subject, a body,
+ * well-formed spintax and merge fields in both, and a sender the company may
+ * send as. Answers whom to send to.
  */
 export const readyToSend = (campaign: CampaignRecord, audience: Audience) =>
   Effect.gen(function*() {
@@ -70,6 +72,7 @@ export const readyToSend = (campaign: CampaignRecord, audience: Audience) =>
     if (campaign.bodyDocument.html.trim() === "") return yield* cannotSend("its bodyDocument.html is empty")
     const templates = parseTemplates(campaign.subject, campaign.bodyDocument.html)
     if (Result.isFailure(templates)) return yield* cannotSend(templates.failure)
+    yield* Effect.mapError(checkSender(campaign.companyId, campaign.fromEmail), (refused) => cannotSend(refused.message))
     return recipients
   })
 

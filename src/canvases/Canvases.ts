@@ -37,7 +37,7 @@ export const toThread = (record: ThreadRecord): typeof CanvasThread.Type => ({
 
 const notFound = (id: string) => orRefuse(() => new CanvasNotFound({ id }))
 
-const find = (companyId: string, id: string) =>
+export const find = (companyId: string, id: string) =>
   Effect.flatMap(CanvasesRepo.use((repo) => repo.get(companyId, id)), notFound(id))
 
 export const create = Effect.fn("Canvases.create")(function*(input: typeof NewCanvas.Type) {

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { fromColumns, readerOf, Timestamp } from "../storage/Columns.ts"
+import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
 
 export const CanvasRecord = Schema.Struct({
@@ -26,6 +26,26 @@ export const ThreadRecord = Schema.Struct({
   createdAt: Timestamp
 })
 export type ThreadRecord = typeof ThreadRecord.Type
+
+/** A render of a canvas; its bytes are the public file `fileId`/`fileName`. */
+export const RenderRecord = Schema.Struct({
+  id: Schema.String,
+  canvasId: Schema.String,
+  companyId: Schema.String,
+  ownerUserId: Schema.NullOr(Schema.String),
+  fileId: Schema.String,
+  fileName: Schema.String,
+  format: Schema.String,
+  width: NumberColumn,
+  height: NumberColumn,
+  scale: NumberColumn,
+  /** Null for a still. */
+  durationMs: Schema.NullOr(NumberColumn),
+  fps: Schema.NullOr(NumberColumn),
+  bytes: NumberColumn,
+  createdAt: Timestamp
+})
+export type RenderRecord = typeof RenderRecord.Type
 
 export interface CanvasChange {
   readonly title?: string | undefined
@@ -57,16 +77,21 @@ export interface CanvasesRepository {
   readonly addThread: (thread: ThreadRecord) => Effect.Effect<Option.Option<ThreadRecord>>
   /** A canvas's threads, newest first. */
   readonly listThreads: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<ThreadRecord>>
+  readonly addRender: (render: RenderRecord) => Effect.Effect<RenderRecord>
+  /** A canvas's renders, newest first. */
+  readonly listRenders: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<RenderRecord>>
 }
 
 const CanvasRow = fromColumns(CanvasRecord)
 const ThreadRow = fromColumns(ThreadRecord)
+const RenderRow = fromColumns(RenderRecord)
 
 export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesRepository>()("canvases/CanvasesRepo") {
   static readonly layer = Layer.effect(CanvasesRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const canvases = readerOf(CanvasRow)
     const threads = readerOf(ThreadRow)
+    const renders = readerOf(RenderRow)
     return {
       create: Effect.fn("CanvasesRepo.create")(function*(canvas) {
         return yield* canvases.one(sql`
@@ -107,6 +132,19 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
       listThreads: Effect.fn("CanvasesRepo.listThreads")(function*(companyId, canvasId, window) {
         const where = sql`company_id = ${companyId} AND canvas_id = ${canvasId}`
         return yield* selectRecords(ThreadRow, sql, "canvas_threads", where, window)
+      }, Effect.orDie),
+      addRender: Effect.fn("CanvasesRepo.addRender")(function*(render) {
+        return yield* renders.one(sql`
+          INSERT INTO canvas_renders (id, canvas_id, company_id, owner_user_id, file_id, file_name, format, width, height,
+            scale, duration_ms, fps, bytes, created_at)
+          VALUES (${render.id}, ${render.canvasId}, ${render.companyId}, ${render.ownerUserId}, ${render.fileId},
+            ${render.fileName}, ${render.format}, ${render.width}, ${render.height}, ${render.scale}, ${render.durationMs},
+            ${render.fps}, ${render.bytes}, ${render.createdAt})
+          RETURNING *`)
+      }, Effect.orDie),
+      listRenders: Effect.fn("CanvasesRepo.listRenders")(function*(companyId, canvasId, window) {
+        const where = sql`company_id = ${companyId} AND canvas_id = ${canvasId}`
+        return yield* selectRecords(RenderRow, sql, "canvas_renders", where, window)
       }, Effect.orDie)
     }
   }))

@@ -1,4 +1,13 @@
-import { refusal } from "../platform/Refusal.ts"
+import { plainRefusal, refusal } from "../platform/Refusal.ts"
 
 /** No canvas with this id in the caller's company. */
 export class CanvasNotFound extends refusal("NotFound", "CanvasNotFound", ({ id }: { readonly id: string }) => `Canvas ${id} not found`) {}
+
+/** A render the sandbox refused or stopped: too many pixels, too many bytes, scripts past their time, a page out of memory. */
+export class CanvasRenderRefused extends plainRefusal("Invalid", "CanvasRenderRefused") {}
+
+/** Every browser is busy and the queue is full. */
+export class CanvasRenderBusy extends plainRefusal("Limited", "CanvasRenderBusy") {}
+
+/** The renderer itself failed (no Chromium, no ffmpeg): the operator's to fix. */
+export class CanvasRenderFailed extends plainRefusal("Failed", "CanvasRenderFailed") {}

@@ -4,6 +4,7 @@ import { areaApi } from "../http/Area.ts"
 import { authorize } from "../auth/Policy.ts"
 import { pageRequest } from "../platform/Pagination.ts"
 import * as Canvases from "./Canvases.ts"
+import * as Renders from "./Renders.ts"
 import { answer } from "../http/Refusals.ts"
 
 const api = areaApi(CanvasesApi)
@@ -17,4 +18,8 @@ export const CanvasesLive = HttpApiBuilder.group(api, "canvases", (handlers) =>
     .handle("createThread", ({ params, payload }) =>
       answer(authorize("canvases:write")(Canvases.createThread(params.canvas_id, payload))))
     .handle("listThreads", ({ params, query }) =>
-      answer(authorize("canvases:read")(Canvases.listThreads(params.canvas_id, pageRequest(query))))))
+      answer(authorize("canvases:read")(Canvases.listThreads(params.canvas_id, pageRequest(query)))))
+    .handle("render", ({ params, payload }) =>
+      answer(authorize("canvases:write")(Renders.renderCanvas(params.canvas_id, payload))))
+    .handle("listRenders", ({ params, query }) =>
+      answer(authorize("canvases:read")(Renders.listRenders(params.canvas_id, pageRequest(query))))))

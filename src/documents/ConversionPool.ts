@@ -1,5 +1,9 @@
 import { Context, Effect, Layer } from "effect"
-import { DocumentsConfig } from "./DocumentsConfig.ts"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { ConversionLimits } from "./Converters.ts"
+import { DocumentsConfig, type DocumentSettings } from "./DocumentsConfig.ts"
 import { makeWorkerPool, siblingModule, type WorkerFailed } from "../platform/WorkerPool.ts"
 import type { ConversionJob, ConversionReply } from "./Protocol.ts"
 
@@ -33,3 +37,28 @@ export class ConversionPool extends Context.Service<ConversionPool, {
     }
   }))
 }
+
+/** Elements an HTML (or DOCX) document may nest: deeper trees are refused rather than walked. */
+const maxHtmlDepth = 256
+
+/** What one conversion may unpack, read and nest. */
+export const conversionLimits = (settings: DocumentSettings): ConversionLimits => ({
+  maxEntries: settings.maxZipEntries,
+  maxUnzippedBytes: settings.maxUnzippedBytes,
+  maxPdfPages: settings.maxPdfPages,
+  maxHtmlDepth
+})
+
+/** A web page's HTML as Markdown, converted on a conversion worker like an uploaded HTML file. */
+export const pageToMarkdown = (html: string) =>
+  Effect.gen(function*() {
+    const pool = yield* ConversionPool
+    const limits = conversionLimits(yield* DocumentsConfig)
+    const folder = yield* Effect.acquireRelease(
+      Effect.promise(() => mkdtemp(join(tmpdir(), "page-"))),
+      (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
+    )
+    const path = join(folder, "page.html")
+    yield* Effect.promise(() => writeFile(path, html))
+    return yield* pool.convert({ path, hints: { name: "page.html", declaredType: "text/html" }, limits })
+  }).pipe(Effect.scoped)

@@ -10,7 +10,7 @@ import { DocumentsConfig, type DocumentSettings } from "./DocumentsConfig.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { type Payer, payerOf } from "../usage/Credits.ts"
 import type { ConvertedDocument } from "./Api.ts"
-import { ConversionPool } from "./ConversionPool.ts"
+import { ConversionPool, conversionLimits } from "./ConversionPool.ts"
 
 /**
  * Document conversion: each uploaded file is converted on a worker thread
@@ -18,9 +18,6 @@ import { ConversionPool } from "./ConversionPool.ts"
  * multipart files live in a temporary folder of the request, removed when
  * the request ends. Decisions and limits in docs/documents.md.
  */
-
-/** Elements an HTML (or DOCX) document may nest: deeper trees are refused rather than walked. */
-const maxHtmlDepth = 256
 
 /** The model asked for summaries: a tier alias, so any configured catalog serves it. */
 const summaryModel = "fastest"
@@ -99,12 +96,7 @@ const convertUploads = Effect.fn("Documents.convert")(function*(input: {
   const settings = yield* DocumentsConfig
   yield* checkSizes(input.files, settings)
   const pool = yield* ConversionPool
-  const limits = {
-    maxEntries: settings.maxZipEntries,
-    maxUnzippedBytes: settings.maxUnzippedBytes,
-    maxPdfPages: settings.maxPdfPages,
-    maxHtmlDepth
-  }
+  const limits = conversionLimits(settings)
   // Every file is converted to the end (no worker is abandoned mid-file); the first failure in the order sent answers.
   const replies = yield* Effect.forEach(input.files, (file) =>
     pool.convert({ path: file.path, hints: { name: file.name, declaredType: file.contentType }, limits }), {

@@ -50,26 +50,47 @@ export const storeImage = Effect.fn("Files.storeImage")(function*(
     try: () => imageSize(bytes),
     catch: () => new InvalidImage({ message: `The ${extension.toUpperCase()} image is damaged: its dimensions cannot be read` })
   })
+  return yield* storeFile({
+    companyId,
+    ownerId,
+    name: safeFileName(upload.name, extension),
+    contentType: sniffed.mime,
+    bytes,
+    width: dimensions.width,
+    height: dimensions.height
+  })
+})
+
+/** Stores bytes the platform made (a render) as a public file of `ownerId`, under a new unguessable id. */
+export const storeFile = Effect.fn("Files.storeFile")(function*(file: {
+  readonly companyId: string
+  readonly ownerId: string
+  readonly name: string
+  readonly contentType: string
+  readonly bytes: Uint8Array
+  readonly width: number
+  readonly height: number
+}) {
   const id = `fil_${randomBytes(16).toString("hex")}`
-  yield* Blob.use((blob) => blob.put({ id, contentType: sniffed.mime, bytes }))
+  yield* Blob.use((blob) => blob.put({ id, contentType: file.contentType, bytes: file.bytes }))
+  const now = yield* currentDate
   return yield* FilesRepo.use((repo) =>
-    Effect.flatMap(currentDate, (now) =>
-      repo.create({
-        id,
-        companyId,
-        ownerId,
-        name: safeFileName(upload.name, extension),
-        contentType: sniffed.mime,
-        size: bytes.length,
-        width: dimensions.width,
-        height: dimensions.height,
-        createdAt: now
-      }))
+    repo.create({
+      id,
+      companyId: file.companyId,
+      ownerId: file.ownerId,
+      name: file.name,
+      contentType: file.contentType,
+      size: file.bytes.length,
+      width: file.width,
+      height: file.height,
+      createdAt: now
+    })
   )
 })
 
 /** Where the outside fetches a file: `PUBLIC_BASE_URL/api/v0/public/files/{id}/{name}`. */
-export const publicUrl = (file: FileRecord) =>
+export const publicUrl = (file: Pick<FileRecord, "id" | "name">) =>
   AppConfig.useSync((config) => `${config.publicBaseUrl}/api/v0/public/files/${file.id}/${encodeURIComponent(file.name)}`)
 
 /** Deletes an owner's files and their bytes. */
@@ -78,20 +99,26 @@ export const removeOwned = Effect.fn("Files.removeOwned")(function*(companyId: s
   yield* Effect.forEach(removed, (file) => Blob.use((blob) => blob.delete(file.id)), { discard: true })
 })
 
+/** A public file's type and bytes; none unless id and name both match. */
+export const readPublic = Effect.fn("Files.readPublic")(function*(fileId: string, name: string) {
+  const file = yield* FilesRepo.use((repo) => repo.get(fileId))
+  if (Option.isNone(file) || file.value.name !== name) return Option.none()
+  const blob = yield* Blob.use((store) => store.get(fileId))
+  return Option.map(blob, (stored) => ({ file: file.value, bytes: stored.bytes }))
+})
+
 /** The public answer for a file: its bytes under the sniffed type; 404 unless id and name both match. */
 export const serve = Effect.fn("Files.serve")(function*(fileId: string, name: string) {
-  const notFound = new FileNotFound({})
-  const file = yield* FilesRepo.use((repo) => repo.get(fileId))
-  if (Option.isNone(file) || file.value.name !== name) return yield* notFound
-  const blob = yield* Blob.use((store) => store.get(fileId))
-  if (Option.isNone(blob)) return yield* notFound
-  return HttpServerResponse.uint8Array(blob.value.bytes, {
-    contentType: file.value.contentType,
+  const found = yield* readPublic(fileId, name)
+  if (Option.isNone(found)) return yield* new FileNotFound({})
+  const { file, bytes } = found.value
+  return HttpServerResponse.uint8Array(bytes, {
+    contentType: file.contentType,
     headers: {
       "x-content-type-options": "nosniff",
       // A file never changes under its id: caches may keep it for a year.
       "cache-control": "public, max-age=31536000, immutable",
-      "content-disposition": `inline; filename="${file.value.name}"`,
+      "content-disposition": `inline; filename="${file.name}"`,
       "content-security-policy": "default-src 'none'"
     }
   })

@@ -1,4 +1,5 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
+import { createPrivateKey, type KeyObject } from "node:crypto"
 
 /** How this process sends e-mail (docs/mail.md, README). */
 export interface OutgoingMailSettings {
@@ -17,8 +18,11 @@ export interface OutgoingMailSettings {
 export interface DkimSettings {
   readonly domain: string
   readonly selector: string
-  readonly privateKey: Redacted.Redacted
+  /** Parsed once: parsing a PEM key costs about as much as the signature itself. */
+  readonly privateKey: Redacted.Redacted<KeyObject>
 }
+
+const configError = (message: string) => new Schema.SchemaError(new SchemaIssue.InvalidValue({ message }))
 
 const dkimFromEnv = Config.all({
   domain: Config.option(Config.String("DKIM_DOMAIN")),
@@ -27,13 +31,16 @@ const dkimFromEnv = Config.all({
 }).pipe(Config.flatMap(({ domain, selector, privateKey }): Config.Config<Option.Option<DkimSettings>> => {
   if (Option.isSome(domain) && Option.isSome(selector) && Option.isSome(privateKey)) {
     // A PEM key in one environment line may carry its line breaks as "\n".
-    const pem = Redacted.make(Redacted.value(privateKey.value).replaceAll("\\n", "\n"))
-    return Config.succeed(Option.some({ domain: domain.value, selector: selector.value, privateKey: pem }))
+    const pem = Redacted.value(privateKey.value).replaceAll("\\n", "\n")
+    try {
+      const key = Redacted.make(createPrivateKey(pem))
+      return Config.succeed(Option.some({ domain: domain.value, selector: selector.value, privateKey: key }))
+    } catch {
+      return Config.fail(configError("DKIM_PRIVATE_KEY must be a PEM private key"))
+    }
   }
   if (Option.isNone(domain) && Option.isNone(selector) && Option.isNone(privateKey)) return Config.succeed(Option.none())
-  return Config.fail(new Schema.SchemaError(new SchemaIssue.InvalidValue({
-    message: "DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY go together: set all three or none"
-  })))
+  return Config.fail(configError("DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY go together: set all three or none"))
 }))
 
 const SmtpUrl = Schema.String.check(

@@ -4,14 +4,16 @@ import { mkdir, rename, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { type DkimSettings, MailConfig } from "./MailConfig.ts"
-import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
+import { dkimOptionsOf, failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
 
 /**
  * Outgoing e-mail. One `send` per message and recipient, answering a typed
  * outcome (never failing). Two backends: SMTP through nodemailer's pooled
  * transport when `SMTP_URL` is set; otherwise every message is written as a
  * real .eml file under `DATA_DIR/outbox/`, so a fresh machine sends nothing
- * yet shows every message. Both sign with DKIM when it is configured, and
+ * yet shows every message. Both sign with DKIM: with the message's own key
+ * (its sender's verified domain, `OutgoingMessage.dkim`), else with `DKIM_*`
+ * when configured; and
  * both keep to `MAIL_RATE_PER_SECOND`. Settings in docs/mail.md.
  */
 export interface MailerService {
@@ -38,12 +40,7 @@ export interface SmtpSettings extends MailSettings {
 }
 
 const dkimOptions = (dkim: Option.Option<DkimSettings>) =>
-  Option.match(dkim, {
-    onNone: () => ({}),
-    onSome: ({ domain, selector, privateKey }) => ({
-      dkim: { domainName: domain, keySelector: selector, privateKey: Redacted.value(privateKey) }
-    })
-  })
+  Option.match(dkim, { onNone: () => ({}), onSome: (settings) => ({ dkim: dkimOptionsOf(settings) }) })
 
 /** Spaces sends `1 / rate` seconds apart across every fiber of the process; a rate of 0 does not wait. */
 export const pacer = (ratePerSecond: number) =>

@@ -2,6 +2,8 @@ import { convert } from "html-to-text"
 import type { SendMailOptions } from "nodemailer"
 import addressparser from "nodemailer/lib/addressparser"
 import { randomUUID } from "node:crypto"
+import { Redacted } from "effect"
+import type { DkimSettings } from "./MailConfig.ts"
 
 /**
  * One e-mail to one recipient, what it becomes for nodemailer, and how the
@@ -22,6 +24,8 @@ export interface OutgoingMessage {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** `<unique@domain>`; default: a fresh one at the sender's domain (see `newMessageId`). */
   readonly messageId?: string | undefined
+  /** Signs the message with this key (the sender's verified domain's) instead of the configured `DKIM_*` one. */
+  readonly dkim?: DkimSettings | undefined
 }
 
 /** What became of a message. It never fails: every problem is one of these. */
@@ -59,6 +63,16 @@ export const addressOf = (mailbox: string): string => {
   return first?.address ?? mailbox
 }
 
+/** `"Name" <address>` of a sender with its own name and address, either unset: `MAIL_FROM`'s address, with its name if it has one. */
+export const senderOf = (
+  sender: { readonly fromName: string | null; readonly fromEmail: string | null },
+  mailFrom: string
+): string => {
+  if (sender.fromEmail === null && sender.fromName === null) return mailFrom
+  const address = sender.fromEmail ?? addressOf(mailFrom)
+  return sender.fromName === null ? address : `"${sender.fromName.replace(/["\\]/g, "\\$&")}" <${address}>`
+}
+
 /** A globally unique Message-ID at the sender's domain. */
 export const newMessageId = (from: string): string => {
   const domain = addressOf(from).split("@")[1] || "localhost"
@@ -75,6 +89,13 @@ export const textOf = (html: string): string =>
     ]
   })
 
+/** nodemailer's DKIM options for a signing key (nodemailer signs; relaxed/relaxed canonicalisation, rsa-sha256). */
+export const dkimOptionsOf = ({ domain, selector, privateKey }: DkimSettings) => ({
+  domainName: domain,
+  keySelector: selector,
+  privateKey: Redacted.value(privateKey)
+})
+
 /** The nodemailer message: both parts, the headers, and the Message-ID fixed before sending. */
 export const toMailOptions = (message: OutgoingMessage, defaultFrom: string) => {
   const from = message.from ?? defaultFrom
@@ -87,7 +108,8 @@ export const toMailOptions = (message: OutgoingMessage, defaultFrom: string) => 
     html: message.html,
     text: message.text ?? textOf(message.html),
     headers: { ...message.headers },
-    messageId
+    messageId,
+    ...(message.dkim === undefined ? {} : { dkim: dkimOptionsOf(message.dkim) })
   }
   return { options, messageId }
 }

@@ -93,11 +93,17 @@ const splitServer = (server: string) => {
   return server
 }
 
+/** A resolver asking `DNS_SERVERS` (`host[:port]` list), or the system's resolvers when the list is empty. */
+export const dnsResolver = (dnsServers: ReadonlyArray<string>): Resolver => {
+  const resolver = new Resolver({ timeout: 5_000, tries: 2 })
+  if (dnsServers.length > 0) resolver.setServers(dnsServers.map(splitServer))
+  return resolver
+}
+
 export const makeAddressPolicy = (settings: OutboundSettings): AddressPolicy => {
   const allowedNames = new Set(settings.allowedHosts.filter((entry) => !entry.includes("/")).map((entry) => entry.toLowerCase()))
   const allowedRanges = settings.allowedHosts.filter((entry) => entry.includes("/")).map((entry) => ipaddr.parseCIDR(entry))
-  const resolver = settings.dnsServers.length === 0 ? undefined : new Resolver({ timeout: 5_000, tries: 2 })
-  resolver?.setServers(settings.dnsServers.map(splitServer))
+  const resolver = settings.dnsServers.length === 0 ? undefined : dnsResolver(settings.dnsServers)
 
   const inAllowedRange = (address: string) => {
     const parsed = ipaddr.process(address)

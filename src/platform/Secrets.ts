@@ -30,12 +30,12 @@ export class SealedValueUnreadable extends Error {
   readonly _tag = "SealedValueUnreadable"
 }
 
-export interface SecretBoxService {
+export interface SealingKey {
   /**
-   * `plaintext` encrypted with AES-256-GCM under the installation's key, as
-   * text for a column: `v1.<iv>.<tag>.<ciphertext>` (base64url). `context`
-   * (e.g. the owning row's id) is authenticated, so a sealed value copied to
-   * another row does not open there.
+   * `plaintext` encrypted with AES-256-GCM under the key, as text for a
+   * column: `v1.<iv>.<tag>.<ciphertext>` (base64url). `context` (e.g. the
+   * owning row's id) is authenticated, so a sealed value copied to another
+   * row does not open there.
    */
   readonly seal: (plaintext: string, context: string) => string
   /** The plaintext of `seal(plaintext, context)`; throws `SealedValueUnreadable` otherwise. */
@@ -48,7 +48,7 @@ const version = "v1"
 const encryptionKey = (secret: string) =>
   Buffer.from(hkdfSync("sha256", secret, "platform-api", "secret-box/aes-256-gcm", 32))
 
-export const secretBoxWith = (secret: string): SecretBoxService => {
+export const secretBoxWith = (secret: string): SealingKey => {
   const key = encryptionKey(secret)
   return {
     seal: (plaintext, context) => {
@@ -78,16 +78,28 @@ export const secretBoxWith = (secret: string): SecretBoxService => {
 
 /**
  * Encryption at rest of the secrets users give or the service makes (DKIM
- * private keys, mailbox passwords). The key: `SECRETS_KEY` when set (any
- * long random string; keep it, or sealed values cannot be read again), else
- * a secret the installation generates once and keeps in its database.
+ * private keys, mailbox passwords), as `SealingKey` describes. The key:
+ * `SECRETS_KEY` when set (any long random string; keep it, or sealed values
+ * cannot be read again), else a secret the installation generates once and
+ * keeps in its database — read on first use, so the layer can be built
+ * before the migrations have run. A value that does not open is a defect.
  */
-export class SecretBox extends Context.Service<SecretBox, SecretBoxService>()("platform/SecretBox") {
+export class SecretBox extends Context.Service<SecretBox, {
+  readonly seal: (plaintext: string, context: string) => Effect.Effect<string>
+  readonly open: (sealed: string, context: string) => Effect.Effect<string>
+}>()("platform/SecretBox") {
   static readonly layer = Layer.effect(SecretBox, Effect.gen(function*() {
     const configured = yield* Effect.orDie(Config.option(Config.Redacted("SECRETS_KEY")))
-    const secret = Option.isSome(configured)
-      ? Redacted.value(configured.value)
-      : yield* InstallationSecrets.use((secrets) => secrets.getOrCreate("secret-box", randomBytes(32).toString("base64url")))
-    return secretBoxWith(secret)
+    const secrets = yield* InstallationSecrets
+    const key = yield* Effect.cached(Effect.map(
+      Option.isSome(configured)
+        ? Effect.succeed(Redacted.value(configured.value))
+        : secrets.getOrCreate("secret-box", randomBytes(32).toString("base64url")),
+      secretBoxWith
+    ))
+    return {
+      seal: (plaintext, context) => Effect.map(key, (box) => box.seal(plaintext, context)),
+      open: (sealed, context) => Effect.flatMap(key, (box) => Effect.sync(() => box.open(sealed, context)))
+    }
   })).pipe(Layer.provide(InstallationSecrets.layer))
 }

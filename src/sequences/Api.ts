@@ -4,7 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, NotFound } from "../platform/Errors.ts"
 import { Page, PageQuery } from "../platform/Pagination.ts"
-import { Count, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
+import { Count, Email, IsoDate, NonEmpty, Text } from "../platform/Schemas.ts"
 
 export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
 
@@ -32,13 +32,19 @@ export const Sequence = Schema.Struct({
   name: Schema.String,
   steps: Schema.Array(SequenceStep),
   listId: Schema.NullOr(Schema.String),
+  /** The sender; null: `MAIL_FROM`'s name and address. */
+  fromName: Schema.NullOr(Schema.String),
+  fromEmail: Schema.NullOr(Schema.String),
   created_date: IsoDate,
   updated_date: IsoDate
 }).annotate({ identifier: "Sequence" })
 
 const companyId = { companyId: Schema.optional(Schema.String) }
 
-export const NewSequence = Schema.Struct({ ...companyId, name: NonEmpty, steps: Steps, listId: Schema.optional(NonEmpty) })
+/** An address on a verified sending domain of the company, or `MAIL_FROM`'s (docs/domains.md). */
+const sender = { fromName: Schema.optional(Schema.NullOr(NonEmpty)), fromEmail: Schema.optional(Schema.NullOr(Email)) }
+
+export const NewSequence = Schema.Struct({ ...companyId, name: NonEmpty, steps: Steps, listId: Schema.optional(NonEmpty), ...sender })
   .annotate({
     examples: [{
       name: "Welcome",
@@ -54,7 +60,8 @@ export const SequencePatch = Schema.Struct({
   ...companyId,
   name: Schema.optional(NonEmpty),
   steps: Schema.optional(Steps),
-  listId: Schema.optional(NonEmpty)
+  listId: Schema.optional(NonEmpty),
+  ...sender
 })
 
 /** Exactly one of `listId` (every row of that list) and `rowIds` (chosen rows of the company's lists). */

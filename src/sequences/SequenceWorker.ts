@@ -1,6 +1,8 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import { Leads, type LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
+import { MailConfig } from "../mail/MailConfig.ts"
+import { senderOf } from "../mail/Message.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
 import { parseTemplates } from "../outreach/Message.ts"
@@ -39,6 +41,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
   static readonly layer = Layer.effect(SequenceWorker, Effect.gen(function*() {
     const config = yield* SequencesConfig
     const mail = yield* OutreachConfig
+    const { from: mailFrom } = yield* MailConfig
     const repo = yield* SequencesRepo
     const suppressions = yield* Suppressions
     const delivery = yield* Delivery
@@ -85,10 +88,10 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
             const recorded = yield* repo.recordSend(execution.id, claim.token, resultOf(outcome, next), mail.maxAttempts, sentAt)
             if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
           })
-        yield* delivery.deliver({ ...execution, templates: templates.success }, {
+        yield* delivery.deliver({ ...execution, from: senderOf(sequence, mailFrom), templates: templates.success }, {
           start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
           record,
-          bounced: Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
+          bounced: () => Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
         }, journal)
       })
 

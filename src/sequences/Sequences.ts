@@ -2,6 +2,7 @@ import { Effect, Result } from "effect"
 import { EnrollRowNotFound, InvalidSequence, SequenceNotFound } from "./Errors.ts"
 import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
+import { checkSender } from "../domains/Senders.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { parse } from "../content/Spintax.ts"
 import { emailKey, mergeValuesOf } from "../lists/Contacts.ts"
@@ -32,6 +33,8 @@ export const toSequence = (record: SequenceRecord): typeof Sequence.Type => ({
   name: record.name,
   steps: record.steps,
   listId: record.listId,
+  fromName: record.fromName,
+  fromEmail: record.fromEmail,
   created_date: record.createdAt,
   updated_date: record.updatedAt
 })
@@ -63,6 +66,7 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
   yield* requireCompany(input.companyId)
   yield* checkSteps(input.steps)
   if (input.listId !== undefined) yield* requireList(principal.companyId, input.listId)
+  yield* checkSender(principal.companyId, input.fromEmail)
   const now = yield* currentDate
   const created = yield* SequencesRepo.use((repo) =>
     repo.create({
@@ -73,6 +77,8 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
       name: input.name,
       steps: input.steps,
       listId: input.listId ?? null,
+      fromName: input.fromName ?? null,
+      fromEmail: input.fromEmail ?? null,
       createdAt: now,
       updatedAt: now
     })
@@ -99,6 +105,7 @@ export const update = Effect.fn("Sequences.update")(function*(id: string, patch:
   const sequence = yield* find(principal.companyId, id)
   if (patch.steps !== undefined) yield* checkSteps(patch.steps)
   if (patch.listId !== undefined) yield* requireList(principal.companyId, patch.listId)
+  yield* checkSender(principal.companyId, patch.fromEmail)
   const { companyId: _, ...change } = patch
   if (Object.values(change).every((value) => value === undefined)) return toSequence(sequence)
   const now = yield* currentDate

@@ -25,6 +25,9 @@ export const SequenceRecord = Schema.Struct({
   name: Schema.String,
   steps: Schema.Array(SequenceStep),
   listId: Schema.NullOr(Schema.String),
+  /** The sender's name and address; null: `MAIL_FROM`'s. */
+  fromName: Schema.NullOr(Schema.String),
+  fromEmail: Schema.NullOr(Schema.String),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 })
@@ -35,6 +38,9 @@ export interface SequenceChange {
   readonly name?: string | undefined
   readonly steps?: ReadonlyArray<SequenceStep> | undefined
   readonly listId?: string | undefined
+  /** Null clears it. */
+  readonly fromName?: string | null | undefined
+  readonly fromEmail?: string | null | undefined
 }
 
 export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
@@ -211,9 +217,11 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
     return {
       create: Effect.fn("SequencesRepo.create")(function*(sequence) {
         const rows = yield* sql`
-          INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, created_at, updated_at)
+          INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, from_name, from_email,
+            created_at, updated_at)
           VALUES (${sequence.id}, ${sequence.companyId}, ${sequence.organizationId}, ${sequence.userId}, ${sequence.name},
-            ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.createdAt}, ${sequence.updatedAt})
+            ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.fromName}, ${sequence.fromEmail},
+            ${sequence.createdAt}, ${sequence.updatedAt})
           RETURNING *`
         return (yield* decodeSequences(rows))[0]
       }, Effect.orDie),
@@ -231,6 +239,8 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
             name = coalesce(${change.name ?? null}, name),
             steps = coalesce(${change.steps === undefined ? null : jsonParam(change.steps)}::jsonb, steps),
             list_id = coalesce(${change.listId ?? null}, list_id),
+            from_name = CASE WHEN ${change.fromName !== undefined} THEN ${change.fromName ?? null} ELSE from_name END,
+            from_email = CASE WHEN ${change.fromEmail !== undefined} THEN ${change.fromEmail ?? null} ELSE from_email END,
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
           WHERE company_id = ${companyId} AND id = ${id}
           RETURNING *`

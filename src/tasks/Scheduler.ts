@@ -4,6 +4,7 @@ import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { currentDate } from "../platform/Time.ts"
 import type { Credits } from "../usage/Credits.ts"
+import { SqlClient } from "effect/sql"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import { handleClaim } from "./TaskRunner.ts"
 import type { Claim } from "./TaskRecords.ts"
@@ -22,7 +23,7 @@ export class Scheduler extends Context.Service<Scheduler, {
   static readonly layer = Layer.effect(Scheduler, Effect.gen(function*() {
     const config = yield* SchedulerConfig
     const repo = yield* TasksRepo
-    const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig>()
+    const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig | SqlClient.SqlClient>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const renew = (claim: Claim) =>
@@ -71,7 +72,7 @@ export class Scheduler extends Context.Service<Scheduler, {
 export const SchedulerLive: Layer.Layer<
   never,
   never,
-  TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog
+  TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SqlClient.SqlClient
 > = Scheduler.worker.pipe(
   Layer.provide(Scheduler.layer),
   Layer.provide(SchedulerConfig.layer)

@@ -4,6 +4,7 @@ import { Llm, type LlmRequest, prompt, type StopReason, textOf } from "../llm/Ll
 import { newId } from "../platform/Ids.ts"
 import { InsufficientCredits } from "../usage/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
+import { emit } from "../storage/Outbox.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { Credits, type Payer, type Spent } from "../usage/Credits.ts"
 import { firstRunNextDay, localDay, occurrenceAfter, startOfNextDay } from "./Occurrences.ts"
@@ -280,6 +281,15 @@ const runPrompt = (
           const succeeded = result.status === "succeeded"
           const checks = evaluate(billed, locked.dailyCreditLimit, spentToday)
           yield* repo.finishExecution(started.id, { ...result, finishedAt })
+          yield* emit(locked.companyId, "task.run_completed", {
+            taskId: locked.id,
+            executionId: started.id,
+            trigger: started.trigger,
+            status: result.status,
+            error: result.error,
+            credits: result.credits,
+            finishedAt: finishedAt.toISOString()
+          })
           yield* repo.addEvaluation({
             id: newId("eval"),
             taskId: locked.id,

@@ -130,7 +130,7 @@ describe("the SMTP mailer against a real SMTP server", () => {
     const dkim = Option.some({
       domain: "acme.test",
       selector: "mail2026",
-      privateKey: Redacted.make(privateKey.export({ type: "pkcs8", format: "pem" }).toString())
+      privateKey: Redacted.make(privateKey)
     })
     return withSmtp({}, (mailer, server) =>
       Effect.gen(function*() {
