@@ -158,7 +158,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     yield* sink.reset
     const started = performance.now()
     const cpuAtStart = process.cpuUsage()
-    yield* Effect.orDie(startSending(campaign, listId))
+    yield* Effect.orDie(startSending(campaign, { source: { listId, smartListId: null }, filter: null }))
     const startMs = performance.now() - started
     const worker = yield* CampaignWorker
     while (sending && (yield* worker.sendBatch) > 0) {
@@ -207,7 +207,7 @@ const crashTest = (target: string, sink: Sink) =>
     role: "worker",
     seed: Effect.gen(function*() {
       const { campaign, listId } = yield* seedCampaign(crashRows)
-      return yield* startSending(campaign, listId)
+      return yield* startSending(campaign, { source: { listId, smartListId: null }, filter: null })
     }),
     statuses: (campaign, sql) =>
       sql<{ readonly email: string; readonly status: string }>`SELECT email, status FROM campaign_recipients

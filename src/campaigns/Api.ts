@@ -41,6 +41,8 @@ export const Campaign = Schema.Struct({
   fromEmail: Schema.NullOr(Schema.String),
   replyTo: Schema.NullOr(Schema.String),
   listId: Schema.NullOr(Schema.String),
+  /** The smart list it sends to (set by send or schedule with smartListId), instead of listId. */
+  smartListId: Schema.NullOr(Schema.String),
   status: CampaignStatus,
   bodyDocument: BodyDocument,
   /** The number of the body's current version; 0 until a body is first saved. */
@@ -102,12 +104,18 @@ const CompanyBody = Schema.Struct({ companyId: Schema.optional(Schema.String) })
 /** An empty request body decodes as `null`, so the actions take no body as well as `{}`. */
 const actionPayload = [CompanyBody, Schema.Null]
 
-export const SendBody = Schema.Struct({ companyId: Schema.optional(Schema.String), listId: Schema.optional(NonEmpty) })
+/** At most one of `listId` and `smartListId`; neither: what the campaign already names. */
+export const SendBody = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  listId: Schema.optional(NonEmpty),
+  smartListId: Schema.optional(NonEmpty)
+})
 
 export const ScheduleBody = Schema.Struct({
   companyId: Schema.optional(Schema.String),
   scheduledAt: FutureDate,
-  listId: Schema.optional(NonEmpty)
+  listId: Schema.optional(NonEmpty),
+  smartListId: Schema.optional(NonEmpty)
 })
 
 export const RecipientStatus = Schema.Literals(["pending", "sent", "failed", "skipped", "uncertain"])
@@ -245,7 +253,7 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     error: changeErrors
   }).pipe(described({
     summary: "Start sending now",
-    does: `Starts a draft or scheduled campaign: one recipient per row of its list (listId here or on the campaign), suppressed and duplicate addresses skipped; the sending worker then delivers them. Answers 202 with status sending. Needs a list with rows, a subject and a body (400 otherwise).`,
+    does: `Starts a draft or scheduled campaign: one recipient per row of its list (listId here or on the campaign) or per lead its smart list (smartListId, here or from an earlier send or schedule) matches now, suppressed and duplicate addresses skipped; at most one of listId and smartListId (400 otherwise); the sending worker then delivers them. Answers 202 with status sending. Needs a list with rows, a subject and a body (400 otherwise).`,
     who: "campaigns:write"
   })),
   HttpApiEndpoint.post("schedule", "/marketing-campaigns/:campaignId/schedule", {
@@ -255,7 +263,7 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     error: changeErrors
   }).pipe(described({
     summary: "Schedule a campaign",
-    does: `Schedules a draft (or re-schedules a scheduled) campaign to start at scheduledAt (in the future). Needs a list with rows, a subject and a body (400 otherwise).`,
+    does: `Schedules a draft (or re-schedules a scheduled) campaign to start at scheduledAt (in the future), to its list or to a smart list (listId or smartListId, at most one), whose leads are the ones it matches at the start. Needs a list with rows (or a smart list matching a lead), a subject and a body (400 otherwise).`,
     who: "campaigns:write"
   })),
   action("pause", "Pause sending", "Stops a sending campaign from claiming further recipients; those in flight finish."),

@@ -1,6 +1,7 @@
 import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
 import type { DomainsRepo } from "../domains/DomainsRepo.ts"
 import { Leads, type LeadJournal } from "../leads/Leads.ts"
+import type { SmartListsRepo } from "../leads/SmartListsRepo.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
 import type { SecretBox } from "../platform/Secrets.ts"
 import { senderOf } from "../mail/Message.ts"
@@ -53,7 +54,9 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const delivery = yield* Delivery
     const leads = yield* Leads
     const storage = yield* Storage
-    const context = yield* Effect.context<CampaignsRepo | RecipientsRepo | ListsRepo | DomainsRepo | SecretBox | MailConfig>()
+    const context = yield* Effect.context<
+      CampaignsRepo | RecipientsRepo | ListsRepo | SmartListsRepo | DomainsRepo | SecretBox | MailConfig
+    >()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const fail = (campaign: CampaignRecord, reason: string) =>
@@ -65,7 +68,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 
     const start = (campaign: CampaignRecord) =>
       readyToSend(campaign, undefined).pipe(
-        Effect.flatMap((listId) => startSending(campaign, listId)),
+        Effect.flatMap((recipients) => startSending(campaign, recipients)),
         // What keeps a scheduled campaign from starting (no list, no rows, no body, a sender not allowed, a lost race) fails it.
         Effect.catch((refused) => fail(campaign, refused.message)),
         Effect.provideContext(context)

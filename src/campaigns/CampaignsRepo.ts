@@ -20,6 +20,8 @@ export const CampaignRecord = Schema.Struct({
   fromEmail: Schema.NullOr(Schema.String),
   replyTo: Schema.NullOr(Schema.String),
   listId: Schema.NullOr(Schema.String),
+  /** The smart list it sends to instead of a contact list. */
+  smartListId: Schema.NullOr(Schema.String),
   status: CampaignStatus,
   bodyDocument: StoredBody,
   bodyVersion: Schema.Number,
@@ -57,9 +59,14 @@ export interface CampaignChange {
   readonly body?: { readonly document: BodyDocument; readonly source: VersionSource } | undefined
 }
 
+/** Whom a campaign sends to: a contact list or a smart list. */
+export type RecipientSource =
+  | { readonly listId: string; readonly smartListId: null }
+  | { readonly listId: null; readonly smartListId: string }
+
 /** What a status move sets besides the status; undefined leaves a field. */
 export interface MoveChange {
-  readonly listId?: string | undefined
+  readonly source?: RecipientSource | undefined
   readonly scheduledAt?: Date | null | undefined
   readonly startedAt?: Date | undefined
   readonly completedAt?: Date | undefined
@@ -206,6 +213,7 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
               from_email = CASE WHEN ${nullable(change.fromEmail)} THEN ${change.fromEmail ?? null} ELSE from_email END,
               reply_to = CASE WHEN ${nullable(change.replyTo)} THEN ${change.replyTo ?? null} ELSE reply_to END,
               list_id = CASE WHEN ${nullable(change.listId)} THEN ${change.listId ?? null} ELSE list_id END,
+              smart_list_id = CASE WHEN ${change.listId !== undefined} THEN NULL ELSE smart_list_id END,
               body_document = coalesce(${body === undefined ? null : jsonParam(body.document)}::jsonb, body_document),
               body_version = body_version + ${body === undefined ? 0 : 1},
               updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
@@ -222,7 +230,9 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
         sql`
           UPDATE campaigns SET
             status = ${to},
-            list_id = coalesce(${change.listId ?? null}, list_id),
+            list_id = CASE WHEN ${change.source !== undefined} THEN ${change.source?.listId ?? null} ELSE list_id END,
+            smart_list_id = CASE WHEN ${change.source !== undefined} THEN ${change.source?.smartListId ?? null}
+              ELSE smart_list_id END,
             scheduled_at = CASE WHEN ${nullable(change.scheduledAt)} THEN ${change.scheduledAt ?? null}::timestamptz
               ELSE scheduled_at END,
             started_at = coalesce(${change.startedAt ?? null}::timestamptz, started_at),

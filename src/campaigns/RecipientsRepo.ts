@@ -7,7 +7,9 @@ import { newId } from "../platform/Ids.ts"
 import { containing } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
 import { RecipientStatus } from "./Api.ts"
-import { type CampaignRecord, decodeCampaign, type MoveChange } from "./CampaignsRepo.ts"
+import type { LeadFilter } from "../leads/Filter.ts"
+import { matchingLeads } from "../leads/SmartListsRepo.ts"
+import { type CampaignRecord, decodeCampaign, type MoveChange, type RecipientSource } from "./CampaignsRepo.ts"
 import { cancelledReason, uncertainReason } from "./CampaignStates.ts"
 
 export const RecipientRecord = Schema.Struct({
@@ -70,6 +72,12 @@ export interface RecipientMetricCounts {
   readonly bounced: number
 }
 
+/** Whom a send goes to: a contact list, or a smart list with its decoded filter. */
+export interface Recipients {
+  readonly source: RecipientSource
+  readonly filter: LeadFilter | null
+}
+
 /** Recipients leased to one worker until `expiresAt`; only the `token` holder may record them. */
 export interface RecipientClaim {
   readonly token: string
@@ -93,14 +101,15 @@ const FinishedCampaign = fromColumns(Schema.Struct({
 export class RecipientsRepo extends Context.Service<RecipientsRepo, {
   /**
    * Moves the campaign from `from` to `sending` with `change` and, in the same
-   * transaction, makes one recipient per row of `listId`: `pending`, or
-   * `skipped` when the address is on the company's suppression list or
-   * repeats an earlier row. None when the campaign was no longer in `from`.
+   * transaction, makes one recipient per row of the list (or per lead the
+   * smart list's filter matches now): `pending`, or `skipped` when the address
+   * is on the company's suppression list or repeats an earlier row. None when
+   * the campaign was no longer in `from`.
    */
   readonly startSending: (
     campaign: CampaignRecord,
     from: ReadonlyArray<CampaignRecord["status"]>,
-    listId: string,
+    recipients: Recipients,
     change: MoveChange,
     now: Date
   ) => Effect.Effect<Option.Option<CampaignRecord>>
@@ -192,7 +201,15 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
       WHERE c.campaign_id = d.campaign_id
     )`
     return {
-      startSending: Effect.fn("RecipientsRepo.startSending")(function*(campaign, from, listId, change, now) {
+      startSending: Effect.fn("RecipientsRepo.startSending")(function*(campaign, from, recipients, change, now) {
+        const { source, filter } = recipients
+        // A smart list's leads, shaped as list rows: their string custom fields are merge fields.
+        const people = filter === null
+          ? sql`(SELECT * FROM contact_list_rows WHERE list_id = ${source.listId})`
+          : sql`(SELECT id, email, lower(email) AS email_key, first_name, last_name, company,
+              (SELECT coalesce(jsonb_object_agg(f.key, f.value), '{}'::jsonb) FROM jsonb_each(leads.fields) AS f
+                WHERE jsonb_typeof(f.value) = 'string') AS fields
+              FROM ${matchingLeads(sql, campaign.companyId, filter, now)} AS leads)`
         // Ids: one time-sortable prefix per send plus the row's position, so that a send of
         // 100,000 rows is one INSERT … SELECT and "most recent first" is id order.
         const prefix = newId("rcp")
@@ -200,7 +217,8 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
           WITH moved AS (
             UPDATE campaigns SET
               status = 'sending',
-              list_id = ${listId},
+              list_id = ${source.listId},
+              smart_list_id = ${source.smartListId},
               scheduled_at = coalesce(${change.scheduledAt ?? null}::timestamptz, scheduled_at),
               started_at = ${now},
               lease_token = NULL,
@@ -212,9 +230,9 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
             SELECT r.*, row_number() OVER (ORDER BY r.id) AS position,
               row_number() OVER (PARTITION BY r.email_key ORDER BY r.id) AS occurrence,
               s.reason AS suppressed
-            FROM contact_list_rows r
+            FROM ${people} r
             LEFT JOIN suppressions s ON s.company_id = ${campaign.companyId} AND s.email_key = r.email_key
-            WHERE r.list_id = ${listId} AND EXISTS (SELECT 1 FROM moved)
+            WHERE EXISTS (SELECT 1 FROM moved)
           ), made AS (
             INSERT INTO campaign_recipients (id, campaign_id, company_id, list_row_id, email, fields, status, error_message,
               created_at, updated_at)

@@ -142,22 +142,28 @@ export const decodeFilter = (input: unknown): Result.Result<LeadFilter, InvalidF
   return node(input, "filter", 0)
 }
 
-/** The SQL condition over `leads` (aliased `leads`) of a decoded filter, evaluated at `now`. */
-export const compileFilter = (sql: SqlClient.SqlClient, filter: LeadFilter, now: Date): Statement.Fragment => {
-  if ("all" in filter) return sql.and(filter.all.map((member) => compileFilter(sql, member, now)))
-  if ("any" in filter) return sql.or(filter.any.map((member) => compileFilter(sql, member, now)))
+/** The SQL condition over `leads` (aliased `leads`) of company `companyId` of a decoded filter, evaluated at `now`. */
+export const compileFilter = (
+  sql: SqlClient.SqlClient,
+  companyId: string,
+  filter: LeadFilter,
+  now: Date
+): Statement.Fragment => {
+  if ("all" in filter) return sql.and(filter.all.map((member) => compileFilter(sql, companyId, member, now)))
+  if ("any" in filter) return sql.or(filter.any.map((member) => compileFilter(sql, companyId, member, now)))
   if (filter.kind === "activity") {
     const since = new Date(now.getTime() - filter.days * 86_400_000)
-    const happened = sql`EXISTS (SELECT 1 FROM lead_activities a WHERE ${
+    // The company's recent activities of the type, read once and hashed, rather than probed lead by lead.
+    const recent = sql`SELECT a.lead_id FROM lead_activities a WHERE ${
       sql.and([
-        sql`a.lead_id = leads.id`,
+        sql`a.company_id = ${companyId}`,
         sql`a.type = ${filter.activity}`,
         sql`a.at >= ${since}`,
         ...(filter.campaignId === undefined ? [] : [sql`a.campaign_id = ${filter.campaignId}`]),
         ...(filter.sequenceId === undefined ? [] : [sql`a.sequence_id = ${filter.sequenceId}`])
       ])
-    })`
-    return filter.op === "within" ? happened : sql`NOT ${happened}`
+    }`
+    return filter.op === "within" ? sql`leads.id IN (${recent})` : sql`leads.id NOT IN (${recent})`
   }
   return fieldCondition(sql, filter)
 }

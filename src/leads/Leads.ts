@@ -62,6 +62,17 @@ export interface LeadContact {
   readonly fields?: Readonly<Record<string, unknown>> | undefined
 }
 
+/** A lead as a contact of a list: its names and company, and its custom fields that are strings as merge fields. */
+export const asContactRow = (lead: LeadRecord) => ({
+  id: lead.id,
+  email: lead.email,
+  firstName: lead.firstName,
+  lastName: lead.lastName,
+  company: lead.company,
+  fields: Object.fromEntries(Object.entries(lead.fields).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
+  createdAt: lead.createdAt
+})
+
 const uniqueTags = (tags: ReadonlyArray<string> | undefined) => [...new Set((tags ?? []).map((tag) => tag.trim()))]
 
 export const toUpsert = (companyId: string, contact: LeadContact): LeadUpsert => ({

@@ -72,6 +72,37 @@ export interface LeadFilter {
   readonly tag?: string | undefined
 }
 
+/**
+ * One upsert per address: repeated addresses merge as consecutive upserts would (`overwrite`: a later
+ * value wins; `fill`: an earlier one stays; tags and fields join), since one statement may touch a row once.
+ */
+const mergeRepeated = (given: ReadonlyArray<LeadUpsert>, mode: UpsertMode): ReadonlyArray<LeadUpsert> => {
+  const merged = new Map<string, LeadUpsert>()
+  for (const lead of given) {
+    const key = `${lead.companyId}\u0000${lead.email.toLowerCase()}`
+    const earlier = merged.get(key)
+    if (earlier === undefined) {
+      merged.set(key, lead)
+      continue
+    }
+    const [base, over] = mode === "overwrite" ? [earlier, lead] : [lead, earlier]
+    const pick = <K extends keyof LeadUpsert>(field: K) => over[field] ?? base[field]
+    merged.set(key, {
+      ...earlier,
+      firstName: pick("firstName"),
+      lastName: pick("lastName"),
+      company: pick("company"),
+      title: pick("title"),
+      phone: pick("phone"),
+      website: pick("website"),
+      linkedinUrl: pick("linkedinUrl"),
+      tags: [...new Set([...earlier.tags, ...lead.tags])],
+      fields: { ...base.fields, ...over.fields }
+    })
+  }
+  return [...merged.values()]
+}
+
 /** Rows per statement of a bulk upsert: one JSON parameter, expanded by `jsonb_to_recordset`. */
 const upsertChunk = 5_000
 
@@ -142,6 +173,14 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
       mode === "fill"
         ? sql`coalesce(leads.${sql(column)}, excluded.${sql(column)})`
         : sql`coalesce(excluded.${sql(column)}, leads.${sql(column)})`
+    // A fill that would change nothing leaves the row alone: events about known leads (every send) rewrite no row.
+    const fillsSomething = sql.or([
+      ...["first_name", "last_name", "company", "title", "phone", "website", "linkedin_url"].map((column) =>
+        sql`(leads.${sql(column)} IS NULL AND excluded.${sql(column)} IS NOT NULL)`
+      ),
+      sql`NOT (leads.tags @> excluded.tags)`,
+      sql`NOT (leads.fields @> excluded.fields)`
+    ])
     const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
       sql<{ readonly inserted: boolean }>`
         INSERT INTO leads (id, company_id, email, first_name, last_name, company, title, phone, website, linkedin_url,
@@ -175,9 +214,11 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
             FROM jsonb_array_elements(leads.tags || excluded.tags) AS t),
           fields = ${mode === "fill" ? sql`excluded.fields || leads.fields` : sql`leads.fields || excluded.fields`},
           updated_at = greatest(${now}::timestamptz, leads.updated_at + interval '1 millisecond')
+        WHERE ${mode === "overwrite" ? sql`true` : fillsSomething}
         RETURNING (xmax = 0) AS inserted`
-    const upsert = (given: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
+    const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
       Effect.gen(function*() {
+        const given = mergeRepeated(repeating, mode)
         let created = 0
         let updated = 0
         for (let start = 0; start < given.length; start += upsertChunk) {

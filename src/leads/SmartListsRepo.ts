@@ -26,7 +26,7 @@ const LeadRow = fromColumns(LeadRecord)
  * needs its people (the list's page, a campaign's recipients, an enrolment).
  */
 export const matchingLeads = (sql: SqlClient.SqlClient, companyId: string, filter: LeadFilter, now: Date) =>
-  sql`(SELECT * FROM leads WHERE company_id = ${companyId} AND ${compileFilter(sql, filter, now)})`
+  sql`(SELECT * FROM leads WHERE company_id = ${companyId} AND ${compileFilter(sql, companyId, filter, now)})`
 
 /** Smart lists of a company: saved filters over its leads, evaluated when read. */
 export class SmartListsRepo extends Context.Service<SmartListsRepo, {
@@ -51,6 +51,14 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
     now: Date,
     window: Window
   ) => Effect.Effect<{ readonly rows: ReadonlyArray<LeadRecord>; readonly total: number }>
+  /** Up to `limit` matching leads with ids after `afterId` (null: from the start), in id order: a walk without offsets. */
+  readonly leadsAfter: (
+    companyId: string,
+    filter: LeadFilter,
+    now: Date,
+    afterId: string | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<LeadRecord>>
 }>()("leads/SmartListsRepo") {
   static readonly layer = Layer.effect(SmartListsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -84,11 +92,17 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
       }, Effect.orDie),
       leads: Effect.fn("SmartListsRepo.leads")(function*(companyId, filter, now, window) {
         const matching = matchingLeads(sql, companyId, filter, now)
-        const [rows, count] = yield* Effect.all([
-          leads.all(sql`SELECT * FROM ${matching} AS leads ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`),
-          sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM ${matching} AS leads`
-        ], { concurrency: 2 })
-        return { rows, total: Number(count[0].count) }
+        // One evaluation of the filter answers the page and the total; a page past the end counts apart.
+        const page = yield* sql<{ readonly total: unknown }>`SELECT *, count(*) OVER () AS total FROM ${matching} AS leads
+          ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`
+        const total = page.length > 0 || window.offset === 0
+          ? Number(page[0]?.total ?? 0)
+          : Number((yield* sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM ${matching} AS leads`)[0].count)
+        return { rows: yield* leads.all(Effect.succeed(page)), total }
+      }, Effect.orDie),
+      leadsAfter: Effect.fn("SmartListsRepo.leadsAfter")(function*(companyId, filter, now, afterId, limit) {
+        return yield* leads.all(sql`SELECT * FROM ${matchingLeads(sql, companyId, filter, now)} AS leads
+          WHERE id > ${afterId ?? ""} ORDER BY id LIMIT ${limit}`)
       }, Effect.orDie)
     }
   }))

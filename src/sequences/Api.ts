@@ -79,6 +79,8 @@ export const SequencePatch = Schema.Struct({
 export const EnrollBody = Schema.Struct({
   ...companyId,
   listId: Schema.optional(NonEmpty),
+  /** The leads a smart list matches now. */
+  smartListId: Schema.optional(NonEmpty),
   rowIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMinLength(1), Schema.isMaxLength(maxRowIds)))
 })
 
@@ -210,7 +212,7 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       error: errors
     }).pipe(described({
     summary: "Enroll contacts",
-    does: `Makes, per contact of a list (\`listId\`) or per chosen row (\`rowIds\`, rows of the company's lists), the first step's execution: an unapproved draft the drafting worker writes. Suppressed addresses are left out; contacts already enrolled are not enrolled twice. Exactly one of listId and rowIds → else 400; another company's list → 404.`,
+    does: `Makes, per contact of a list (\`listId\`), per lead a smart list matches now (\`smartListId\`) or per chosen row (\`rowIds\`, rows of the company's lists), the first step's execution: an unapproved draft the drafting worker writes. Suppressed addresses are left out; contacts already enrolled are not enrolled twice. Exactly one of listId, smartListId and rowIds → else 400; another company's list or smart list → 404.`,
     who: "sequences:write"
   })),
     HttpApiEndpoint.get("executions", "/sequences/:sequenceId/executions", {

@@ -7,6 +7,10 @@ import { Authorized } from "../auth/Policy.ts"
 import { parse } from "../content/Spintax.ts"
 import { emailKey, mergeValuesOf } from "../lists/Contacts.ts"
 import { type ContactRowRecord, ListsRepo } from "../lists/ListsRepo.ts"
+import { asContactRow } from "../leads/Leads.ts"
+import type { LeadRecord } from "../leads/LeadsRepo.ts"
+import { smartListOf } from "../leads/SmartLists.ts"
+import { SmartListsRepo } from "../leads/SmartListsRepo.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { orRefuse } from "../platform/Refusal.ts"
 import { newId } from "../platform/Ids.ts"
@@ -178,8 +182,8 @@ export const enroll = Effect.fn("Sequences.enroll")(function*(id: string, body: 
   yield* Authorized("sequences:write")
   const principal = yield* requireCompany(body.companyId)
   const sequence = yield* find(principal.companyId, id)
-  if ((body.listId === undefined) === (body.rowIds === undefined)) {
-    return yield* new InvalidSequence({ message: "Give exactly one of listId and rowIds" })
+  if ([body.listId, body.smartListId, body.rowIds].filter((given) => given !== undefined).length !== 1) {
+    return yield* new InvalidSequence({ message: "Give exactly one of listId, smartListId and rowIds" })
   }
   const suppressions = yield* Suppressions
   const repo = yield* SequencesRepo
@@ -205,6 +209,18 @@ export const enroll = Effect.fn("Sequences.enroll")(function*(id: string, body: 
       return yield* new EnrollRowNotFound({ id: String(missing) })
     }
     yield* enrollRows(rows)
+  } else if (body.smartListId !== undefined) {
+    const smartListId = body.smartListId
+    const { filter } = yield* smartListOf(principal.companyId, smartListId)
+    const now = yield* currentDate
+    const smartLists = yield* SmartListsRepo
+    let after: string | null = null
+    while (true) {
+      const leads: ReadonlyArray<LeadRecord> = yield* smartLists.leadsAfter(principal.companyId, filter, now, after, enrollBatch)
+      if (leads.length === 0) break
+      yield* enrollRows(leads.map((lead) => ({ ...asContactRow(lead), listId: smartListId })))
+      after = leads[leads.length - 1].id
+    }
   } else if (body.listId !== undefined) {
     const listId = body.listId
     yield* requireList(principal.companyId, listId)

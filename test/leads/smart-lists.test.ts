@@ -4,6 +4,7 @@ import { TestClock } from "effect/testing"
 import { Leads } from "../../src/leads/Leads.ts"
 import { failsWith } from "../support/Assertions.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
+import { onLiveClock } from "../support/SchedulerTest.ts"
 import { backends, client, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 const now = Date.parse("2026-06-01T08:00:00Z")
@@ -62,7 +63,7 @@ const cases: ReadonlyArray<readonly [string, unknown, ReadonlyArray<string>]> = 
 const names = (emails: ReadonlyArray<{ readonly email: string }>) => emails.map((lead) => lead.email.split("@")[0]).sort()
 
 describe.each(backends)("smart lists on $name", ({ storage }) => {
-  it.layer(testServer(storage))((it) => {
+  it.layer(testServer(onLiveClock(storage)))((it) => {
     it.effect("each op over fields, tags, custom fields, dates and the timeline", () =>
       Effect.gen(function*() {
         const api = yield* seed(yield* seedTenant())
