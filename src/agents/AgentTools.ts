@@ -3,6 +3,7 @@ import { authorize } from "../auth/Policy.ts"
 import type { CurrentPrincipal, Principal } from "../auth/Principal.ts"
 import type { PrincipalLookup } from "../auth/PrincipalLookup.ts"
 import type { ExtractedPage } from "../browser/Api.ts"
+import type { ResearchResult } from "../content/Research.ts"
 import * as Knowledge from "../documents/Knowledge.ts"
 import { type AgentTool, agentTool } from "../llm/Agent.ts"
 import type { CallToolResult } from "../mcp/Api.ts"
@@ -37,7 +38,13 @@ export interface ToolCaller {
   readonly platformAction?: ((args: Readonly<Record<string, unknown>>) => Effect.Effect<CallToolResult>) | undefined
   /** Reads a web page through the browser extract (`src/browser/`) as the caller; absent where no browser is at hand. */
   readonly browse?: ((url: string) => Effect.Effect<typeof ExtractedPage.Type, unknown, CurrentPrincipal | PrincipalLookup>) | undefined
+  /** Researches the web (`src/content/Research.ts`) as the caller; absent where research is not at hand. */
+  readonly research?: ((query: string) => Effect.Effect<ResearchResult, unknown, CurrentPrincipal | PrincipalLookup>) | undefined
 }
+
+const WebResearch = Schema.Struct({
+  query: NonBlankText(500).annotate({ description: "What to find out on the web" })
+})
 
 const BrowsePage = Schema.Struct({
   url: NonBlankText(8_000).annotate({ description: "The http(s) address of the page" })
@@ -127,6 +134,19 @@ const toolsFor = (caller: ToolCaller) => {
           Effect.map((page) => ({
             result: { url: page.finalUrl, title: page.title, markdown: page.markdown, links: page.links.slice(0, maxLinks) }
           })),
+          Effect.mapError(errorText)
+        )
+      }
+    ),
+    web_research: agentTool(
+      "web_research",
+      "Searches the web, reads the best pages (internal addresses are never read) and answers a cited report with its sources. Costs the user a data credit and the report's model call.",
+      WebResearch,
+      (input): Effect.Effect<{ readonly result: unknown }, string, CurrentPrincipal | PrincipalLookup> => {
+        const research = caller.research
+        if (research === undefined) return Effect.fail("web_research is not available here")
+        return research(input.query).pipe(
+          Effect.map((found) => ({ result: { report: found.report, sources: found.sources } })),
           Effect.mapError(errorText)
         )
       }

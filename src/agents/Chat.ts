@@ -26,7 +26,7 @@ import { departmentPrompt } from "../departments/Departments.ts"
  */
 
 /** What the request's caller brings beyond their principal: their credentials for platform_action, the browser. */
-export type Abilities = Pick<ToolCaller, "platformAction" | "browse">
+export type Abilities = Pick<ToolCaller, "platformAction" | "browse" | "research">
 
 const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
 

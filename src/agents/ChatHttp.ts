@@ -4,6 +4,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { authorize } from "../auth/Policy.ts"
 import * as Browser from "../browser/Browser.ts"
 import { BrowserExtract } from "../browser/Extract.ts"
+import * as Engine from "../content/Engine.ts"
+import { ContentResearch } from "../content/Research.ts"
+import type { Llm, ModelCatalog } from "../llm/Llm.ts"
+import type { Credits } from "../usage/Credits.ts"
 import { EmbeddingsModel } from "../documents/EmbeddingsModel.ts"
 import { KnowledgeSettingsLive } from "../documents/Http.ts"
 import { ApiDocument, areaApi } from "../http/Area.ts"
@@ -27,6 +31,14 @@ export const AgentChatLive = HttpApiBuilder.group(api, "agentChat", (handlers) =
     /** browse_page: the browser extract as the caller's own `POST /browser/extract` (content:use). */
     const browse = (url: string) =>
       authorize("content:use")(Browser.extract({ url })).pipe(Effect.provideService(BrowserExtract, browser))
+    const researcher = yield* ContentResearch
+    const billing = yield* Effect.context<Credits | Llm | ModelCatalog>()
+    /** web_research: the caller's own `POST /content/research` (content:use), billed to them as it is. */
+    const research = (query: string) =>
+      authorize("content:use")(Engine.research({ query })).pipe(
+        Effect.provideService(ContentResearch, researcher),
+        Effect.provideContext(billing)
+      )
     const router = yield* HttpRouter.HttpRouter
     // platform_action is the MCP server's platform_execute_action: the same catalog and in-process execution.
     const mcp = makeTools(fromOpenApi(yield* ApiDocument), makeExecutor(router))
@@ -37,12 +49,12 @@ export const AgentChatLive = HttpApiBuilder.group(api, "agentChat", (handlers) =
     }
     return handlers
       .handle("agentChat", ({ params, payload, request }) =>
-        chat(Chat.chatWithAgent(params.agent_id, payload, { platformAction: actionsOf(request), browse })))
+        chat(Chat.chatWithAgent(params.agent_id, payload, { platformAction: actionsOf(request), browse, research })))
       .handle("employeeChat", ({ params, payload, request }) =>
-        chat(Chat.chatWithEmployee(params.employee_id, payload, { platformAction: actionsOf(request), browse })))
+        chat(Chat.chatWithEmployee(params.employee_id, payload, { platformAction: actionsOf(request), browse, research })))
       .handle("agentThreads", ({ params, query }) => chat(Chat.listThreads("agent", params.agent_id, pageRequest(query))))
       .handle("agentThread", ({ params }) => chat(Chat.getThread("agent", params.agent_id, params.threadId)))
       .handle("employeeThreads", ({ params, query }) =>
         chat(Chat.listThreads("employee", params.employee_id, pageRequest(query))))
       .handle("employeeThread", ({ params }) => chat(Chat.getThread("employee", params.employee_id, params.threadId)))
-  })).pipe(Layer.provide(KnowledgeSettingsLive))
+  })).pipe(Layer.provide([KnowledgeSettingsLive, ContentResearch.layer]))

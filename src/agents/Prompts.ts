@@ -27,7 +27,8 @@ const toolGuidance: Record<AgentToolName, string> = {
   remember: "When the user asks you to remember something, call remember with it.",
   recall: "When the user asks what you know or remember about them, call recall.",
   platform_action: "To do something in the platform for the user, call platform_action with the operation and its fields.",
-  browse_page: "To read a web page the user names, call browse_page with its address."
+  browse_page: "To read a web page the user names, call browse_page with its address.",
+  web_research: "To find out something on the web, call web_research with what to look for; cite the sources it returns."
 }
 
 const section = (title: string, text: string | undefined) =>

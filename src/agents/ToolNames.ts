@@ -2,10 +2,9 @@ import { Schema } from "effect"
 
 /**
  * The tools an agent or employee may use in a conversation (DESIGN §7.2),
- * always with the caller's own rights. `web_research` joins this list once
- * the content research service exists.
+ * always with the caller's own rights.
  */
-export const agentToolNames = ["search_knowledge", "remember", "recall", "platform_action", "browse_page"] as const
+export const agentToolNames = ["search_knowledge", "remember", "recall", "platform_action", "browse_page", "web_research"] as const
 
 export type AgentToolName = (typeof agentToolNames)[number]
 

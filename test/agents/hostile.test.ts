@@ -136,5 +136,24 @@ describe.each(backends)("hostile knowledge on $name", ({ storage }) => {
         expect(result!.data.error).toMatch(/169\.254\.169\.254|internal|not allowed|refused/i)
         expect(answer.events.at(-1)!.event).toBe("done")
       }))
+
+    it.effect("web_research runs as the caller's content research: unconfigured, the model reads which setting is missing", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant("research")
+        const owner = yield* client({ apiKey: tenant.apiKey })
+        const agent = yield* owner.agents.create({ payload: { name: "Researcher", tools: ["web_research"] } })
+        const stub = yield* Upstream
+        stub.play([
+          { toolCalls: [{ name: "web_research", arguments: { query: "cold e-mail reply rates" } }] },
+          { text: "Research is not set up here." }
+        ])
+        const base = yield* serverUrl
+        const answer = yield* Effect.promise(() =>
+          streamChat(base, tenant.apiKey, `/api/v0/agents/${agent.id}/chat`, { message: "Research reply rates" }))
+        const [result] = answer.events.filter((event) => event.event === "tool_result")
+        expect(result!.data).toMatchObject({ name: "web_research" })
+        expect(result!.data.error).toMatch(/SERPAPI_API_KEY/)
+        expect(answer.events.at(-1)!.event).toBe("done")
+      }))
   })
 })
