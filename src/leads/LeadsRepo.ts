@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { fromColumns, JsonObject, readerOf, Timestamp } from "../storage/Columns.ts"
+import type { EventType } from "../storage/Outbox.ts"
 import { containing, jsonParam } from "../storage/Rows.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
 import { ActivityType, LeadStatus } from "./Api.ts"
@@ -160,6 +161,23 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
   static readonly layer = Layer.effect(LeadsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const leads = readerOf(LeadRow)
+    // Webhook events (src/storage/Outbox.ts) written by the statement that makes the change, as a CTE: they
+    // commit with it. `rows` selects the leads concerned (id, company_id, email, and was/status for a move).
+    const outboxed = (name: string, type: EventType, payload: Statement.Fragment, rows: Statement.Fragment, at: Date) =>
+      sql`${sql(name)} AS (
+        INSERT INTO event_outbox (id, company_id, type, payload, created_at)
+        SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), company_id, ${type}, ${payload}, ${at}
+        FROM (${rows}) AS concerned)`
+    const createdEvents = (rows: Statement.Fragment, at: Date) =>
+      outboxed("lead_created_events", "lead.created", sql`jsonb_build_object('leadId', id, 'email', email)`, rows, at)
+    const statusEvents = (rows: Statement.Fragment, at: Date) =>
+      outboxed(
+        "lead_status_events",
+        "lead.status_changed",
+        sql`jsonb_build_object('leadId', id, 'email', email, 'from', was, 'to', status, 'at', ${at.toISOString()}::text)`,
+        rows,
+        at
+      )
     const filterOf = (companyId: string, filter: LeadFilter): Statement.Fragment =>
       sql.and([
         sql`company_id = ${companyId}`,
@@ -183,6 +201,7 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
     ])
     const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
       sql<{ readonly inserted: boolean }>`
+        WITH upserted AS (
         INSERT INTO leads (id, company_id, email, first_name, last_name, company, title, phone, website, linkedin_url,
           tags, fields, status, created_at, updated_at)
         SELECT DISTINCT ON (r.company_id, lower(r.email)) r.id, r.company_id, r.email, r.first_name, r.last_name, r.company, r.title,
@@ -215,7 +234,9 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           fields = ${mode === "fill" ? sql`excluded.fields || leads.fields` : sql`leads.fields || excluded.fields`},
           updated_at = greatest(${now}::timestamptz, leads.updated_at + interval '1 millisecond')
         WHERE ${mode === "overwrite" ? sql`true` : fillsSomething}
-        RETURNING (xmax = 0) AS inserted`
+        RETURNING id, company_id, email, (xmax = 0) AS inserted
+        ), ${createdEvents(sql`SELECT id, company_id, email FROM upserted WHERE inserted`, now)}
+        SELECT inserted FROM upserted`
     const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
       Effect.gen(function*() {
         const given = mergeRepeated(repeating, mode)
@@ -230,13 +251,16 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
     return {
       create: Effect.fn("LeadsRepo.create")(function*(lead) {
         return yield* leads.first(sql`
+          WITH created AS (
           INSERT INTO leads (id, company_id, email, first_name, last_name, company, title, phone, website,
             linkedin_url, tags, status, fields, created_at, updated_at)
           VALUES (${lead.id}, ${lead.companyId}, ${lead.email}, ${lead.firstName}, ${lead.lastName}, ${lead.company},
             ${lead.title}, ${lead.phone}, ${lead.website}, ${lead.linkedinUrl}, ${jsonParam(lead.tags)}::jsonb,
             ${lead.status}, ${jsonParam(lead.fields)}::jsonb, ${lead.createdAt}, ${lead.updatedAt})
           ON CONFLICT (company_id, lower(email)) DO NOTHING
-          RETURNING *`)
+          RETURNING *
+          ), ${createdEvents(sql`SELECT id, company_id, email FROM created`, lead.createdAt)}
+          SELECT * FROM created`)
       }, Effect.orDie),
       get: Effect.fn("LeadsRepo.get")(function*(companyId, id) {
         return yield* leads.first(sql`SELECT * FROM leads WHERE company_id = ${companyId} AND id = ${id}`)
@@ -281,7 +305,7 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
             SELECT ${activityId}, company_id, id, 'status_changed', ${now},
               jsonb_build_object('from', was, 'to', status)
             FROM changed WHERE status <> was
-          )
+          ), ${statusEvents(sql`SELECT id, company_id, email, was, status FROM changed WHERE status <> was`, now)}
           SELECT * FROM changed`)
         return updated
       }, (effect) => Effect.catchTag(effect, "SqlError", (error) =>
@@ -332,13 +356,13 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
             UPDATE leads l SET status = old.status,
               updated_at = greatest(old.at, l.updated_at + interval '1 millisecond')
             FROM old WHERE l.id = old.id AND l.status = old.was
-            RETURNING l.id, l.company_id, old.was, old.status, old.at, old.activity_id, old.detail
+            RETURNING l.id, l.company_id, l.email, old.was, old.status, old.at, old.activity_id, old.detail
           ), noted AS (
             INSERT INTO lead_activities (id, company_id, lead_id, type, at, detail)
             SELECT activity_id, company_id, id, 'status_changed', at,
               coalesce(detail, '{}'::jsonb) || jsonb_build_object('from', was, 'to', status)
             FROM changed
-          )
+          ), ${statusEvents(sql`SELECT id, company_id, email, was, status FROM changed`, now)}
           INSERT INTO lead_activities (id, company_id, lead_id, type, at, campaign_id, sequence_id, thread_id, page_id,
             detail)
           SELECT a.id, a.company_id, l.id, a.type, a.at, a.campaign_id, a.sequence_id, a.thread_id, a.page_id,

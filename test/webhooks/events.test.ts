@@ -117,6 +117,24 @@ describe.each(backends)("events on $name", ({ storage }) => {
         }])
       }))
 
+    it.effect("lead.created and lead.status_changed reach a webhook; a change that moves no status emits nothing", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now())
+        const endpoint = yield* receiver
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const hook = yield* api.webhooks.create({ payload: { url: endpoint.url, events: ["lead.created", "lead.status_changed"] } })
+        const lead = yield* api.leads.create({ payload: { email: "ada@example.com", firstName: "Ada" } })
+        yield* api.leads.update({ params: { leadId: lead.id }, payload: { firstName: "Ada L." } })
+        yield* api.leads.update({ params: { leadId: lead.id }, payload: { status: "interested" } })
+        yield* drain(yield* DeliveryWorker)
+        const delivered = eventsAt(endpoint, hook.secret).map((event) => [event.type, event.data] as const)
+        expect(delivered.sort(([a], [b]) => a.localeCompare(b))).toEqual([
+          ["lead.created", { leadId: lead.id, email: "ada@example.com" }],
+          ["lead.status_changed", { leadId: lead.id, email: "ada@example.com", from: "new", to: "interested", at: expect.any(String) }]
+        ])
+      }))
+
     it.effect("task.run_completed reaches a webhook when a run ends", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(Date.now())
