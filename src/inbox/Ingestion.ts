@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
 import { Leads } from "../leads/Leads.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
@@ -7,12 +8,13 @@ import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { OutreachSenders, type TrackedMessage } from "../outreach/Outreach.ts"
 import { newId } from "../platform/Ids.ts"
 import { currentDate } from "../platform/Time.ts"
+import { outboxOn } from "../storage/Outbox.ts"
 import type { Credits } from "../usage/Credits.ts"
 import type { Classification } from "./Api.ts"
 import { classify } from "./Classifier.ts"
 import { type InboundMail, readInbound, UnreadableMail } from "./InboundMail.ts"
 import { InboxConfig } from "./InboxConfig.ts"
-import { type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
+import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
 /**
  * Taking in one inbound message — the one path the IMAP poller and inbound
@@ -55,6 +57,8 @@ export class Ingestion extends Context.Service<Ingestion, {
   static readonly layer = Layer.effect(Ingestion, Effect.gen(function*() {
     const config = yield* InboxConfig
     const threads = yield* ThreadsRepo
+    const sql = yield* SqlClient.SqlClient
+    const outbox = outboxOn(sql)
     const companies = yield* CompaniesRepo
     const suppressions = yield* Suppressions
     const senders = yield* OutreachSenders
@@ -171,7 +175,7 @@ export class Ingestion extends Context.Service<Ingestion, {
         const payer = { organizationId: company.value.organizationId, companyId, userId: null }
         const classification = yield* Effect.provideContext(classify(payer, mail), modelContext)
         const target = Option.isSome(thread) ? thread.value : yield* newThread(companyId, mailboxId, mail, contact, answered, now)
-        const stored = yield* threads.addMessage({
+        const message: MessageRecord = {
           id: newId("msg"),
           companyId,
           threadId: target.id,
@@ -185,7 +189,23 @@ export class Ingestion extends Context.Service<Ingestion, {
           receivedAt: mail.date !== undefined && Math.abs(mail.date.getTime() - now.getTime()) < 7 * 86_400_000 ? mail.date : now,
           automatic: mail.automatic,
           classification
-        })
+        }
+        // The message and its webhook event commit together.
+        const stored = yield* sql.withTransaction(Effect.gen(function*() {
+          if (!(yield* threads.addMessage(message))) return false
+          yield* outbox.emit(companyId, "inbox.reply_received", {
+            threadId: target.id,
+            messageId: message.id,
+            from: mail.from,
+            subject: mail.subject,
+            classification,
+            automatic: mail.automatic,
+            leadId: target.leadId,
+            ...(Option.isSome(answered) ? answered.value.origin : {}),
+            receivedAt: message.receivedAt.toISOString()
+          })
+          return true
+        })).pipe(Effect.orDie)
         if (!stored) return { _tag: "Duplicate", companyId } as const
         yield* effects(target, contact, mail, classification, answered, now)
         return { _tag: "Stored", companyId, threadId: target.id, classification } as const

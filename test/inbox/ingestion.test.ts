@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { deliver, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
 import { backends } from "../support/TestServer.ts"
@@ -57,6 +58,17 @@ for (const backend of backends) {
         const timeline = yield* api.leads.activities({ params: { leadId: lead.id }, query: {} })
         expect(timeline.items.map((activity) => activity.type)).toEqual(expect.arrayContaining(["replied", "status_changed"]))
         expect(ada.repliedDate).toBe(new Date(start).toISOString())
+        // One webhook event for the one stored message, written with it.
+        const events = yield* SqlClient.SqlClient.use((sql) =>
+          sql<{ readonly payload: Record<string, unknown> }>`SELECT payload FROM event_outbox
+            WHERE company_id = ${campaign.companyId} AND type = 'inbox.reply_received'`)
+        expect(events.map((event) => event.payload)).toEqual([expect.objectContaining({
+          threadId: thread.id,
+          messageId: thread.messages[0].id,
+          from: "ada@example.com",
+          classification: "interested",
+          campaignId: campaign.id
+        })])
 
         const filtered = yield* api.inbox.listThreads({ query: { classification: "not_interested" } })
         expect(filtered.total).toBe(0)
