@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { publicUrl, readPublic, safeFileName, storeFile } from "../files/Files.ts"
@@ -11,6 +12,7 @@ import type { CanvasRender, RenderInput } from "./Api.ts"
 import { find } from "./Canvases.ts"
 import { CanvasesRepo, type RenderRecord } from "./CanvasesRepo.ts"
 import { type PublicFiles, render, stillFormats } from "./Renderer.ts"
+import { emit } from "../storage/Outbox.ts"
 
 /**
  * Renders of a canvas (DESIGN §7.6): the canvas's HTML rendered by
@@ -78,7 +80,9 @@ export const renderCanvas = Effect.fn("Canvases.render")(function*(canvasId: str
     width: Math.round(request.width * request.scale),
     height: Math.round(request.height * request.scale)
   })
-  const record = yield* CanvasesRepo.use((repo) =>
+  const sql = yield* SqlClient.SqlClient
+  // The record and its webhook event commit together.
+  const record = yield* sql.withTransaction(CanvasesRepo.use((repo) =>
     Effect.flatMap(currentDate, (now) =>
       repo.addRender({
         id,
@@ -96,7 +100,11 @@ export const renderCanvas = Effect.fn("Canvases.render")(function*(canvasId: str
         bytes: rendered.bytes.length,
         createdAt: now
       }))
-  )
+  ).pipe(
+    Effect.tap((record) =>
+      Effect.flatMap(urlOf(record), (url) => emit(record.companyId, "render.completed", { ...toRender(record, url), renderId: record.id }))
+    )
+  )).pipe(Effect.orDie)
   return toRender(record, yield* urlOf(record))
 })
 

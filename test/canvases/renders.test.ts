@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { SqlClient } from "effect/sql"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { imageSize } from "image-size"
 import { createServer } from "node:http"
@@ -76,6 +77,13 @@ describe.each(backends)("canvas renders on $name", ({ storage }) => {
         expect(imageSize((yield* download(defaults.url)).bytes)).toMatchObject({ type: "jpg", width: 1200, height: 630 })
         const listed = yield* api.canvases.listRenders({ params, query: {} })
         expect(listed).toEqual({ items: [defaults, rendered], total: 2, pages: 1, hasNext: false })
+        // Each render's webhook event was written with its record.
+        const events = yield* SqlClient.SqlClient.use((sql) =>
+          sql<{ readonly payload: { readonly renderId: string; readonly url: string } }>`SELECT payload FROM event_outbox
+            WHERE company_id = ${tenant.companyId} AND type = 'render.completed' ORDER BY created_at`)
+        expect(events.map((event) => [event.payload.renderId, event.payload.url]).sort()).toEqual(
+          [[rendered.id, rendered.url], [defaults.id, defaults.url]].sort()
+        )
       }))
 
     it.effect("renders a looping MP4 and GIF whose duration and frames ffprobe reads back", () =>
