@@ -8,9 +8,9 @@ export interface Series { readonly label: string; readonly values: ReadonlyArray
 
 /**
  * A time chart (x in seconds since the epoch) with one line per series,
- * described for assistive technology by its title and a data table below.
+ * named for assistive technology by its title and its series.
  */
-export const TimeChart = (props: { title: string; x: ReadonlyArray<number>; series: ReadonlyArray<Series> }) => {
+export const TimeChart = (props: { title: string; unit: string; x: ReadonlyArray<number>; series: ReadonlyArray<Series> }) => {
   const target = useRef<HTMLDivElement>(null)
   useEffect(() => {
     if (target.current === null) return
@@ -23,10 +23,10 @@ export const TimeChart = (props: { title: string; x: ReadonlyArray<number>; seri
         width: 2,
         points: { show: true }
       }))],
-      axes: [{}, { label: "credits" }]
+      axes: [{}, { label: props.unit }]
     }, [[...props.x], ...props.series.map((series) => [...series.values])], target.current)
     return () => plot.destroy()
-  }, [props.x, props.series])
+  }, [props.x, props.series, props.unit])
   return (
     <figure>
       <figcaption>{props.title}</figcaption>

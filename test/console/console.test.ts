@@ -1,37 +1,16 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { ensureConsoleBuilt } from "../../scripts/build.ts"
 import { consolePolicy } from "../../src/app/Console.ts"
 import { spend } from "../support/Billing.ts"
-import { consolePages, openPage, seriousViolations, signIn, withConsolePage } from "../support/Console.ts"
+import { consolePages, openPage, sentCampaign, seriousViolations, signIn, withConsolePage } from "../support/Console.ts"
 import { serverUrl } from "../support/LoopbackServer.ts"
-import { client, pgliteStorage, seedTenant, type Tenant, testServer } from "../support/TestServer.ts"
+import { pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 // The server reads the built console when it starts: build it first (only when sources changed).
 ensureConsoleBuilt()
 
 const status = (base: string, key: string) => fetch(`${base}/api/v0/me`, { headers: { "x-api-key": key } }).then((response) => response.status)
-
-/** A sent campaign of three recipients: all sent, one opened and clicked. */
-const sentCampaign = (tenant: Tenant) => Effect.gen(function*() {
-  const api = yield* client({ apiKey: tenant.apiKey })
-  const campaign = yield* api.campaigns.create({
-    payload: { name: "Spring sale", subject: "Spring", bodyDocument: { html: "<h1>Spring sale</h1><script>parent.hacked = true</script>" } }
-  })
-  const sql = yield* SqlClient.SqlClient
-  const sentAt = new Date(Date.now() - 2 * 3_600_000)
-  const openedAt = new Date(Date.now() - 3_600_000)
-  for (const [index, opened] of [true, false, false].entries()) {
-    yield* sql`INSERT INTO campaign_recipients (id, campaign_id, company_id, list_row_id, email, fields, status, sent_at,
-      opened, open_count, first_opened_at, last_opened_at, clicked, click_count, first_clicked_at, last_clicked_at, created_at, updated_at)
-      VALUES (${`${campaign.id}_${index}`}, ${campaign.id}, ${tenant.companyId}, ${`row_${index}`}, ${`person${index}@example.com`}, '{}'::jsonb,
-      'sent', ${sentAt}, ${opened}, ${opened ? 1 : 0}, ${opened ? openedAt : null}, ${opened ? openedAt : null},
-      ${opened}, ${opened ? 1 : 0}, ${opened ? openedAt : null}, ${opened ? openedAt : null}, ${sentAt}, ${sentAt})`
-  }
-  yield* sql`INSERT INTO campaign_recipient_counts (campaign_id, total, sent, opened, clicked) VALUES (${campaign.id}, 3, 3, 1, 1)`
-  return campaign
-}).pipe(Effect.orDie)
 
 it.layer(testServer(pgliteStorage), { timeout: 180_000 })("the web console in a browser", (it) => {
   it.effect("serves its page at / with a policy allowing no inline script, and /docs still", () =>
@@ -97,8 +76,8 @@ it.layer(testServer(pgliteStorage), { timeout: 180_000 })("the web console in a 
   it.effect("shows a campaign's recipient metrics, a chart over time and its body in a frame without scripts", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant("campaigns")
-      yield* sentCampaign(tenant)
       const base = yield* serverUrl
+      yield* sentCampaign(base, tenant)
       yield* withConsolePage(async (page) => {
         await signIn(page, base, tenant)
         await openPage(page, "campaigns")
@@ -118,8 +97,8 @@ it.layer(testServer(pgliteStorage), { timeout: 180_000 })("the web console in a 
   it.effect("has no serious or critical accessibility violation on any page", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant("axe")
-      yield* sentCampaign(tenant)
       const base = yield* serverUrl
+      yield* sentCampaign(base, tenant)
       yield* withConsolePage(async (page) => {
         await page.goto(`${base}/`)
         await page.getByLabel("Personal access key").waitFor()

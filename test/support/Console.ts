@@ -1,8 +1,12 @@
 import axe from "axe-core"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import type { Page } from "playwright-core"
 import { BrowserPool } from "../../src/platform/BrowserPool.ts"
-import type { Tenant } from "./TestServer.ts"
+import type * as Admin from "../../src/admin/Admin.ts"
+
+/** A bootstrapped organization, company and owner with its keys. */
+type Tenant = Effect.Success<ReturnType<typeof Admin.bootstrap>>
 
 /** The console's pages, by the hash that opens each and the heading it shows. */
 export const consolePages = ["integrations", "usage", "campaigns", "profile"] as const
@@ -42,7 +46,7 @@ export const signIn = async (page: Page, base: string, tenant: Tenant) => {
 export const openPage = async (page: Page, name: typeof consolePages[number]) => {
   await page.getByRole("link", { name: new RegExp(`^${name}$`, "i") }).click()
   await page.getByRole("heading", { level: 1, name: new RegExp(`^${name}$`, "i") }).waitFor()
-  await page.waitForFunction(() => document.querySelector("[aria-busy=true]") === null)
+  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector: (selector: string) => unknown } }).document.querySelector("[aria-busy=true]") === null)
 }
 
 /**
@@ -53,8 +57,34 @@ export const openPage = async (page: Page, name: typeof consolePages[number]) =>
 export const seriousViolations = async (page: Page) => {
   await page.evaluate(axe.source)
   const violations = await page.evaluate(async () => {
-    const results = await (globalThis as unknown as { axe: typeof axe }).axe.run(document)
+    const results = await (globalThis as unknown as { axe: typeof axe }).axe.run()
     return results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }))
   })
   return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
 }
+
+/** A campaign created through the API, sent to three recipients: one opened and clicked an hour after the send. */
+export const sentCampaign = (base: string, tenant: Tenant) => Effect.gen(function*() {
+  const campaign = yield* Effect.promise(() =>
+    fetch(`${base}/api/v0/marketing-campaigns`, {
+      method: "POST",
+      headers: { "x-api-key": tenant.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Spring sale",
+        subject: "Spring",
+        bodyDocument: { html: "<h1>Spring sale</h1><p>Everything half price.</p><script>parent.hacked = true</script>" }
+      })
+    }).then((response) => response.json() as Promise<{ id: string }>))
+  const sql = yield* SqlClient.SqlClient
+  const sentAt = new Date(Date.now() - 2 * 3_600_000)
+  const openedAt = new Date(Date.now() - 3_600_000)
+  for (const [index, opened] of [true, false, false].entries()) {
+    const at = opened ? openedAt : null
+    yield* sql`INSERT INTO campaign_recipients (id, campaign_id, company_id, list_row_id, email, fields, status, sent_at,
+      opened, open_count, first_opened_at, last_opened_at, clicked, click_count, first_clicked_at, last_clicked_at, created_at, updated_at)
+      VALUES (${`${campaign.id}_${index}`}, ${campaign.id}, ${tenant.companyId}, ${`row_${index}`}, ${`person${index}@example.com`},
+      '{}'::jsonb, 'sent', ${sentAt}, ${opened}, ${opened ? 1 : 0}, ${at}, ${at}, ${opened}, ${opened ? 1 : 0}, ${at}, ${at}, ${sentAt}, ${sentAt})`
+  }
+  yield* sql`INSERT INTO campaign_recipient_counts (campaign_id, total, sent, opened, clicked) VALUES (${campaign.id}, 3, 3, 1, 1)`
+  return campaign
+}).pipe(Effect.orDie)

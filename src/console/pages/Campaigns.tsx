@@ -50,7 +50,7 @@ const CampaignDetail = (props: { credentials: Credentials; campaign: CampaignRec
                 <div><strong data-testid="metric-opened">{metrics.opened}</strong>opened ({percent(metrics.openRate)})</div>
                 <div><strong>{metrics.clicked}</strong>clicked ({percent(metrics.clickRate)})</div>
               </div>
-              {chart !== undefined && <TimeChart title="Recipients per hour" {...chart} />}
+              {chart !== undefined && <TimeChart unit="recipients" title="Recipients per hour" {...chart} />}
             </>
           )
         }}

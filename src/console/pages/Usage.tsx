@@ -64,9 +64,9 @@ export const Usage = (props: { credentials: Credentials }) => {
               <div><strong>{summary.totals.requests}</strong>billable calls in {days} days</div>
             </div>
           </Section>
-          <TimeChart title="Credits per day" {...perDay(events, since)} />
-          <TimeChart title="Credits per day by model" {...perDay(events, since, (event) => event.model)} />
-          <TimeChart title="Credits per day by feature" {...perDay(events, since, (event) => event.feature)} />
+          <TimeChart unit="credits" title="Credits per day" {...perDay(events, since)} />
+          <TimeChart unit="credits" title="Credits per day by model" {...perDay(events, since, (event) => event.model)} />
+          <TimeChart unit="credits" title="Credits per day by feature" {...perDay(events, since, (event) => event.feature)} />
           <Section title={`By model and feature, last ${days} days`}>
             <table>
               <thead><tr><th>Model</th><th>Feature</th><th>Calls</th><th>Tokens</th><th>Credits</th></tr></thead>
