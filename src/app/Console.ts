@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { extname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -45,12 +45,15 @@ const securityHeaders = {
 
 const notFound = (error: string) => HttpServerResponse.jsonUnsafe({ error }, { status: 404 })
 
+/** The built files; none while missing or being rebuilt (a build empties the folder first). */
 const readConsole = () => {
-  const index = join(consoleDirectory, "index.html")
-  if (!existsSync(index)) return undefined
-  const assetsDirectory = join(consoleDirectory, "assets")
-  const assets = new Map(readdirSync(assetsDirectory).map((name) => [name, readFileSync(join(assetsDirectory, name))]))
-  return { index: readFileSync(index, "utf8"), assets }
+  try {
+    const assetsDirectory = join(consoleDirectory, "assets")
+    const assets = new Map(readdirSync(assetsDirectory).map((name) => [name, readFileSync(join(assetsDirectory, name))]))
+    return { index: readFileSync(join(consoleDirectory, "index.html"), "utf8"), assets }
+  } catch {
+    return undefined
+  }
 }
 
 /** The console's routes: `/` (the app's page) and `/assets/<file>` (immutable, content-hashed names). */
