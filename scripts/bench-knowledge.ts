@@ -7,6 +7,8 @@
 // - HNSW recall@10 of semantic search against exact search on the same BENCH_VECTORS vectors (default
 //   10,000; the offline hashed embedding, 256 dimensions).
 // - Ingest on PGlite: Markdown chunked (the project's tokenizer) and keyword-indexed, MB/s.
+// - Retrieval quality (first, on an empty database): MRR@10 of keyword, semantic and hybrid search on the labelled
+//   set of test/fixtures/knowledge/ (`bench/retrieval-quality.ts`).
 import { NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Console, Effect, Option, Redacted } from "effect"
@@ -18,6 +20,7 @@ import { DocumentsRepo, type KnowledgeDocument } from "../src/documents/Document
 import { hashedEmbedding } from "../src/llm/local/LocalEmbedding.ts"
 import { newId } from "../src/platform/Ids.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
+import { retrievalQuality } from "./bench/retrieval-quality.ts"
 import { percentile } from "./bench/stats.ts"
 
 const totalChunks = Number(process.env.BENCH_CHUNKS ?? 100_000)
@@ -81,6 +84,7 @@ const keywordSql = `SELECT c.id AS chunk_id, c.document_id, d.title, c.content, 
 
 const benchmark = (backend: "pglite" | "postgres") =>
   Effect.gen(function*() {
+    yield* retrievalQuality(backend)
     const tenant = yield* Admin.bootstrap({ organization: "Bench", company: "Bench", email: `bench-${Date.now()}@example.com` })
     const repo = yield* DocumentsRepo
     const sql = yield* SqlClient.SqlClient

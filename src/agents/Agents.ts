@@ -8,7 +8,8 @@ import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import { type AgentRecord, AgentsRepo } from "./AgentsRepo.ts"
 import { AgentNotFound, EmployeeNotFound } from "./Errors.ts"
-import type { Agent, AgentPatch, Employee, NewAgent, NewEmployee } from "./Api.ts"
+import { requireDepartment } from "../departments/Departments.ts"
+import type { Agent, AgentPatch, Employee, EmployeePatch, NewAgent, NewEmployee } from "./Api.ts"
 import { type EmployeeRecord, EmployeesRepo } from "./EmployeesRepo.ts"
 
 /** Agents and employees belong to the caller's company; everyone reads them, managers change them. */
@@ -32,10 +33,10 @@ export const toEmployee = (record: EmployeeRecord): typeof Employee.Type => ({
   role: record.role,
   instructions: record.instructions,
   model: record.model,
+  departmentId: record.departmentId,
   createdDate: record.createdAt,
   updatedDate: record.updatedAt
 })
-
 
 export const createAgent = Effect.fn("Agents.create")(function*(input: typeof NewAgent.Type) {
   const { principal } = yield* Authorized("agents:write")
@@ -79,6 +80,7 @@ export const updateAgent = Effect.fn("Agents.update")(function*(id: string, patc
 export const createEmployee = Effect.fn("Employees.create")(function*(input: typeof NewEmployee.Type) {
   const { principal } = yield* Authorized("agents:write")
   yield* requireKnownModel(input.model)
+  yield* requireDepartment(principal.companyId, input.departmentId)
   const now = yield* currentDate
   const employee = yield* EmployeesRepo.use((repo) =>
     repo.create({
@@ -88,6 +90,7 @@ export const createEmployee = Effect.fn("Employees.create")(function*(input: typ
       role: input.role,
       instructions: input.instructions ?? "",
       model: input.model ?? null,
+      departmentId: input.departmentId ?? null,
       createdAt: now,
       updatedAt: now
     })
@@ -105,4 +108,13 @@ export const getEmployee = Effect.fn("Employees.get")(function*(id: string) {
   const { principal } = yield* Authorized("agents:read")
   const found = yield* EmployeesRepo.use((repo) => repo.get(principal.companyId, id))
   return toEmployee(yield* orRefuse(() => new EmployeeNotFound({ id }))(found))
+})
+
+export const updateEmployee = Effect.fn("Employees.update")(function*(id: string, patch: typeof EmployeePatch.Type) {
+  const { principal } = yield* Authorized("agents:write")
+  yield* requireKnownModel(patch.model)
+  yield* requireDepartment(principal.companyId, patch.departmentId)
+  const now = yield* currentDate
+  const updated = yield* EmployeesRepo.use((repo) => repo.update(principal.companyId, id, patch, now))
+  return toEmployee(yield* orRefuse(() => new EmployeeNotFound({ id }))(updated))
 })

@@ -54,6 +54,8 @@ export const Employee = Schema.Struct({
   role: Schema.String,
   instructions: Schema.String,
   model: Schema.NullOr(Schema.String),
+  /** The department whose instructions join the employee's prompt; null: none. */
+  departmentId: Schema.NullOr(Schema.String),
   createdDate: IsoDate,
   updatedDate: IsoDate
 }).annotate({ identifier: "Employee" })
@@ -62,7 +64,18 @@ export const NewEmployee = Schema.Struct({
   name: NonEmpty,
   role: NonEmpty,
   instructions: Schema.optional(Instructions),
-  model: Schema.optional(ModelId)
+  model: Schema.optional(ModelId),
+  departmentId: Schema.optional(Schema.String)
+})
+
+export const EmployeePatch = Schema.Struct({
+  name: Schema.optional(NonEmpty),
+  role: Schema.optional(NonEmpty),
+  instructions: Schema.optional(Instructions),
+  /** null goes back to the default model. */
+  model: Schema.optional(Schema.NullOr(ModelId)),
+  /** null takes the employee out of its department. */
+  departmentId: Schema.optional(Schema.NullOr(Schema.String))
 })
 
 const agentId = { agent_id: Schema.String }
@@ -119,9 +132,9 @@ export class EmployeesApi extends HttpApiGroup.make("employees")
     error: [BadRequest, Forbidden]
   }).pipe(described({
     summary: "Create an employee",
-    does: "Creates an AI employee with a role, instructions and an optional model; scheduled tasks run as an employee.",
+    does: "Creates an AI employee with a role, instructions, an optional model and an optional department (whose instructions join its prompt); scheduled tasks run as an employee.",
     who: "agents:write",
-    errors: { 404: "for another company" }
+    errors: { 400: "a departmentId that is not a department of the company", 404: "for another company" }
   })),
   HttpApiEndpoint.get("list", "/employees", { query: PageQuery, success: Page(Employee), error: [Forbidden] }).pipe(described({
     summary: "List employees",
@@ -137,5 +150,19 @@ export class EmployeesApi extends HttpApiGroup.make("employees")
     does: "One employee of the caller's company.",
     who: "agents:read",
     errors: { 404: "for an unknown id or another company's employee" }
+  })),
+  HttpApiEndpoint.patch("update", "/employees/:employee_id", {
+    params: employeeId,
+    payload: EmployeePatch,
+    success: Employee,
+    error: [BadRequest, Forbidden, NotFound]
+  }).pipe(described({
+    summary: "Change an employee",
+    does: "Changes an employee's name, role, instructions, model or department (null: none).",
+    who: "agents:write",
+    errors: {
+      400: "a departmentId that is not a department of the company",
+      404: "for an unknown id or another company's employee"
+    }
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

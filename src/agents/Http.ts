@@ -19,4 +19,6 @@ export const EmployeesLive = HttpApiBuilder.group(api, "employees", (handlers) =
   handlers
     .handle("create", ({ payload }) => answer(authorize("agents:write")(Agents.createEmployee(payload))))
     .handle("list", ({ query }) => answer(authorize("agents:read")(Agents.listEmployees(pageRequest(query)))))
-    .handle("get", ({ params }) => answer(authorize("agents:read")(Agents.getEmployee(params.employee_id)))))
+    .handle("get", ({ params }) => answer(authorize("agents:read")(Agents.getEmployee(params.employee_id))))
+    .handle("update", ({ params, payload }) =>
+      answer(authorize("agents:write")(Agents.updateEmployee(params.employee_id, payload)))))

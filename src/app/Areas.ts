@@ -9,6 +9,7 @@ import { OrganizationsArea } from "../organizations/Area.ts"
 import { ProjectsArea } from "../projects/Area.ts"
 import { MemoriesArea } from "../memories/Area.ts"
 import { AgentsArea } from "../agents/Area.ts"
+import { DepartmentsArea } from "../departments/Area.ts"
 import { TasksArea } from "../tasks/Area.ts"
 import { CampaignsArea } from "../campaigns/Area.ts"
 import { OutreachArea } from "../outreach/Area.ts"
@@ -22,12 +23,15 @@ import { CanvasesArea } from "../canvases/Area.ts"
 import { BrowserArea } from "../browser/Area.ts"
 import { DocumentsArea } from "../documents/Area.ts"
 import { ContentArea } from "../content/Area.ts"
+import { BrandArea } from "../brand/Area.ts"
 import { SequencesArea } from "../sequences/Area.ts"
 import { McpArea } from "../mcp/Area.ts"
 import { UsersArea } from "../users/Area.ts"
 import { UsageArea } from "../usage/Area.ts"
 import { DomainsArea } from "../domains/Area.ts"
 import { WebhooksArea } from "../webhooks/Area.ts"
+import { ImagesArea } from "../images/Area.ts"
+import { AudioArea } from "../audio/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -46,6 +50,7 @@ export const areas = [
   ProjectsArea,
   MemoriesArea,
   AgentsArea,
+  DepartmentsArea,
   TasksArea,
   CampaignsArea,
   OutreachArea,
@@ -59,12 +64,15 @@ export const areas = [
   BrowserArea,
   DocumentsArea,
   ContentArea,
+  BrandArea,
   SequencesArea,
   McpArea,
   UsersArea,
   UsageArea,
   DomainsArea,
   WebhooksArea,
+  ImagesArea,
+  AudioArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

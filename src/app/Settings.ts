@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { AudioConfig } from "../audio/AudioConfig.ts"
 import { ExtractConfig } from "../browser/ExtractConfig.ts"
 import { RenderConfig } from "../canvases/RenderConfig.ts"
 import { ContentConfig } from "../content/ContentConfig.ts"
@@ -6,6 +7,7 @@ import { DesignConfig } from "../design/DesignConfig.ts"
 import { DomainsConfig } from "../domains/DomainsConfig.ts"
 import { DocumentsConfig } from "../documents/DocumentsConfig.ts"
 import { FilesConfig } from "../files/FilesConfig.ts"
+import { ImagesConfig } from "../images/ImagesConfig.ts"
 import { JobsConfig } from "../jobs/JobsConfig.ts"
 import { LeadsConfig } from "../leads/LeadsConfig.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
@@ -23,6 +25,7 @@ import { UsageConfig } from "../usage/UsageConfig.ts"
  * themselves.
  */
 const configs = {
+  audio: AudioConfig,
   browser: BrowserConfig,
   content: ContentConfig,
   design: DesignConfig,
@@ -30,6 +33,7 @@ const configs = {
   domains: DomainsConfig,
   extract: ExtractConfig,
   files: FilesConfig,
+  images: ImagesConfig,
   jobs: JobsConfig,
   leads: LeadsConfig,
   mail: MailConfig,

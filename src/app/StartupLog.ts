@@ -1,7 +1,9 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { join, resolve } from "node:path"
 import { catalogFrom } from "../llm/Catalog.ts"
+import { AudioConfig, type AudioSettings } from "../audio/AudioConfig.ts"
 import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
+import { ImagesConfig, type ImagesSettings } from "../images/ImagesConfig.ts"
 import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
 import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
@@ -44,7 +46,13 @@ const modelsLine = (settings: AppSettings) => {
  */
 export const describeProviders = (
   settings: AppSettings,
-  areas: { readonly mail: OutgoingMailSettings; readonly jobs: JobsSettings; readonly files: FilesSettings }
+  areas: {
+    readonly mail: OutgoingMailSettings
+    readonly jobs: JobsSettings
+    readonly files: FilesSettings
+    readonly images: ImagesSettings
+    readonly audio: AudioSettings
+  }
 ): ReadonlyArray<string> => [
   Option.match(settings.databaseUrl, {
     onNone: () => `Database: embedded (PGlite) in ${resolve(settings.dataDir)} (set DATABASE_URL for PostgreSQL)`,
@@ -60,6 +68,12 @@ export const describeProviders = (
   Option.isSome(areas.jobs.apiKey)
     ? `Job search: the SerpApi-compatible provider at ${location(areas.jobs.baseUrl, true)}`
     : "Job search: off, answering 403 (set SERPAPI_API_KEY to enable it)",
+  Option.isSome(areas.images.apiKey)
+    ? `Image generation: the OpenAI-compatible provider at ${location(areas.images.baseUrl, true)}`
+    : "Image generation: off, answering 403 (set IMAGES_API_KEY to enable it)",
+  Option.isSome(areas.audio.baseUrl) || Option.isSome(areas.audio.apiKey)
+    ? `Speech: the OpenAI-compatible provider at ${location(Option.getOrElse(areas.audio.baseUrl, () => "https://api.openai.com/v1"), true)}`
+    : "Speech: the offline local voice, eSpeak NG (set SPEECH_BASE_URL or SPEECH_API_KEY for a provider)",
   Option.match(areas.files.blobDir, {
     onNone: () => "Uploaded files: stored in the database (set BLOB_DIR for a folder)",
     onSome: (folder) => `Uploaded files: stored in ${resolve(folder)}`
@@ -72,7 +86,13 @@ export const describeProviders = (
 /** Logs `describeProviders` once, at Info level. */
 export const ProvidersLogged = Layer.effectDiscard(
   Effect.gen(function*() {
-    const lines = describeProviders(yield* AppConfig, { mail: yield* MailConfig, jobs: yield* JobsConfig, files: yield* FilesConfig })
+    const lines = describeProviders(yield* AppConfig, {
+      mail: yield* MailConfig,
+      jobs: yield* JobsConfig,
+      files: yield* FilesConfig,
+      images: yield* ImagesConfig,
+      audio: yield* AudioConfig
+    })
     yield* Effect.forEach(lines, (line) => Effect.logInfo(line), { discard: true })
   })
 )

@@ -16,8 +16,8 @@ import type { CompanyRole, OrgRole } from "./Roles.ts"
 /** Features each plan includes; a company user's `allowedFeatures` can narrow them further. */
 export const planFeatures: Record<string, ReadonlyArray<string>> = {
   free: ["chat", "content", "projects", "tasks", "memories", "agents"],
-  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations"],
-  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations"]
+  pro: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations", "images", "audio"],
+  enterprise: ["chat", "content", "projects", "tasks", "memories", "agents", "campaigns", "sequences", "jobs", "documents", "integrations", "images", "audio"]
 }
 
 const everyone: ReadonlyArray<CompanyRole> = ["owner", "admin", "member", "viewer"]
@@ -44,7 +44,11 @@ export const companyPermissions = {
   "tasks:write": { roles: contributors, feature: "tasks", description: "create and run scheduled tasks" },
   "chat:use": { roles: contributors, feature: "chat", description: "call models" },
   "content:use": { roles: contributors, feature: "content", description: "use the content tools" },
+  "brandKit:read": { roles: everyone, feature: "content", description: "read the brand kit" },
+  "brandKit:write": { roles: managers, feature: "content", description: "change the brand kit" },
   "jobs:search": { roles: contributors, feature: "jobs", description: "search job listings" },
+  "images:use": { roles: contributors, feature: "images", description: "generate and transform images" },
+  "audio:use": { roles: contributors, feature: "audio", description: "synthesize speech" },
   "canvases:read": { roles: everyone, feature: "content", description: "read canvases and their chat threads" },
   "canvases:write": { roles: contributors, feature: "content", description: "create and change canvases and threads" },
   "documents:convert": { roles: contributors, feature: "documents", description: "convert documents" },

@@ -120,7 +120,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         }, {
           start: Effect.flatMap(currentDate, (now) => recipients.begin(recipient.id, claim.token, now)),
           record: (outcome) => record(claim, recipient, outcome),
-          bounced: Effect.void
+          bounced: (reason) => Effect.flatMap(currentDate, (now) => recipients.bounced(recipient, reason, now))
         }, journal)
       })
 

@@ -1,4 +1,6 @@
 import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { outboxOn } from "../storage/Outbox.ts"
 import type { OutreachSender, TrackedMessage } from "../outreach/Outreach.ts"
 import { CampaignsRepo } from "./CampaignsRepo.ts"
 import { RecipientsRepo } from "./RecipientsRepo.ts"
@@ -7,6 +9,8 @@ import { RecipientsRepo } from "./RecipientsRepo.ts"
 export const campaignsSender = Effect.gen(function*() {
   const campaigns = yield* CampaignsRepo
   const recipients = yield* RecipientsRepo
+  const sql = yield* SqlClient.SqlClient
+  const outbox = outboxOn(sql)
   return {
     message: (id) =>
       Effect.map(recipients.get(id), Option.map((recipient): TrackedMessage => ({
@@ -20,7 +24,18 @@ export const campaignsSender = Effect.gen(function*() {
           campaigns.get(recipient.companyId, recipient.campaignId),
           Option.map((campaign) => ({ subject: campaign.subject, html: campaign.bodyDocument.html }))
         ),
-        track: (event, now) => recipients.track(id, event, now)
+        // The event commits with the count it reports.
+        track: (event, now, url) =>
+          sql.withTransaction(Effect.andThen(
+            recipients.track(id, event, now),
+            outbox.emit(recipient.companyId, event === "open" ? "recipient.opened" : "recipient.clicked", {
+              campaignId: recipient.campaignId,
+              recipientId: recipient.id,
+              email: recipient.email,
+              ...(url === undefined ? {} : { url }),
+              at: now.toISOString()
+            })
+          )).pipe(Effect.orDie)
       }))),
     // Suppressed addresses are skipped when a campaign starts; the list is checked there.
     unsubscribed: () => Effect.void

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { fromColumns, NumberColumn } from "../storage/Columns.ts"
+import { fromColumns, NumberColumn, readerOf } from "../storage/Columns.ts"
+import { outboxOn } from "../storage/Outbox.ts"
 import type { DeliveryOutcome } from "../outreach/Delivery.ts"
 import { newId } from "../platform/Ids.ts"
 import { containing } from "../storage/Rows.ts"
@@ -66,6 +67,16 @@ export interface RecipientClaim {
   readonly token: string
   readonly recipients: ReadonlyArray<RecipientRecord>
 }
+
+/** A campaign `completeFinished` ended, with its recipients' counts. */
+const FinishedCampaign = fromColumns(Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  name: Schema.String,
+  status: Schema.String,
+  sent: NumberColumn,
+  failed: NumberColumn
+}))
 
 /**
  * Recipients of campaigns: made in bulk when sending starts, delivered by
@@ -148,11 +159,14 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
   readonly completeFinished: (now: Date) => Effect.Effect<ReadonlyArray<string>>
   /** A recipient by id (for tracking links). */
   readonly get: (id: string) => Effect.Effect<Option.Option<RecipientRecord>>
+  /** Records the `recipient.bounced` event of a hard bounce (in the caller's transaction, which records the failure). */
+  readonly bounced: (recipient: RecipientRecord, reason: string, now: Date) => Effect.Effect<void>
   /** Counts an open (`open`) or a click (`click`, which also counts as an open). */
   readonly track: (id: string, event: "open" | "click", now: Date) => Effect.Effect<void>
 }>()("campaigns/RecipientsRepo") {
   static readonly layer = Layer.effect(RecipientsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = outboxOn(sql)
     const leaseFree = (now: Date) => sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
     /**
      * Keeps `campaign_recipient_counts` in the statement that moves recipients: a CTE over `changed`
@@ -322,7 +336,8 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
       }, Effect.orDie),
       completeFinished: Effect.fn("RecipientsRepo.completeFinished")(function*(now) {
         // Sent, unless every recipient it tried failed: then failed, with the most common reason.
-        const rows = yield* sql<{ readonly id: string }>`
+        // A sent campaign's `campaign.sent` event commits with its status.
+        const rows = yield* readerOf(FinishedCampaign).all(sql`
           WITH finished AS (
             SELECT c.id,
               count(r.id) FILTER (WHERE r.status = 'sent') AS sent,
@@ -343,9 +358,22 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, {
             updated_at = greatest(${now}::timestamptz, campaigns.updated_at + interval '1 millisecond')
           FROM finished f
           WHERE campaigns.id = f.id AND campaigns.status = 'sending'
-          RETURNING campaigns.id`
+          RETURNING campaigns.id, campaigns.company_id, campaigns.name, campaigns.status, f.sent, f.failed`)
+        yield* outbox.emitAll(rows.filter((row) => row.status === "sent").map((row) => ({
+          companyId: row.companyId,
+          type: "campaign.sent",
+          payload: { campaignId: row.id, name: row.name, sent: row.sent, failed: row.failed, completedAt: now.toISOString() }
+        })))
         return rows.map((row) => row.id)
-      }, Effect.orDie),
+      }, sql.withTransaction, Effect.orDie),
+      bounced: (recipient, reason, now) =>
+        outbox.emit(recipient.companyId, "recipient.bounced", {
+          campaignId: recipient.campaignId,
+          recipientId: recipient.id,
+          email: recipient.email,
+          reason,
+          at: now.toISOString()
+        }),
       get: Effect.fn("RecipientsRepo.get")(function*(id) {
         const rows = yield* sql`SELECT * FROM campaign_recipients WHERE id = ${id}`
         return Option.fromNullishOr((yield* decodeRecipients(rows))[0])

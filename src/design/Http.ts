@@ -10,6 +10,7 @@ import { Blob } from "../files/Blob.ts"
 import { FilesRepo } from "../files/FilesRepo.ts"
 import type { ContentPart } from "../llm/Llm.ts"
 import { authorizedAnswer } from "../http/Refusals.ts"
+import { brandGuide, withBrand } from "../brand/BrandGuide.ts"
 import { BadRequest } from "../platform/Errors.ts"
 import type { Refusal } from "../platform/Refusal.ts"
 import * as Templates from "../templates/Templates.ts"
@@ -50,7 +51,7 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
         >()
         return yield* open({
           payer: payerOf(principal),
-          system: systemPrompt,
+          system: withBrand(systemPrompt, yield* brandGuide(principal.companyId)),
           messages: conversation(payload.history, payload.message),
           html: payload.bodyDocument.html,
           version: campaign.bodyVersion,
@@ -79,7 +80,7 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
         const services = yield* Effect.context<Effect.Services<ReturnType<typeof Templates.update>>>()
         return yield* open({
           payer: payerOf(principal),
-          system: `${systemPrompt}\n${templatePrompt}`,
+          system: withBrand(`${systemPrompt}\n${templatePrompt}`, yield* brandGuide(principal.companyId)),
           messages: conversation(payload.history, payload.message, images),
           html: payload.bodyDocument.html,
           version: template.bodyVersion,

@@ -38,6 +38,20 @@ export const storeImage = Effect.fn("Files.storeImage")(function*(
   upload: Multipart.PersistedFile
 ) {
   const bytes = new Uint8Array(yield* Effect.promise(() => readFile(upload.path)))
+  return yield* storeImageBytes(companyId, ownerId, upload.name, bytes)
+})
+
+/**
+ * Checks and stores image bytes for `ownerId` under a safe form of `name`
+ * (its extension from the sniffed type); anything but a PNG, JPEG, GIF or
+ * WebP image is refused.
+ */
+export const storeImageBytes = Effect.fn("Files.storeImageBytes")(function*(
+  companyId: string,
+  ownerId: string,
+  name: string,
+  bytes: Uint8Array
+) {
   if (bytes.length === 0) return yield* new InvalidImage({ message: "The file is empty" })
   const sniffed = yield* Effect.promise(() => fileTypeFromBuffer(bytes))
   const extension = sniffed === undefined ? undefined : imageExtensions[sniffed.mime]
@@ -53,7 +67,7 @@ export const storeImage = Effect.fn("Files.storeImage")(function*(
   return yield* storeFile({
     companyId,
     ownerId,
-    name: safeFileName(upload.name, extension),
+    name: safeFileName(name, extension),
     contentType: sniffed.mime,
     bytes,
     width: dimensions.width,

@@ -8,14 +8,14 @@ import { JobsConfig } from "./JobsConfig.ts"
 export type JobResults = Readonly<Record<string, unknown>>
 
 /**
- * The SerpApi-compatible job-search provider (`engine=google_jobs`) at
- * `SERPAPI_BASE_URL`, with the outbound retry policy. Not configured when
- * `SERPAPI_API_KEY` is unset.
+ * The SerpApi-compatible search provider at `SERPAPI_BASE_URL`, with the
+ * outbound retry policy: job search asks its `google_jobs` engine, content
+ * research its `google` engine. Not configured when `SERPAPI_API_KEY` is unset.
  */
 export class JobProvider extends Context.Service<JobProvider, {
   readonly configured: boolean
-  /** Searches with the provider's own parameter names (`q`, `gl`, `next_page_token`, …). */
-  readonly search: (parameters: Readonly<Record<string, string>>) => Effect.Effect<JobResults, OutboundError>
+  /** Searches one engine (`google_jobs`, `google`) with the provider's own parameter names (`q`, `gl`, `next_page_token`, …). */
+  readonly search: (engine: string, parameters: Readonly<Record<string, string>>) => Effect.Effect<JobResults, OutboundError>
 }>()("jobs/JobProvider") {
   static readonly layer = Layer.effect(
     JobProvider,
@@ -25,14 +25,14 @@ export class JobProvider extends Context.Service<JobProvider, {
       const endpoint = new URL("search.json", settings.baseUrl.endsWith("/") ? settings.baseUrl : `${settings.baseUrl}/`)
       return {
         configured: Option.isSome(settings.apiKey),
-        search: (parameters) => {
+        search: (engine, parameters) => {
           const apiKey = Option.match(settings.apiKey, { onNone: () => "", onSome: Redacted.value })
           const request = HttpClientRequest.get(endpoint.toString()).pipe(
-            HttpClientRequest.setUrlParams({ ...parameters, engine: "google_jobs", api_key: apiKey }),
+            HttpClientRequest.setUrlParams({ ...parameters, engine, api_key: apiKey }),
             HttpClientRequest.acceptJson
           )
           return exchange(client, request, {
-            service: "The job search provider",
+            service: "The search provider",
             timeoutMs: settings.timeoutMs,
             maxRetries: settings.maxRetries,
             read: readResults
@@ -53,4 +53,4 @@ const readResults = (response: HttpClientResponse.HttpClientResponse) =>
     )
   )
 
-const unreadable = new OutboundError({ kind: "unavailable", message: "The job search provider sent an unreadable answer" })
+const unreadable = new OutboundError({ kind: "unavailable", message: "The search provider sent an unreadable answer" })

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { JobSearchFailed, JobSearchLimited, JobSearchNotConfigured, JobSearchRejected } from "./Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Authorized } from "../auth/Policy.ts"
-import type { OutboundError } from "../platform/Outbound.ts"
+import { outboundRefusal } from "../platform/Outbound.ts"
 import type { JobSearchQuery } from "./Api.ts"
 import { JobProvider } from "./JobProvider.ts"
 import { Credits, payerOf } from "../usage/Credits.ts"
@@ -29,16 +29,7 @@ export const providerParameters = (query: typeof JobSearchQuery.Type): Record<st
 }
 
 /** The provider's failure: its rate limiting, a request it rejects, or its own failure. */
-const toRefusal = (error: OutboundError) => {
-  switch (error.kind) {
-    case "rate_limited":
-      return new JobSearchLimited({ message: error.message })
-    case "rejected":
-      return new JobSearchRejected({ message: error.message })
-    default:
-      return new JobSearchFailed({ message: error.message })
-  }
-}
+const toRefusal = outboundRefusal({ limited: JobSearchLimited, rejected: JobSearchRejected, failed: JobSearchFailed })
 
 export const notConfigured = () => new JobSearchNotConfigured({})
 
@@ -52,7 +43,7 @@ export const search = Effect.fn("Jobs.search")(function*(query: typeof JobSearch
   if (!provider.configured) return yield* notConfigured()
   const credits = yield* Credits
   return yield* credits.withHold(payerOf(principal), searchCost, (hold) =>
-    provider.search(providerParameters(query)).pipe(
+    provider.search("google_jobs", providerParameters(query)).pipe(
       Effect.tap(() => hold.report({ credits: searchCost.credits })),
       Effect.mapError(toRefusal)
     ))

@@ -1,4 +1,5 @@
 import { Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { SqlClient } from "effect/sql"
 import { cachedSigning } from "../domains/Senders.ts"
 import type { LeadContact, LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
@@ -42,8 +43,8 @@ export interface DeliverySteps {
   readonly start: Effect.Effect<boolean>
   /** Records the outcome, right after the server's answer. */
   readonly record: (outcome: DeliveryOutcome) => Effect.Effect<void>
-  /** After a hard bounce (the address is on the suppression list by then). */
-  readonly bounced: Effect.Effect<void>
+  /** A hard bounce, with the server's answer: in the transaction that records it and suppresses the address. */
+  readonly bounced: (reason: string) => Effect.Effect<void>
 }
 
 /** The person a message went to, as the lead's record knows them: the address and the row's names and company. */
@@ -83,6 +84,7 @@ export class Delivery extends Context.Service<Delivery, {
     const { key } = yield* TrackingSecret
     const signingFor = yield* cachedSigning
     const senders = yield* Effect.context<Effect.Services<ReturnType<typeof signingFor>>>()
+    const sql = yield* SqlClient.SqlClient
 
     const outcomeOf = (sent: SendOutcome, attempts: number, now: Date): DeliveryOutcome => {
       switch (sent._tag) {
@@ -122,13 +124,20 @@ export class Delivery extends Context.Service<Delivery, {
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.
         const at = yield* currentDate
-        yield* steps.record(outcomeOf(sent.value, outgoing.attempts, at))
+        const recorded = steps.record(outcomeOf(sent.value, outgoing.attempts, at))
         const event = { companyId: outgoing.companyId, at, contact: contactOf(outgoing), campaignId: outgoing.campaignId, sequenceId: outgoing.sequenceId }
-        if (sent.value._tag === "Accepted") yield* journal.note({ ...event, type: "sent", detail: { subject: message.subject } })
         if (sent.value._tag === "PermanentFailure" && sent.value.hardBounce) {
-          yield* suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce")
-          yield* journal.note({ ...event, type: "bounced", detail: { error: sent.value.response } })
-          yield* steps.bounced
+          const reason = sent.value.response
+          // Recorded, suppressed and announced (the sender's `bounced`, e.g. its webhook event) together.
+          yield* sql.withTransaction(Effect.all([
+            recorded,
+            suppressions.add(outgoing.companyId, outgoing.email, "hard_bounce"),
+            steps.bounced(reason)
+          ], { discard: true })).pipe(Effect.orDie)
+          yield* journal.note({ ...event, type: "bounced", detail: { error: reason } })
+        } else {
+          yield* recorded
+          if (sent.value._tag === "Accepted") yield* journal.note({ ...event, type: "sent", detail: { subject: message.subject } })
         }
         return true
       })

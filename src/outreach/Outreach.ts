@@ -18,8 +18,8 @@ export interface TrackedMessage {
   readonly sequenceId?: string | undefined
   /** The subject and body the e-mail was rendered from (its click targets are links of it); none when gone. */
   readonly source: Effect.Effect<Option.Option<{ readonly subject: string; readonly html: string }>>
-  /** Counts an open, or a click (which also counts as an open). */
-  readonly track: (event: "open" | "click", now: Date) => Effect.Effect<void>
+  /** Counts an open, or a click on `url` (which also counts as an open). */
+  readonly track: (event: "open" | "click", now: Date, url?: string) => Effect.Effect<void>
 }
 
 export interface OutreachSender {

@@ -94,7 +94,7 @@ export const click = Effect.fn("Tracking.click")(function*(token: string, baseUr
   )
   if (target === undefined) return yield* notFound
   const now = yield* currentDate
-  yield* message.track("click", now)
+  yield* message.track("click", now, target)
   yield* toTimeline(message, "clicked", now, { url: target })
   return target
 })

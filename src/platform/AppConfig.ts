@@ -59,6 +59,13 @@ export const positive = (name: string) => Config.schema(Schema.Int.check(Schema.
 /** As `positive`, with its default. */
 export const positiveInt = (name: string, fallback: number) => positive(name).pipe(Config.withDefault(fallback))
 
+/** A comma-separated list, its entries trimmed; empty when unset. */
+export const commaList = (name: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(""),
+    Config.map((value) => value.split(",").map((item) => item.trim()).filter((item) => item.length > 0))
+  )
+
 const onOffSwitch = (name: string, fallback: "on" | "off") =>
   Config.Literals(["on", "off"], name).pipe(
     Config.withDefault(fallback),

@@ -40,6 +40,30 @@ export class OutboundError extends Data.TaggedError("OutboundError")<{
 export const outboundClient = <E, R>(dispatcher: Layer.Layer<NodeHttpClient.Dispatcher, E, R>) =>
   Layer.effect(HttpClient.HttpClient, NodeHttpClient.makeUndici).pipe(Layer.provide(dispatcher))
 
+/** The refusal classes an area answers an outside service's failures with, each worded by its message. */
+export interface OutboundRefusals<Limited, Rejected, Failed> {
+  /** It kept rate limiting. */
+  readonly limited: new(fields: { readonly message: string }) => Limited
+  /** It rejected the request (another 4xx). */
+  readonly rejected: new(fields: { readonly message: string }) => Rejected
+  /** It failed, was unreachable, or refused the platform's credentials. */
+  readonly failed: new(fields: { readonly message: string }) => Failed
+}
+
+/** An outside service's failure as the area's refusal of its kind. */
+export const outboundRefusal = <Limited, Rejected, Failed>(refusals: OutboundRefusals<Limited, Rejected, Failed>) =>
+(error: OutboundError): Limited | Rejected | Failed => {
+  const fields = { message: error.message }
+  switch (error.kind) {
+    case "rate_limited":
+      return new refusals.limited(fields)
+    case "rejected":
+      return new refusals.rejected(fields)
+    default:
+      return new refusals.failed(fields)
+  }
+}
+
 class AttemptFailed<E> {
   readonly retryable: boolean
   readonly error: E

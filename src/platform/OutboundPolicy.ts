@@ -2,7 +2,7 @@ import { Config, Context, Effect, Layer, Schema, SchemaIssue } from "effect"
 import { lookup as systemLookup, Resolver } from "node:dns/promises"
 import { isIP, type LookupFunction } from "node:net"
 import ipaddr from "ipaddr.js"
-import { positiveInt } from "./AppConfig.ts"
+import { commaList, positiveInt } from "./AppConfig.ts"
 
 /**
  * Which addresses an outbound fetch of a URL a user gave may reach
@@ -31,12 +31,6 @@ export const outboundDefaults: OutboundSettings = {
   maxBytes: 10 * 1024 * 1024,
   timeoutMs: 15_000
 }
-
-const commaList = (name: string) =>
-  Config.String(name).pipe(
-    Config.withDefault(""),
-    Config.map((value) => value.split(",").map((item) => item.trim()).filter((item) => item.length > 0))
-  )
 
 /** Host names and CIDRs; a malformed CIDR stops the start-up. */
 const allowedHosts = commaList("OUTBOUND_ALLOWED_HOSTS").pipe(Config.flatMap((entries) => {

@@ -91,7 +91,7 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
         yield* delivery.deliver({ ...execution, from: senderOf(sequence, mailFrom), templates: templates.success }, {
           start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
           record,
-          bounced: Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
+          bounced: () => Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
         }, journal)
       })
 

@@ -1,9 +1,11 @@
 import { Cause, Context, Effect, Layer } from "effect"
 import type { EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import type { DepartmentsRepo } from "../departments/DepartmentsRepo.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { currentDate } from "../platform/Time.ts"
 import type { Credits } from "../usage/Credits.ts"
+import { SqlClient } from "effect/sql"
 import { SchedulerConfig } from "./SchedulerConfig.ts"
 import { handleClaim } from "./TaskRunner.ts"
 import type { Claim } from "./TaskRecords.ts"
@@ -22,7 +24,7 @@ export class Scheduler extends Context.Service<Scheduler, {
   static readonly layer = Layer.effect(Scheduler, Effect.gen(function*() {
     const config = yield* SchedulerConfig
     const repo = yield* TasksRepo
-    const context = yield* Effect.context<TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog | SchedulerConfig>()
+    const context = yield* Effect.context<TasksRepo | EmployeesRepo | DepartmentsRepo | Credits | Llm | ModelCatalog | SchedulerConfig | SqlClient.SqlClient>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const renew = (claim: Claim) =>
@@ -71,7 +73,7 @@ export class Scheduler extends Context.Service<Scheduler, {
 export const SchedulerLive: Layer.Layer<
   never,
   never,
-  TasksRepo | EmployeesRepo | Credits | Llm | ModelCatalog
+  TasksRepo | EmployeesRepo | DepartmentsRepo | Credits | Llm | ModelCatalog | SqlClient.SqlClient
 > = Scheduler.worker.pipe(
   Layer.provide(Scheduler.layer),
   Layer.provide(SchedulerConfig.layer)

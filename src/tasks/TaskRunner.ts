@@ -1,9 +1,11 @@
 import { Duration, Effect, Option } from "effect"
 import { type EmployeeRecord, EmployeesRepo } from "../agents/EmployeesRepo.ts"
+import { departmentPrompt } from "../departments/Departments.ts"
 import { Llm, type LlmRequest, prompt, type StopReason, textOf } from "../llm/Llm.ts"
 import { newId } from "../platform/Ids.ts"
 import { InsufficientCredits } from "../usage/Errors.ts"
 import { currentDate } from "../platform/Time.ts"
+import { emit } from "../storage/Outbox.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { Credits, type Payer, type Spent } from "../usage/Credits.ts"
 import { firstRunNextDay, localDay, occurrenceAfter, startOfNextDay } from "./Occurrences.ts"
@@ -126,9 +128,9 @@ const stopForDay = (claim: Claim, occurrence: Occurrence, reason: string) =>
 
 const noUsage = { model: "", output: null, error: null, inputTokens: 0, outputTokens: 0, credits: 0 }
 
-/** The employee's persona and instructions, as the system prompt. */
-const systemPrompt = (employee: EmployeeRecord) =>
-  [`You are ${employee.name}, ${employee.role}.`, employee.instructions]
+/** The employee's persona, instructions and its department's part, as the system prompt. */
+const systemPrompt = (employee: EmployeeRecord, department: string) =>
+  [`You are ${employee.name}, ${employee.role}.`, employee.instructions, department]
     .filter((part) => part.trim() !== "")
     .join("\n\n")
 
@@ -209,7 +211,7 @@ const attemptRun = <E, R>(
     const employee = found.value
     const model = stringSetting(task, "model") ?? employee.model ?? config.defaultModel
     const request = {
-      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee)),
+      ...prompt(model, userPrompt(task, inputs), systemPrompt(employee, yield* departmentPrompt(employee))),
       maxTokens: maxTokensSetting(task)
     }
     const quoted = yield* Effect.result(BilledLlm.quote("tasks", request))
@@ -280,6 +282,15 @@ const runPrompt = (
           const succeeded = result.status === "succeeded"
           const checks = evaluate(billed, locked.dailyCreditLimit, spentToday)
           yield* repo.finishExecution(started.id, { ...result, finishedAt })
+          yield* emit(locked.companyId, "task.run_completed", {
+            taskId: locked.id,
+            executionId: started.id,
+            trigger: started.trigger,
+            status: result.status,
+            error: result.error,
+            credits: result.credits,
+            finishedAt: finishedAt.toISOString()
+          })
           yield* repo.addEvaluation({
             id: newId("eval"),
             taskId: locked.id,

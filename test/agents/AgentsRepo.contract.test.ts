@@ -46,6 +46,7 @@ for (const backend of backends) {
             role: "analyst",
             instructions: "",
             model: null,
+            departmentId: null,
             createdAt: t0,
             updatedAt: t0
           })

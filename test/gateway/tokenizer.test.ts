@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { prompt } from "../../src/llm/Llm.ts"
 import { longestRun, offThreadCharacters, piecesOf, tokenCounter, TokenizerThreads } from "../../src/llm/Tokenizer.ts"
+import { longestTurn } from "../support/EventLoop.ts"
 
 const asPlainText = { disallowedSpecial: new Set<string>() }
 
@@ -94,31 +95,14 @@ describe("the shared tokenizer", () => {
       // Random letters are the slowest text to count: every 128-letter slice is merged pair by pair.
       // (A seed no other test uses: slices counted before are answered from the merge cache.)
       const word = letters(300_000, 13)
-      // The thread's own CPU time between two turns of the loop: what a request waiting for a turn waits for,
-      // apart from the time the operating system gives other processes.
-      const cpuMs = () => {
-        const { user, system } = process.threadCpuUsage()
-        return (user + system) / 1_000
-      }
-      let longestMs = 0
-      let last = cpuMs()
-      let counting = true
-      const tick = () => {
-        if (!counting) return
-        const now = cpuMs()
-        longestMs = Math.max(longestMs, now - last)
-        last = now
-        setImmediate(tick)
-      }
-      setImmediate(tick)
-      yield* counter.text(word)
-      counting = false
+      const { longestMs } = yield* longestTurn(counter.text(word))
       // The budget is 5 ms of (wall-clock) time per turn, plus at most one slice.
       expect(longestMs).toBeLessThan(10)
       // Counted on a worker thread, another such word costs this thread a small part of the ~200 ms it takes.
-      const startedAt = cpuMs()
+      const startedAt = process.threadCpuUsage()
       yield* counter.text(letters(300_000, 17))
-      expect(cpuMs() - startedAt).toBeLessThan(40)
+      const spent = process.threadCpuUsage(startedAt)
+      expect((spent.user + spent.system) / 1_000).toBeLessThan(40)
     }).pipe(Effect.provide(TokenizerThreads)))
 
   it.effect("keeps whole words within a token limit, in time linear in the text", () =>

@@ -1,4 +1,5 @@
 import { Effect, Layer, Option, Redacted } from "effect"
+import type { SettingOverrides } from "../../src/app/Settings.ts"
 import { CampaignsConfig, type CampaignSettings } from "../../src/campaigns/CampaignsConfig.ts"
 import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
 import { Mailer } from "../../src/mail/Mailer.ts"
@@ -40,12 +41,13 @@ export const anotherWorker = Effect.provide(CampaignWorker.use(Effect.succeed), 
 export const campaignTestServer = <A, E>(
   storage: Layer.Layer<A, E>,
   smtpUrl: string,
-  delivery: Partial<OutreachSettings> = {}
+  delivery: Partial<OutreachSettings> = {},
+  settings: SettingOverrides = {}
 ) =>
   CampaignWorker.layer.pipe(
     Layer.provideMerge(testDelivery(smtpUrl, delivery)),
     Layer.provideMerge(testCampaignSettings()),
-    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom } }))
+    Layer.provideMerge(testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom }, ...settings }))
   )
 
 /** Sender polls until one claims nothing; answers how many recipients this worker claimed. */

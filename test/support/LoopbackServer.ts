@@ -32,3 +32,12 @@ export const sdkClients = (name: string) =>
       anthropic: new Anthropic({ apiKey: tenant.apiKey, baseURL: `${base}/api/v0/anthropic`, maxRetries: 0 })
     }
   })
+
+/** How an OpenAI SDK call failed: its status and our `{"error": …}` message (the SDK reads the body's `error` field); undefined when it succeeded. */
+export const sdkError = (call: () => Promise<unknown>) =>
+  Effect.promise(() =>
+    call().then(
+      () => undefined,
+      (error: InstanceType<typeof OpenAI.APIError>) => ({ status: error.status, error: error.error })
+    )
+  )

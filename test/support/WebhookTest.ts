@@ -85,20 +85,28 @@ export const verified = (secret: string, request: Received) => new Webhook(secre
 export const receiverAllowed: Partial<OutboundSettings> = { allowedHosts: ["127.0.0.1"] }
 
 /**
- * The test server plus a `DeliveryWorker` over the same storage; no
- * background worker runs: tests call `runDue` and move time with `TestClock`.
- * `outbound` are the worker's guard's settings (the server's allow the receivers).
+ * `server` plus a `DeliveryWorker` over the same storage; no background
+ * worker runs: tests call `runDue` and move time with `TestClock`.
+ * `outbound` are the worker's guard's settings.
  */
-export const webhookTestServer = <A, E>(
-  storage: Layer.Layer<A, E>,
+export const withDeliveries = <A, E, R>(
+  server: Layer.Layer<A, E, R>,
   settings: Partial<WebhooksSettings> = {},
   outbound: Partial<OutboundSettings> = receiverAllowed
 ) =>
   DeliveryWorker.layer.pipe(
-    Layer.provideMerge(GuardedFetch.layer.pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
+    // Fresh: the server builds `GuardedFetch.layer` too, and a layer is built once per reference.
+    Layer.provideMerge(Layer.fresh(GuardedFetch.layer).pipe(Layer.provide(OutboundConfig.layerWith(outbound)))),
     Layer.provideMerge(WebhooksConfig.layerWith({ workerEnabled: false, ...settings })),
-    Layer.provideMerge(testServer(onLiveClock(storage), { outbound: receiverAllowed }))
+    Layer.provideMerge(server)
   )
+
+/** The test server, whose webhooks may point at the loopback receivers, with a `DeliveryWorker` (`withDeliveries`). */
+export const webhookTestServer = <A, E>(
+  storage: Layer.Layer<A, E>,
+  settings: Partial<WebhooksSettings> = {},
+  outbound: Partial<OutboundSettings> = receiverAllowed
+) => withDeliveries(testServer(onLiveClock(storage), { outbound: receiverAllowed }), settings, outbound)
 
 /** Polls `worker` until a poll finds nothing; answers how many deliveries and events the polls found. */
 export const drain = (worker: DeliveryWorker["Service"]) =>

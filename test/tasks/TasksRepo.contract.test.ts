@@ -21,6 +21,7 @@ const fixture = Effect.gen(function*() {
       role: "analyst",
       instructions: "",
       model: null,
+      departmentId: null,
       createdAt: t0,
       updatedAt: t0
     })
