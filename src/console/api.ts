@@ -4,6 +4,8 @@ import type { CompanyKeySummary, KeyList, CreatedKey } from "../keys/Api.ts"
 import type { Me } from "../auth/Principal.ts"
 import type { OrganizationEntry, UsageEventResource, UsageSummary } from "../organizations/Api.ts"
 import type { Delivery, Webhook } from "../webhooks/Api.ts"
+import type { Lead } from "../leads/Api.ts"
+import type { SmartList } from "../leads/SmartListsApi.ts"
 
 /**
  * The console's only way to the service: the public API with the signed-in
@@ -30,6 +32,8 @@ export type UsageEvent = Wire<typeof UsageEventResource.Type>
 export type Summary = Wire<typeof UsageSummary.Type>
 export type WebhookRecord = Wire<typeof Webhook.Type>
 export type DeliveryRecord = Wire<typeof Delivery.Type>
+export type LeadRecord = Wire<typeof Lead.Type>
+export type SmartListRecord = Wire<typeof SmartList.Type>
 export interface Page<A> { readonly items: ReadonlyArray<A>; readonly total: number; readonly hasNext: boolean }
 
 export interface Credentials { readonly key: string; readonly companyId: string }

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks"
 import { type Caller, type Company, type Credentials, get, type Page, session } from "./api.ts"
 import { Campaigns } from "./pages/Campaigns.tsx"
 import { Integrations } from "./pages/Integrations.tsx"
+import { Leads } from "./pages/Leads.tsx"
 import { Profile } from "./pages/Profile.tsx"
 import { Usage } from "./pages/Usage.tsx"
 import { useAction } from "./ui.tsx"
@@ -12,6 +13,7 @@ const pages = {
   integrations: { title: "Integrations", Page: Integrations },
   usage: { title: "Usage", Page: Usage },
   campaigns: { title: "Campaigns", Page: Campaigns },
+  leads: { title: "Leads", Page: Leads },
   profile: { title: "Profile", Page: Profile }
 } as const
 

@@ -5,7 +5,7 @@ import { consolePolicy } from "../../src/app/Console.ts"
 import { spend } from "../support/Billing.ts"
 import { consolePages, openPage, sentCampaign, seriousViolations, signIn, withConsolePage } from "../support/Console.ts"
 import { serverUrl } from "../support/LoopbackServer.ts"
-import { pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
+import { client, pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 
 // The server reads the built console when it starts: build it first (only when sources changed).
 ensureConsoleBuilt()
@@ -94,6 +94,24 @@ it.layer(testServer(pgliteStorage), { timeout: 180_000 })("the web console in a 
       })
     }))
 
+  it.effect("lists and searches the company's leads", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant("leads")
+      const base = yield* serverUrl
+      const api = yield* client({ apiKey: tenant.apiKey })
+      yield* api.leads.create({ payload: { email: "ada@analytical.example", firstName: "Ada", company: "Analytical" } })
+      yield* api.leads.create({ payload: { email: "grace@navy.example", firstName: "Grace", company: "Navy" } })
+      yield* withConsolePage(async (page) => {
+        await signIn(page, base, tenant)
+        await openPage(page, "leads")
+        expect(await page.getByRole("cell", { name: "grace@navy.example" }).count()).toBe(1)
+        await page.getByLabel("Search leads").fill("analytical")
+        await page.getByRole("button", { name: "Search" }).click()
+        await page.getByRole("cell", { name: "grace@navy.example" }).waitFor({ state: "detached" })
+        expect(await page.getByRole("cell", { name: "ada@analytical.example" }).count()).toBe(1)
+      })
+    }))
+
   it.effect("has no serious or critical accessibility violation on any page", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant("axe")
@@ -109,7 +127,7 @@ it.layer(testServer(pgliteStorage), { timeout: 180_000 })("the web console in a 
           if (name === "campaigns") await page.getByRole("button", { name: "Spring sale" }).click()
           found[name] = await seriousViolations(page)
         }
-        expect(found).toEqual({ "sign-in": [], integrations: [], usage: [], campaigns: [], profile: [] })
+        expect(found).toEqual({ "sign-in": [], integrations: [], usage: [], campaigns: [], leads: [], profile: [] })
       })
     }))
 })

@@ -9,7 +9,7 @@ import type * as Admin from "../../src/admin/Admin.ts"
 type Tenant = Effect.Success<ReturnType<typeof Admin.bootstrap>>
 
 /** The console's pages, by the hash that opens each and the heading it shows. */
-export const consolePages = ["integrations", "usage", "campaigns", "profile"] as const
+export const consolePages = ["integrations", "usage", "campaigns", "leads", "profile"] as const
 
 /**
  * Runs `use` on a page of the service's own headless Chromium (the pool the
@@ -56,10 +56,15 @@ export const openPage = async (page: Page, name: typeof consolePages[number]) =>
  */
 export const seriousViolations = async (page: Page) => {
   await page.evaluate(axe.source)
-  const violations = await page.evaluate(async () => {
+  const { passes, violations } = await page.evaluate(async () => {
     const results = await (globalThis as unknown as { axe: typeof axe }).axe.run()
-    return results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }))
+    return {
+      passes: results.passes.length,
+      violations: results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }))
+    }
   })
+  // A run that checked nothing (an empty page, axe not loaded) would pass any page.
+  if (passes === 0) throw new Error("axe-core checked no rule on the page")
   return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
 }
 
