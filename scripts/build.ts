@@ -9,6 +9,10 @@ import { isTemplateCurrent, templateDirectory } from "../src/storage/PgliteTempl
 
 export const root = fileURLToPath(new URL("..", import.meta.url))
 export const builtMain = join(root, "dist", "main.js")
+const builtConsole = join(root, "dist", "console", "index.html")
+
+/** Whether `built` is missing or older than the newest of `sources`. */
+const isStale = (built: string, sources: number) => !existsSync(built) || statSync(built).mtimeMs < sources
 
 /**
  * The options `npm start` of the checkout at `folder` gives `node` (the words
@@ -37,7 +41,11 @@ const steps = {
     args: [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"]
   },
   // In its own process, so that its initdb's memory is not left in the caller.
-  template: { what: "its embedded database (dist/pglite-template/)", args: [join(root, "scripts/pglite-template.ts")] }
+  template: { what: "its embedded database (dist/pglite-template/)", args: [join(root, "scripts/pglite-template.ts")] },
+  console: {
+    what: "the web console (vite → dist/console/)",
+    args: [join(root, "node_modules/vite/bin/vite.js"), "build", "--config", join(root, "src/console/vite.config.ts")]
+  }
 }
 
 type Step = keyof typeof steps
@@ -65,7 +73,8 @@ const runSteps = async (names: ReadonlyArray<Step>) => {
 /**
  * What `npm run build` does, each step only when stale: the compiler when
  * `dist/main.js` is missing or older than a source or tsconfig; the template
- * when missing, made by another PGlite or without the newest migration.
+ * when missing, made by another PGlite or without the newest migration; the
+ * console when `dist/console/` is missing or older than `src/console/`.
  */
 export const ensureBuilt = () => {
   const sources = Math.max(
@@ -73,9 +82,20 @@ export const ensureBuilt = () => {
     ...["tsconfig.json", "tsconfig.build.json"].map((file) => newestChange(join(root, file)))
   )
   const stale: Array<Step> = [
-    ...(!existsSync(builtMain) || statSync(builtMain).mtimeMs < sources ? ["compiler" as const] : []),
-    ...(isTemplateCurrent(templateDirectory) ? [] : ["template" as const])
+    ...(isStale(builtMain, sources) ? ["compiler" as const] : []),
+    ...(isTemplateCurrent(templateDirectory) ? [] : ["template" as const]),
+    ...(consoleStale() ? ["console" as const] : [])
   ]
+  buildNow(stale)
+}
+
+const consoleStale = () => isStale(builtConsole, newestChange(join(root, "src", "console")))
+
+/** Builds the console only, when stale: what the browser tests serve. */
+export const ensureConsoleBuilt = () => buildNow(consoleStale() ? ["console"] : [])
+
+/** Runs the steps in a child process (this one waits), saying once what it builds. */
+const buildNow = (stale: ReadonlyArray<Step>) => {
   if (stale.length === 0) return
   process.stderr.write(
     `platform-api: building ${stale.map((name) => steps[name].what).join(" and ")}; once, and again only after a change\n`

@@ -26,18 +26,20 @@ import { Api } from "./Api.ts"
 import { areaLayers } from "./Areas.ts"
 import { ApiDocument } from "../http/Area.ts"
 import { scalarConfig } from "./Reference.ts"
+import { ConsoleRoutes } from "./Console.ts"
 import { ShutdownReport } from "./Shutdown.ts"
 import { ErrorResponsesLive, MaxBodySizeLive } from "../http/ErrorResponses.ts"
 import { nodeServer } from "../http/NodeServer.ts"
 import { StrictQueryLive } from "../http/StrictInput.ts"
 
 
-/** Every route of the service: the HttpApi, its OpenAPI document and the offline reference page. */
+/** Every route of the service: the HttpApi, its OpenAPI document, the offline reference page and the console. */
 export const AppRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/api/v0/openapi.json" }).pipe(
   Layer.provide(areaLayers("handlers")),
   Layer.provide(Layer.sync(ApiDocument, () => OpenApi.fromApi(Api))),
   Layer.provide([AuthenticationLive, StrictQueryLive]),
   Layer.provide(HttpApiScalar.layer(Api, { path: "/docs", scalar: scalarConfig })),
+  Layer.provide(ConsoleRoutes),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(ShutdownReport.counting)
 )

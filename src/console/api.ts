@@ -1,0 +1,80 @@
+import type { CompanyResource } from "../companies/Api.ts"
+import type { Campaign, RecipientMetrics } from "../campaigns/Api.ts"
+import type { CompanyKeySummary, KeyList, CreatedKey } from "../keys/Api.ts"
+import type { Me } from "../auth/Principal.ts"
+import type { OrganizationEntry, UsageEventResource, UsageSummary } from "../organizations/Api.ts"
+import type { Delivery, Webhook } from "../webhooks/Api.ts"
+import type { Lead } from "../leads/Api.ts"
+import type { SmartList } from "../leads/SmartListsApi.ts"
+
+/**
+ * The console's only way to the service: the public API with the signed-in
+ * personal access key and company id. Answer types are the JSON form
+ * of the same Effect Schemas the server and the typed client derive from
+ * (type-only imports: no schema code reaches the browser; docs/console.md says why).
+ */
+
+/** A schema's value as JSON carries it: dates as ISO 8601 strings. */
+type Wire<T> = T extends Date ? string
+  : T extends ReadonlyArray<infer E> ? ReadonlyArray<Wire<E>>
+  : T extends object ? { readonly [K in keyof T]: Wire<T[K]> }
+  : T
+
+export type Company = Wire<typeof CompanyResource.Type>
+export type CampaignRecord = Wire<typeof Campaign.Type>
+export type Metrics = Wire<typeof RecipientMetrics.Type>
+export type CompanyKey = Wire<typeof CompanyKeySummary.Type>
+export type Keys = Wire<typeof KeyList.Type>
+export type NewKey = Wire<typeof CreatedKey.Type>
+export type Caller = Wire<typeof Me.Type>
+export type Organization = Wire<typeof OrganizationEntry.Type>
+export type UsageEvent = Wire<typeof UsageEventResource.Type>
+export type Summary = Wire<typeof UsageSummary.Type>
+export type WebhookRecord = Wire<typeof Webhook.Type>
+export type DeliveryRecord = Wire<typeof Delivery.Type>
+export type LeadRecord = Wire<typeof Lead.Type>
+export type SmartListRecord = Wire<typeof SmartList.Type>
+export interface Page<A> { readonly items: ReadonlyArray<A>; readonly total: number; readonly hasNext: boolean }
+
+export interface Credentials { readonly key: string; readonly companyId: string }
+
+/** The tab's session only (never `localStorage`): closing the tab signs out. */
+export const session = {
+  read: (): Credentials | undefined => {
+    const key = sessionStorage.getItem("console.key")
+    const companyId = sessionStorage.getItem("console.companyId")
+    return key === null || companyId === null ? undefined : { key, companyId }
+  },
+  write: (credentials: Credentials) => {
+    sessionStorage.setItem("console.key", credentials.key)
+    sessionStorage.setItem("console.companyId", credentials.companyId)
+  },
+  clear: () => sessionStorage.clear()
+}
+
+/** A refusal of the API: its status and its `{"error"}` message. */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(status: number, message: string) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** Calls `/api/v0<path>` as the signed-in person in the selected company. */
+export const call = async <A>(credentials: Credentials, method: string, path: string, body?: unknown): Promise<A> => {
+  const response = await fetch(`/api/v0${path}`, {
+    method,
+    headers: {
+      "x-api-key": credentials.key,
+      "x-company-id": credentials.companyId,
+      ...(body === undefined ? {} : { "content-type": "application/json" })
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const answer = await response.json().catch(() => ({ error: response.statusText }))
+  if (!response.ok) throw new ApiError(response.status, answer.error ?? response.statusText)
+  return answer as A
+}
+
+export const get = <A>(credentials: Credentials, path: string) => call<A>(credentials, "GET", path)
