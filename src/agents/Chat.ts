@@ -140,7 +140,7 @@ export const chatWithEmployee = Effect.fn("Chat.employee")(function*(
     prompt: {
       persona: employeePersona(employee),
       instructions: employee.instructions,
-      departmentInstructions: yield* departmentPrompt(employee)
+      department: yield* departmentPrompt(employee)
     },
     tools: agentToolNames
   }, request, abilities)

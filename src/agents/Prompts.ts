@@ -14,8 +14,8 @@ export interface PromptParts {
   /** Who the model is, in one sentence. */
   readonly persona: string
   readonly instructions: string
-  /** The instructions of the employee's department. */
-  readonly departmentInstructions?: string | undefined
+  /** The employee's department's part, as `departmentPrompt` (src/departments/) phrases it. */
+  readonly department?: string | undefined
   /** The instructions of the thread's project. */
   readonly projectInstructions?: string | undefined
   readonly tools: ReadonlyArray<AgentToolName>
@@ -38,7 +38,7 @@ export const systemPrompt = (parts: PromptParts): string =>
   [
     parts.persona,
     ...section("Your instructions", parts.instructions),
-    ...section("Your department's instructions", parts.departmentInstructions),
+    ...(parts.department === undefined || parts.department.trim() === "" ? [] : [parts.department.trim()]),
     ...section("This project's instructions", parts.projectInstructions),
     ...parts.tools.map((tool) => toolGuidance[tool]),
     ...(parts.tools.length === 0

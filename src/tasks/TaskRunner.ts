@@ -133,7 +133,7 @@ const systemPrompt = (employee: EmployeeRecord, task: TaskRecord, department: st
   employeePrompt({
     persona: employeePersona(employee),
     instructions: employee.instructions,
-    departmentInstructions: department,
+    department: department,
     tools: toolsOf(task)
   })
 

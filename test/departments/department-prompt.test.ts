@@ -26,7 +26,7 @@ it.effect("a scheduled run of a department's employee carries the department's p
       expect(yield* Scheduler.use((scheduler) => scheduler.runDue)).toBe(1)
       const [request] = (yield* LlmCalls.use((calls) => calls.requests)).slice(-1)
       expect(request!.system).toBe(
-        "You are Ada, a research analyst.\n\nBe brief.\n\nYou work in the Research department.\nThe department's instructions:\nAlways cite three sources."
+        "You are Ada, a research analyst.\n\nYour instructions:\nBe brief.\n\nYou work in the Research department.\nThe department's instructions:\nAlways cite three sources."
       )
     }),
     schedulerTestServer(pgliteStorage),
