@@ -163,11 +163,14 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
     const leads = readerOf(LeadRow)
     // Webhook events (src/storage/Outbox.ts) written by the statement that makes the change, as a CTE: they
     // commit with it. `rows` selects the leads concerned (id, company_id, email, and was/status for a move).
+    // Only for companies with a webhook subscribed to them: an import of 100,000 leads writes no event nobody reads.
     const outboxed = (name: string, type: EventType, payload: Statement.Fragment, rows: Statement.Fragment, at: Date) =>
       sql`${sql(name)} AS (
         INSERT INTO event_outbox (id, company_id, type, payload, created_at)
         SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), company_id, ${type}, ${payload}, ${at}
-        FROM (${rows}) AS concerned)`
+        FROM (${rows}) AS concerned
+        WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.company_id = concerned.company_id AND w.enabled
+          AND w.events ? ${type}))`
     const createdEvents = (rows: Statement.Fragment, at: Date) =>
       outboxed("lead_created_events", "lead.created", sql`jsonb_build_object('leadId', id, 'email', email)`, rows, at)
     const statusEvents = (rows: Statement.Fragment, at: Date) =>
