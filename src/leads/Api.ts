@@ -73,8 +73,10 @@ export const leadContactFields = {
 } as const
 export type LeadContactField = keyof typeof leadContactFields
 
-export const Lead = Schema.Struct({
+/** What a lead is, as the API shows it and the repository keeps it (`LeadRecord`). */
+export const leadFields = {
   id: Schema.String,
+  /** As first given (trimmed); unique in the company by its lower-case form. */
   email: Schema.String,
   firstName: Schema.NullOr(Schema.String),
   lastName: Schema.NullOr(Schema.String),
@@ -85,7 +87,11 @@ export const Lead = Schema.Struct({
   linkedinUrl: Schema.NullOr(Schema.String),
   tags: Schema.Array(Schema.String),
   status: LeadStatus,
-  fields: JsonObject,
+  fields: JsonObject
+}
+
+export const Lead = Schema.Struct({
+  ...leadFields,
   created_date: Schema.String,
   updated_date: Schema.String
 }).annotate({ identifier: "Lead" })

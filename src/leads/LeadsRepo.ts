@@ -4,23 +4,11 @@ import { fromColumns, JsonObject, readerOf, Timestamp } from "../storage/Columns
 import type { EventType } from "../storage/Outbox.ts"
 import { containing, jsonParam } from "../storage/Rows.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
-import { ActivityType, LeadStatus } from "./Api.ts"
+import { ActivityType, leadFields, LeadStatus } from "./Api.ts"
 
 export const LeadRecord = Schema.Struct({
-  id: Schema.String,
+  ...leadFields,
   companyId: Schema.String,
-  /** As first given (trimmed); unique in the company by its lower-case form. */
-  email: Schema.String,
-  firstName: Schema.NullOr(Schema.String),
-  lastName: Schema.NullOr(Schema.String),
-  company: Schema.NullOr(Schema.String),
-  title: Schema.NullOr(Schema.String),
-  phone: Schema.NullOr(Schema.String),
-  website: Schema.NullOr(Schema.String),
-  linkedinUrl: Schema.NullOr(Schema.String),
-  tags: Schema.Array(Schema.String),
-  status: LeadStatus,
-  fields: JsonObject,
   createdAt: Timestamp,
   updatedAt: Timestamp
 })
