@@ -54,6 +54,8 @@ export interface DomainsRepository {
   readonly saveCheck: (companyId: string, id: string, check: DomainCheck) => Effect.Effect<Option.Option<DomainRecord>>
   /** The company's domain of this name, if it is verified. */
   readonly verified: (companyId: string, domain: string) => Effect.Effect<Option.Option<DomainRecord>>
+  /** The companies that verified `domain` (two companies may each prove one name with its own selector). */
+  readonly verifiedBy: (domain: string) => Effect.Effect<ReadonlyArray<string>>
 }
 
 const DomainRow = fromColumns(DomainRecord)
@@ -97,6 +99,11 @@ export class DomainsRepo extends Context.Service<DomainsRepo, DomainsRepository>
       verified: Effect.fn("DomainsRepo.verified")(function*(companyId, domain) {
         return yield* records.first(sql`
           SELECT * FROM sending_domains WHERE company_id = ${companyId} AND domain = ${domain} AND status = 'verified'`)
+      }, Effect.orDie),
+      verifiedBy: Effect.fn("DomainsRepo.verifiedBy")(function*(domain) {
+        const rows = yield* sql<{ readonly company_id: string }>`
+          SELECT company_id FROM sending_domains WHERE domain = ${domain} AND status = 'verified'`
+        return rows.map((row) => row.company_id)
       }, Effect.orDie)
     }
   }))

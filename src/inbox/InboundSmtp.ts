@@ -6,12 +6,14 @@ import { MailConfig } from "../mail/MailConfig.ts"
 import { InboxConfig } from "./InboxConfig.ts"
 import { type Destination, Ingestion } from "./Ingestion.ts"
 import { MailboxesRepo } from "./MailboxesRepo.ts"
+import { DomainsRepo } from "../domains/DomainsRepo.ts"
 
 /**
  * Inbound SMTP (`smtp-server`) on `INBOUND_SMTP_PORT`: the service's own MX
  * for replies. It accepts mail to the shared `MAIL_FROM` address (which
- * belongs to whichever company's message it answers) and to a mailbox's
- * address (that mailbox's company); every other recipient is refused (550).
+ * belongs to whichever company's message it answers), to a mailbox's
+ * address (that mailbox's company) and to any address of a verified sending
+ * domain (the companies that verified it); every other recipient is refused (550).
  * A message over `INBOUND_MAX_BYTES` is refused (552), one that is not a
  * message is refused naming why (550 5.6.0). What is accepted goes through
  * the one ingestion path, once per destination.
@@ -34,6 +36,7 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
     const config = yield* InboxConfig
     const mail = yield* MailConfig
     const mailboxes = yield* MailboxesRepo
+    const domains = yield* DomainsRepo
     const ingestion = yield* Ingestion
     const run = Effect.runPromiseWith(yield* Effect.context<never>())
     const shared = addressOf(mail.from).toLowerCase()
@@ -44,8 +47,13 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
         const key = address.toLowerCase()
         if (key === shared) return Option.some<Destination>({ companies: undefined })
         const holders = yield* mailboxes.byAddress(key)
-        if (holders.length === 0) return Option.none<Destination>()
-        return Option.some<Destination>({ companies: holders.map((box) => ({ companyId: box.companyId, mailboxId: box.id })) })
+        if (holders.length > 0) {
+          return Option.some<Destination>({ companies: holders.map((box) => ({ companyId: box.companyId, mailboxId: box.id })) })
+        }
+        // Any address of a domain a company verified is that company's (every company that verified it).
+        const owners = yield* domains.verifiedBy(key.slice(key.lastIndexOf("@") + 1))
+        if (owners.length === 0) return Option.none<Destination>()
+        return Option.some<Destination>({ companies: owners.map((companyId) => ({ companyId, mailboxId: null })) })
       })
 
     const readAll = (stream: SMTPServerDataStream) =>

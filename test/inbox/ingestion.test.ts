@@ -120,6 +120,25 @@ for (const backend of backends) {
         expect(refused.response).toContain("no such recipient")
       }))
 
+    it.effect("mail to any address of a verified sending domain starts a thread of the company that verified it; pending domains 550", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, tenant } = yield* sentCampaign(["gus@example.com"])
+        const verified = yield* api.domains.create({ payload: { domain: "acme-verified.example" } })
+        yield* api.domains.create({ payload: { domain: "acme-pending.example" } })
+        // Verification against DNS has its own tests (test/domains/): here the record is marked verified.
+        yield* SqlClient.SqlClient.use((sql) => sql`UPDATE sending_domains SET status = 'verified' WHERE id = ${verified.id}`)
+        const hello = rawMail({ from: "gus@example.com", to: "hello@acme-verified.example", subject: "Pricing", text: "What does it cost?" })
+        expect(yield* deliver("Hello@ACME-verified.example", hello)).toMatchObject({ accepted: true })
+        const threads = yield* api.inbox.listThreads({ query: {} })
+        expect(threads.items.map((thread) => [thread.contactEmail, thread.subject, thread.mailboxId])).toEqual([
+          ["gus@example.com", "Pricing", null]
+        ])
+        expect(tenant.companyId).toBe(threads.items[0]!.companyId)
+        const refused = yield* deliver("hello@acme-pending.example", hello)
+        expect(refused).toMatchObject({ accepted: false, code: 550 })
+      }))
+
     it.effect("an unsubscribe request suppresses the contact", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
