@@ -1,6 +1,5 @@
-import { NodeServices } from "@effect/platform-node"
-import { Context, Effect, FileSystem, Layer, Stream } from "effect"
-import { ConversionPool, conversionLimits } from "../documents/ConversionPool.ts"
+import { Context, Effect, Layer, Stream } from "effect"
+import { ConversionPool, convertBytes } from "../documents/ConversionPool.ts"
 import { DocumentsConfig } from "../documents/DocumentsConfig.ts"
 import { JobProvider, type JobResults } from "../jobs/JobProvider.ts"
 import { type LlmError, ModelCatalog, prompt } from "../llm/Llm.ts"
@@ -85,19 +84,17 @@ export class ContentResearch extends Context.Service<ContentResearch, {
   static readonly layer = Layer.effect(ContentResearch, Effect.gen(function*() {
     const provider = yield* JobProvider
     const guard = yield* GuardedFetch
-    const pool = yield* ConversionPool
-    const fs = yield* FileSystem.FileSystem
-    const limits = conversionLimits(yield* DocumentsConfig)
+    const converters = yield* Effect.context<ConversionPool | DocumentsConfig>()
 
     /** The page as Markdown, or why it was not read. */
     const read = (result: SearchResult) =>
       Effect.gen(function*() {
         const page = yield* guard.fetch(result.url)
         if (page.status < 200 || page.status >= 300) return `it answered HTTP ${page.status}`
-        const reply = yield* Effect.scoped(Effect.flatMap(
-          Effect.tap(Effect.orDie(fs.makeTempFileScoped({ prefix: "research-" })), (path) => Effect.orDie(fs.writeFile(path, page.body))),
-          (path) => pool.convert({ path, hints: { name: new URL(page.url).pathname, declaredType: page.contentType ?? "" }, limits })
-        ))
+        const reply = yield* Effect.provideContext(
+          convertBytes(page.body, { name: new URL(page.url).pathname, declaredType: page.contentType ?? "" }),
+          converters
+        )
         return reply.ok ? { ...result, markdown: reply.content } : `it ${reply.reason}`
       }).pipe(Effect.catch((error) => Effect.succeed(error.message)))
 
@@ -133,5 +130,5 @@ export class ContentResearch extends Context.Service<ContentResearch, {
       }
     })
     return { research }
-  })).pipe(Layer.provide([JobProvider.layer, GuardedFetch.layer, ConversionPool.layer, NodeServices.layer]))
+  })).pipe(Layer.provide([JobProvider.layer, GuardedFetch.layer, ConversionPool.layer]))
 }

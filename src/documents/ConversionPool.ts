@@ -49,8 +49,8 @@ export const conversionLimits = (settings: DocumentSettings): ConversionLimits =
   maxHtmlDepth
 })
 
-/** A web page's HTML as Markdown, converted on a conversion worker like an uploaded HTML file. */
-export const pageToMarkdown = (html: string) =>
+/** Bytes fetched from somewhere (a web page, a linked file) as Markdown, converted on a conversion worker like an upload. */
+export const convertBytes = (bytes: Uint8Array, hints: { readonly name: string; readonly declaredType: string }) =>
   Effect.gen(function*() {
     const pool = yield* ConversionPool
     const limits = conversionLimits(yield* DocumentsConfig)
@@ -58,7 +58,10 @@ export const pageToMarkdown = (html: string) =>
       Effect.promise(() => mkdtemp(join(tmpdir(), "page-"))),
       (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
     )
-    const path = join(folder, "page.html")
-    yield* Effect.promise(() => writeFile(path, html))
-    return yield* pool.convert({ path, hints: { name: "page.html", declaredType: "text/html" }, limits })
+    const path = join(folder, "input")
+    yield* Effect.promise(() => writeFile(path, bytes))
+    return yield* pool.convert({ path, hints, limits })
   }).pipe(Effect.scoped)
+
+/** An HTML page as Markdown (`convertBytes`). */
+export const pageToMarkdown = (html: string) => convertBytes(Buffer.from(html), { name: "page.html", declaredType: "text/html" })

@@ -27,4 +27,4 @@ export const ImagesLive = HttpApiBuilder.group(api, "images", (handlers) =>
             contentType: image.contentType,
             headers: { "x-content-type-options": "nosniff", "content-disposition": `inline; filename="image.${image.format}"` }
           }))))
-  })).pipe(Layer.provide(Layer.mergeAll(ImagesProvider.layer, GuardedFetch.live)))
+  })).pipe(Layer.provide(Layer.mergeAll(ImagesProvider.layer, GuardedFetch.layer)))

@@ -272,7 +272,4 @@ export class GuardedFetch extends Context.Service<GuardedFetch, {
 
     return { check, fetch }
   }))
-
-  /** The guard with its settings from the environment. */
-  static readonly live = GuardedFetch.layer.pipe(Layer.provide(OutboundConfig.layer))
 }
