@@ -9,16 +9,17 @@ import type * as Admin from "../../src/admin/Admin.ts"
 type Tenant = Effect.Success<ReturnType<typeof Admin.bootstrap>>
 
 /** The console's pages, by the hash that opens each and the heading it shows. */
-export const consolePages = ["integrations", "usage", "campaigns", "leads", "profile"] as const
+export const consolePages = ["integrations", "usage", "campaigns", "leads", "inbox", "documents", "agents", "profile"] as const
 
 /**
  * Runs `use` on a page of the service's own headless Chromium (the pool the
  * server uses, its requests relayed to the loopback server), failing on an
  * uncaught error of the page or a Content-Security-Policy violation.
+ * `locale` is the browser's language (`navigator.language`).
  */
-export const withConsolePage = <A>(use: (page: Page) => Promise<A>) =>
+export const withConsolePage = <A>(use: (page: Page) => Promise<A>, locale = "en-US") =>
   BrowserPool.use((pool) =>
-    pool.withPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" }, (page, context) =>
+    pool.withPage({ viewport: { width: 1280, height: 900 }, locale }, (page, context) =>
       Effect.promise(async () => {
         // The pool's browsers reach nothing on their own (docs/canvases.md): the test fetches each request for them.
         await context.route("**/*", async (route) => route.fulfill({ response: await route.fetch() }))
