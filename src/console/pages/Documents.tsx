@@ -1,6 +1,9 @@
-import { useState } from "preact/hooks"
+import { useEffect, useState } from "preact/hooks"
 import { call, type Credentials, type DocumentRecord, type Found, get, type Page, upload } from "../api.ts"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { date, Loaded, RowAction, Section, useAction, useLoad } from "../ui.tsx"
+
+/** How often the list is read again while a document is still being indexed. */
+const indexingPollMs = 1_500
 
 const modes = { hybrid: "Hybrid (keyword and meaning)", keyword: "Keyword", semantic: "Semantic (meaning)" } as const
 
@@ -41,13 +44,14 @@ const UploadForm = (props: { credentials: Credentials; onUploaded: () => void })
 }
 
 const Search = (props: { credentials: Credentials }) => {
-  const [results, setResults] = useState<ReadonlyArray<Found>>()
+  const [results, setResults] = useState<{ query: string; mode: string; found: ReadonlyArray<Found> }>()
   const { run, Failure } = useAction()
   const submit = (event: SubmitEvent) => {
     event.preventDefault()
     const fields = new FormData(event.currentTarget as HTMLFormElement)
     const body = { query: String(fields.get("query")), mode: String(fields.get("mode")), limit: 10 }
-    run(() => call<{ results: ReadonlyArray<Found> }>(props.credentials, "POST", "/documents/search", body).then((answer) => setResults(answer.results)))
+    run(() => call<{ results: ReadonlyArray<Found> }>(props.credentials, "POST", "/documents/search", body).then((answer) =>
+      setResults({ query: body.query, mode: body.mode, found: answer.results })))
   }
   return (
     <Section title="Search">
@@ -59,9 +63,10 @@ const Search = (props: { credentials: Credentials }) => {
         <button type="submit">Search</button>
       </form>
       <Failure />
-      {results !== undefined && (results.length === 0 ? <p role="status">Nothing found.</p> : (
+      {results !== undefined && <p role="status">{results.found.length} found for “{results.query}” ({results.mode})</p>}
+      {results !== undefined && results.found.length > 0 && (
         <ol class="results" aria-label="Search results">
-          {results.map((result) => (
+          {results.found.map((result) => (
             <li>
               <strong>{result.title}</strong> <small>score {result.score.toFixed(3)}</small>
               {(result.highlights.length === 0 ? [result.content.slice(0, 300)] : result.highlights).map((text) => (
@@ -70,7 +75,7 @@ const Search = (props: { credentials: Credentials }) => {
             </li>
           ))}
         </ol>
-      ))}
+      )}
     </Section>
   )
 }
@@ -81,6 +86,12 @@ export const Documents = (props: { credentials: Credentials }) => {
   const documents = useLoad(() => get<Page<DocumentRecord>>(credentials, "/documents?pageSize=100"), [credentials])
   const { run, Failure } = useAction()
   const remove = (document: DocumentRecord) => run(() => call(credentials, "DELETE", `/documents/${document.id}`).then(documents.reload))
+  const indexing = documents.value?.items.some((document) => document.status === "indexing") ?? false
+  useEffect(() => {
+    if (!indexing) return
+    const timer = setTimeout(documents.reload, indexingPollMs)
+    return () => clearTimeout(timer)
+  }, [documents.value])
   return (
     <>
       <UploadForm credentials={credentials} onUploaded={documents.reload} />
@@ -103,9 +114,7 @@ export const Documents = (props: { credentials: Credentials }) => {
                       {document.failure !== null && <small> — {document.failure}</small>}
                     </td>
                     <td>{document.chunkCount}</td><td>{document.tokens}</td><td>{date(document.updated)}</td>
-                    <td>
-                      <button type="button" class="danger" aria-label={`Delete document ${document.title}`} onClick={() => remove(document)}>Delete</button>
-                    </td>
+                    <RowAction kind="danger" name={`Delete document ${document.title}`} onClick={() => remove(document)}>Delete</RowAction>
                   </tr>
                 ))}
               </tbody>

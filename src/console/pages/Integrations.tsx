@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
 import { call, type Credentials, get, type Keys } from "../api.ts"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { date, Loaded, RowAction, Section, useAction, useLoad } from "../ui.tsx"
 import { Webhooks } from "./Webhooks.tsx"
 
 /** Company API keys: created with the plaintext shown once, deleted by name. */
@@ -49,7 +49,7 @@ const CompanyKeys = (props: { credentials: Credentials }) => {
                 {mine.map((key) => (
                   <tr>
                     <td>{key.name}</td><td><code>{key.maskedKey}</code></td><td>{date(key.createdDate)}</td>
-                    <td><button type="button" class="danger" onClick={() => remove(key.name)} aria-label={`Delete key ${key.name}`}>Delete</button></td>
+                    <RowAction kind="danger" name={`Delete key ${key.name}`} onClick={() => remove(key.name)}>Delete</RowAction>
                   </tr>
                 ))}
               </tbody>

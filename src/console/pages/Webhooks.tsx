@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
 import { call, type Credentials, type DeliveryRecord, get, type NewWebhook, type Page, type WebhookEvent, type WebhookRecord } from "../api.ts"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { date, Loaded, RowAction, Section, useAction, useLoad } from "../ui.tsx"
 
 /** Every event a webhook may subscribe to, with what it means (the API's `EventType`: a new one fails the type check). */
 const eventMeanings: Record<WebhookEvent, string> = {
@@ -43,11 +43,7 @@ const Deliveries = (props: { credentials: Credentials; webhook: WebhookRecord })
                   <td>{delivery.latencyMs === null ? "—" : `${delivery.latencyMs} ms`}</td>
                   <td class="excerpt">{delivery.responseExcerpt ?? delivery.error ?? ""}</td>
                   <td>{date(delivery.created)}</td>
-                  <td>
-                    <button type="button" class="secondary" aria-label={`Retry the ${delivery.event} delivery`} onClick={() => retry(delivery)}>
-                      Retry
-                    </button>
-                  </td>
+                  <RowAction kind="secondary" name={`Retry the ${delivery.event} delivery`} onClick={() => retry(delivery)}>Retry</RowAction>
                 </tr>
               ))}
             </tbody>
