@@ -1,6 +1,5 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import MailComposer from "nodemailer/lib/mail-composer"
 import { ensureConsoleBuilt } from "../../scripts/build.ts"
 import { EmbeddingsModel } from "../../src/documents/EmbeddingsModel.ts"
 import { Indexer } from "../../src/documents/Indexer.ts"
@@ -9,7 +8,7 @@ import { Ingestion } from "../../src/inbox/Ingestion.ts"
 import { DeliveryWorker } from "../../src/webhooks/DeliveryWorker.ts"
 import * as Admin from "../../src/admin/Admin.ts"
 import { spend } from "../support/Billing.ts"
-import { openPage, seriousViolations, signIn, withConsolePage } from "../support/Console.ts"
+import { openPage, receivedReply, refundPolicy, seriousViolations, signIn, withConsolePage } from "../support/Console.ts"
 import { serverUrl } from "../support/LoopbackServer.ts"
 import { client, pgliteStorage, seedTenant } from "../support/TestServer.ts"
 import { drain, receiver, verified, webhookTestServer } from "../support/WebhookTest.ts"
@@ -24,8 +23,6 @@ const server = Indexer.layer.pipe(
   Layer.provideMerge(Ingestion.layer),
   Layer.provideMerge(webhookTestServer(pgliteStorage))
 )
-
-const refunds = "# Refund policy\n\nCustomers may return any product within 30 days of delivery for a full refund.\n"
 
 it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) => {
   it.effect("creates a webhook (secret shown once), sends a test delivery, shows its log, retries it and deletes the webhook", () =>
@@ -82,7 +79,7 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
       yield* withConsolePage(async (page) => {
         await signIn(page, base, tenant)
         await openPage(page, "documents")
-        await page.getByLabel(/^Files/).setInputFiles({ name: "refunds.md", mimeType: "text/markdown", buffer: Buffer.from(refunds) })
+        await page.getByLabel(/^Files/).setInputFiles({ name: "refunds.md", mimeType: "text/markdown", buffer: Buffer.from(refundPolicy) })
         await page.getByLabel("Tags (comma separated)").fill("policies, support")
         await page.getByRole("button", { name: "Upload" }).click()
         await page.getByRole("status").getByText("Added “refunds.md”.").waitFor()
@@ -119,7 +116,7 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
       const tenant = yield* seedTenant("agents")
       const base = yield* serverUrl
       const api = yield* client({ apiKey: tenant.apiKey })
-      yield* api.knowledge.create({ payload: { title: "Refund policy", content: refunds } })
+      yield* api.knowledge.create({ payload: { title: "Refund policy", content: refundPolicy } })
       yield* api.agents.create({ payload: { name: "Support", instructions: "Answer customers' questions." } })
       yield* api.employees.create({ payload: { name: "Mia", role: "Marketing lead" } })
       yield* withConsolePage(async (page) => {
@@ -150,14 +147,7 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
     Effect.gen(function*() {
       const tenant = yield* seedTenant("inbox")
       const base = yield* serverUrl
-      const raw = yield* Effect.promise(() => new MailComposer({
-        from: "Ada <ada@customer.example>",
-        to: "sales@shop.example",
-        subject: "Your offer",
-        text: "Sounds great, let's talk about pricing.",
-        html: "<p>Sounds <b>great</b>, let's talk about pricing.</p><script>parent.hacked = true</script>"
-      }).compile().build())
-      yield* Ingestion.use((ingestion) => ingestion.ingest(raw, { companies: [{ companyId: tenant.companyId, mailboxId: null }] }))
+      yield* receivedReply(tenant)
       yield* withConsolePage(async (page) => {
         await signIn(page, base, tenant)
         await openPage(page, "inbox")

@@ -72,7 +72,7 @@ export const Usage = (props: { credentials: Credentials }) => {
             <p>Data credits pay for job listing searches (one a search); model calls use credits.</p>
           </Section>
           <TimeChart unit="credits" title="Credits per day" {...perDay(events, since)} />
-          <TimeChart unit="credits" title="Credits per day by model" {...perDay(events, since, (event) => event.model)} />
+          <TimeChart unit="credits" title="Credits per day by model" {...perDay(events, since, (event) => event.model === "" ? "no model" : event.model)} />
           <TimeChart unit="credits" title="Credits per day by feature" {...perDay(events, since, (event) => event.feature)} />
           <Section title={`By model and feature, last ${days} days`}>
             <table>
