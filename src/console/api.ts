@@ -80,7 +80,12 @@ export class ApiError extends Error {
 }
 
 /** Sends a request to `/api/v0<path>` as the signed-in person in the selected company; a refusal throws its `ApiError`. */
-const send = async (credentials: Credentials, method: string, path: string, init: { body?: BodyInit; type?: string } = {}) => {
+const send = async (
+  credentials: Credentials,
+  method: string,
+  path: string,
+  init: { body?: BodyInit; type?: string; signal?: AbortSignal } = {}
+) => {
   const response = await fetch(`/api/v0${path}`, {
     method,
     headers: {
@@ -88,7 +93,8 @@ const send = async (credentials: Credentials, method: string, path: string, init
       "x-company-id": credentials.companyId,
       ...(init.type === undefined ? {} : { "content-type": init.type })
     },
-    ...(init.body === undefined ? {} : { body: init.body })
+    ...(init.body === undefined ? {} : { body: init.body }),
+    ...(init.signal === undefined ? {} : { signal: init.signal })
   })
   if (!response.ok) {
     const refusal = await response.json().catch(() => ({})) as { error?: string }
@@ -110,6 +116,6 @@ export const get = <A>(credentials: Credentials, path: string) => call<A>(creden
 export const upload = async <A>(credentials: Credentials, path: string, form: FormData): Promise<A> =>
   await (await send(credentials, "POST", path, { body: form })).json() as A
 
-/** Posts JSON and answers the response unread, for a body that streams (server-sent events). */
-export const open = (credentials: Credentials, path: string, body: unknown) =>
-  send(credentials, "POST", path, { body: JSON.stringify(body), type: "application/json" })
+/** Posts JSON and answers the response unread, for a body that streams (server-sent events); `signal` stops it. */
+export const open = (credentials: Credentials, path: string, body: unknown, signal: AbortSignal) =>
+  send(credentials, "POST", path, { body: JSON.stringify(body), type: "application/json", signal })

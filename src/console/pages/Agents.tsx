@@ -1,5 +1,5 @@
 import { EventSourceParserStream } from "eventsource-parser/stream"
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import {
   type AgentRecord,
   type ChatThreadRecord,
@@ -34,9 +34,10 @@ const streamAnswer = async (
   credentials: Credentials,
   partner: Partner,
   body: { message: string; threadId?: string },
-  onLine: (update: (lines: ReadonlyArray<Line>) => ReadonlyArray<Line>) => void
+  onLine: (update: (lines: ReadonlyArray<Line>) => ReadonlyArray<Line>) => void,
+  signal: AbortSignal
 ) => {
-  const response = await open(credentials, `/${partner.kind}/${partner.id}/chat`, { ...body, stream: true })
+  const response = await open(credentials, `/${partner.kind}/${partner.id}/chat`, { ...body, stream: true }, signal)
   const events = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
   let threadId: string | undefined
   for await (const event of events) {
@@ -68,6 +69,9 @@ const Chat = (props: { credentials: Credentials; partner: Partner }) => {
   const [lines, setLines] = useState<ReadonlyArray<Line>>([])
   const [busy, setBusy] = useState(false)
   const { run, Failure } = useAction()
+  // Leaving the conversation closes its stream, which stops the agent on the server.
+  const streams = useRef(new AbortController())
+  useEffect(() => () => streams.current.abort(), [])
   const openThread = (id: string) =>
     run(() => get<ChatThreadRecord>(credentials, `/${partner.kind}/${partner.id}/threads/${id}`).then((thread) => {
       setThreadId(thread.id)
@@ -82,7 +86,7 @@ const Chat = (props: { credentials: Credentials; partner: Partner }) => {
     setLines((current) => [...current, { role: "user", text: message }])
     setBusy(true)
     run(() =>
-      streamAnswer(credentials, partner, { message, ...(threadId === undefined ? {} : { threadId }) }, setLines)
+      streamAnswer(credentials, partner, { message, ...(threadId === undefined ? {} : { threadId }) }, setLines, streams.current.signal)
         .then((id) => {
           setThreadId(id)
           threads.reload()

@@ -102,10 +102,11 @@ const NewWebhookForm = (props: { credentials: Credentials; onCreated: () => void
 export const Webhooks = (props: { credentials: Credentials }) => {
   const { credentials } = props
   const webhooks = useLoad(() => get<Page<WebhookRecord>>(credentials, "/webhooks?pageSize=50"), [credentials])
-  const [open, setOpen] = useState<string>()
+  // The webhook whose log is open; a new `shown` reads the log again (after a test delivery).
+  const [open, setOpen] = useState<{ id: string; shown: number }>()
+  const show = (id: string | undefined) => setOpen(id === undefined ? undefined : { id, shown: (open?.shown ?? 0) + 1 })
   const { run, Failure } = useAction()
-  const test = (webhook: WebhookRecord) =>
-    run(() => call(credentials, "POST", `/webhooks/${webhook.id}/test`).then(() => setOpen(undefined)).then(() => setOpen(webhook.id)))
+  const test = (webhook: WebhookRecord) => run(() => call(credentials, "POST", `/webhooks/${webhook.id}/test`).then(() => show(webhook.id)))
   const remove = (webhook: WebhookRecord) => run(() => call(credentials, "DELETE", `/webhooks/${webhook.id}`).then(webhooks.reload))
   return (
     <Section title="Webhooks">
@@ -119,14 +120,14 @@ export const Webhooks = (props: { credentials: Credentials }) => {
                 <code>{webhook.url}</code> — {webhook.enabled ? "enabled" : `disabled${webhook.disabledReason === null ? "" : `: ${webhook.disabledReason}`}`},{" "}
                 {webhook.events.join(", ")}
                 <div class="actions">
-                  <button type="button" class="secondary" aria-expanded={open === webhook.id}
-                    onClick={() => setOpen(open === webhook.id ? undefined : webhook.id)}>
-                    {open === webhook.id ? "Hide deliveries" : "Show deliveries"}
+                  <button type="button" class="secondary" aria-expanded={open?.id === webhook.id}
+                    onClick={() => show(open?.id === webhook.id ? undefined : webhook.id)}>
+                    {open?.id === webhook.id ? "Hide deliveries" : "Show deliveries"}
                   </button>
                   <button type="button" class="secondary" onClick={() => test(webhook)}>Send a test</button>
                   <button type="button" class="danger" aria-label={`Delete webhook ${webhook.url}`} onClick={() => remove(webhook)}>Delete</button>
                 </div>
-                {open === webhook.id && <Deliveries key={webhook.id} credentials={credentials} webhook={webhook} />}
+                {open?.id === webhook.id && <Deliveries key={`${webhook.id}-${open.shown}`} credentials={credentials} webhook={webhook} />}
               </li>
             ))}
           </ul>
