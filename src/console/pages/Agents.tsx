@@ -38,9 +38,12 @@ const streamAnswer = async (
   signal: AbortSignal
 ) => {
   const response = await open(credentials, `/${partner.kind}/${partner.id}/chat`, { ...body, stream: true }, signal)
-  const events = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
+  // A reader rather than `for await`: not every browser iterates streams yet.
+  const events = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader()
   let threadId: string | undefined
-  for await (const event of events) {
+  while (true) {
+    const { done, value: event } = await events.read()
+    if (done) break
     const data = JSON.parse(event.data) as { delta?: string; name?: string; threadId?: string; error?: string }
     if (event.event === "text") {
       onLine((lines) => {
