@@ -148,9 +148,14 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
       const tenant = yield* seedTenant("inbox")
       const base = yield* serverUrl
       yield* receivedReply(tenant)
+      const api = yield* client({ apiKey: tenant.apiKey })
+      const settings = { host: "mail.shop.example", port: 993, secure: true, user: "sales@shop.example", password: "app-password" }
+      yield* api.inbox.createMailbox({ payload: { email: "sales@shop.example", displayName: "Sales", imap: settings, smtp: settings, dailyLimit: 40 } })
       yield* withConsolePage(async (page) => {
         await signIn(page, base, tenant)
         await openPage(page, "inbox")
+        const mailbox = page.getByRole("row", { name: /sales@shop\.example/ }).getByRole("cell")
+        expect(await mailbox.allTextContents()).toEqual(["sales@shop.example", "Sales", "connecting", "40"])
         const row = page.getByRole("row", { name: /Your offer/ })
         expect(await row.getByRole("cell").nth(2).textContent()).toBe("interested")
         await page.getByLabel("Classification").selectOption("not_interested")
@@ -176,7 +181,6 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
         expect(await sent.textContent()).toContain("To ada@customer.example")
         expect(await page.getByLabel("Reply").inputValue()).toBe("")
       })
-      const api = yield* client({ apiKey: tenant.apiKey })
       const [thread] = (yield* api.inbox.listThreads({ query: {} })).items
       const full = yield* api.inbox.getThread({ params: { threadId: thread!.id }, query: {} })
       expect(full.messages.map((message) => [message.direction, message.text.trim()])).toEqual([
