@@ -18,6 +18,7 @@ const fixture = Effect.gen(function*() {
       title: "Canvas",
       html: "<p>hi</p>",
       activeThreadId: null,
+      htmlVersion: 1,
       createdAt: t0,
       updatedAt: t0,
       ...overrides
@@ -66,7 +67,7 @@ for (const backend of backends) {
         const first = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { title: "renamed" }, t0))
         expect(first).toMatchObject({ title: "renamed", html: canvas.html })
         expect(first.updatedAt.getTime()).toBe(t0.getTime() + 1)
-        const second = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { html: "" }, t1))
+        const second = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { html: { html: "", source: "api" } }, t1))
         expect(second).toMatchObject({ title: "renamed", html: "", updatedAt: t1, createdAt: t0 })
         expect(Option.isNone(yield* repo.update("cmp_other", canvas.id, { title: "x" }, t1))).toBe(true)
       }))
