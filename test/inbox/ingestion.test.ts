@@ -1,9 +1,10 @@
 import { expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { deliver, Inbound, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
 import { backends } from "../support/TestServer.ts"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
 import nodemailer from "nodemailer"
 import { readFileSync } from "node:fs"
 
@@ -76,6 +77,24 @@ for (const backend of backends) {
         const read = yield* api.inbox.updateThread({ params: { threadId: thread.id }, payload: { read: true, status: "archived" } })
         expect(read).toMatchObject({ unread: false, status: "archived" })
         expect((yield* api.inbox.listThreads({ query: { unread: "true" } })).total).toBe(0)
+      }))
+
+    it.effect("a reply classified by the offline model's rules costs no credits: no usage event, nothing charged", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, tenant, messageIds } = yield* sentCampaign(["joy@example.com"])
+        const before = Option.getOrThrow(yield* settledOrganization(tenant.organizationId)).creditUsage
+        const raw = rawMail({
+          from: "joy@example.com",
+          to: sharedAddress,
+          subject: "Re: Quick question",
+          text: "No thanks, not interested.",
+          inReplyTo: messageIds.get("joy@example.com")!
+        })
+        expect(yield* deliver(sharedAddress, raw)).toMatchObject({ accepted: true })
+        expect((yield* api.inbox.listThreads({ query: {} })).items.map((thread) => thread.classification)).toEqual(["not_interested"])
+        expect((yield* usageHistory(tenant.organizationId, { featureKey: "campaigns" })).events).toEqual([])
+        expect(Option.getOrThrow(yield* settledOrganization(tenant.organizationId)).creditUsage).toBe(before)
       }))
 
     it.effect("a forged In-Reply-To naming another company's message joins nothing of theirs", () =>
