@@ -1,19 +1,16 @@
-import { Context, Data, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
 import { CompaniesRepo } from "../companies/CompaniesRepo.ts"
-import { Leads } from "../leads/Leads.ts"
-import { Suppressions } from "../lists/Suppressions.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
 import { findMessage, OutreachSenders, type TrackedMessage } from "../outreach/Outreach.ts"
 import { newId } from "../platform/Ids.ts"
 import { currentDate } from "../platform/Time.ts"
-import { outboxOn } from "../storage/Outbox.ts"
 import type { Credits } from "../usage/Credits.ts"
 import type { Classification } from "./Api.ts"
 import { classify } from "./Classifier.ts"
+import { makeInboundCommit } from "./InboundCommit.ts"
 import { type InboundMail, readInbound, UnreadableMail } from "./InboundMail.ts"
 import { InboxConfig } from "./InboxConfig.ts"
-import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
+import { type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
 /**
  * Taking in one inbound message — the one path the IMAP poller and inbound
@@ -22,10 +19,8 @@ import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRep
  * `References`, and a bounce report's returned Message-ID), else the latest
  * thread with the same sender and subject — always within the companies the
  * message may belong to, so a forged `In-Reply-To` naming another company's
- * message joins nothing of theirs. It is classified, stored once per
- * company (by Message-ID), and its effects follow once: a reply counts and
- * stops sequences, an unsubscribe request suppresses, a hard bounce
- * suppresses and marks the message bounced.
+ * message joins nothing of theirs. It is classified, then stored once per
+ * company (by Message-ID) with its effects, in groups (`InboundCommit.ts`).
  */
 
 /** Where a message arrived, which decides the companies it may belong to. */
@@ -42,9 +37,6 @@ export type IngestOutcome =
   /** Nobody it may belong to: mail to the shared address that answers none of our messages. */
   | { readonly _tag: "Dropped"; readonly reason: string }
 
-/** Another delivery of the same message was stored first: this one changes nothing. */
-class StoredAlready extends Data.TaggedError("StoredAlready") {}
-
 /** Our outreach Message-IDs are `<id@domain>` with the recipient's or execution's id (`src/outreach/Delivery.ts`). */
 const outreachId = (messageId: string) => /^<([a-z]{2,10}_[0-9a-f]{32,48})@[^<>]+>$/.exec(messageId)?.[1]
 
@@ -59,12 +51,9 @@ export class Ingestion extends Context.Service<Ingestion, {
   static readonly layer = Layer.effect(Ingestion, Effect.gen(function*() {
     const config = yield* InboxConfig
     const threads = yield* ThreadsRepo
-    const sql = yield* SqlClient.SqlClient
-    const outbox = outboxOn(sql)
     const companies = yield* CompaniesRepo
-    const suppressions = yield* Suppressions
     const senders = yield* OutreachSenders
-    const leads = yield* Leads
+    const inboundCommit = yield* makeInboundCommit
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
 
     /** The outreach message of ours that `references` name, sent by one of `allowed` (any company when undefined). */
@@ -109,33 +98,6 @@ export class Ingestion extends Context.Service<Ingestion, {
       updatedAt: now
     })
 
-    /**
-     * What a new inbound message does to the outreach it answers and to the
-     * contact's lead: a bounce marks the message and (hard) suppresses; an
-     * unsubscribe request suppresses; a person's reply counts, stops
-     * sequences, and moves the lead (`replied`, or `interested` /
-     * `not_interested` as classified), each on the lead's timeline.
-     */
-    const effects = (companyId: string, threadId: string, contact: string, mail: InboundMail, classification: Classification, answered: Option.Option<TrackedMessage>, now: Date) =>
-      Effect.gen(function*() {
-        const origin = Option.isSome(answered) ? answered.value.origin : {}
-        const event = { companyId, at: now, contact: { email: contact }, threadId, ...origin, detail: { classification, subject: mail.subject } }
-        if (mail.bounce !== undefined) {
-          if (mail.bounce.hard) yield* suppressions.add(companyId, contact, "hard_bounce")
-          if (Option.isSome(answered)) yield* answered.value.bounced(mail.bounce.hard, now)
-          if (mail.bounce.hard) yield* leads.record([{ ...event, type: "bounced", detail: { status: mail.bounce.status, diagnostic: mail.bounce.diagnostic } }])
-        } else if (classification === "unsubscribe") {
-          yield* suppressions.add(companyId, contact, "unsubscribed")
-          yield* Effect.forEach(senders, (sender) => sender.unsubscribed(companyId, contact, now), { discard: true })
-          yield* leads.record([{ ...event, type: "unsubscribed" }])
-        } else if (!mail.automatic && classification !== "out_of_office" && classification !== "bounce") {
-          // What a machine sent (an absence notice, a delay report) is no reply.
-          if (Option.isSome(answered)) yield* answered.value.replied(now)
-          const status = classification === "interested" || classification === "not_interested" ? classification : undefined
-          yield* leads.record([{ ...event, type: "replied", status }])
-        }
-      })
-
     /** The company a message goes to when nothing it names is ours: the one company it may be for, else none. */
     const companyOf = (answered: Option.Option<TrackedMessage>, allowed: ReadonlyArray<string> | undefined, references: ReadonlyArray<string>) =>
       Option.isSome(answered) ? Effect.succeed(answered.value.companyId)
@@ -170,7 +132,7 @@ export class Ingestion extends Context.Service<Ingestion, {
         const mailboxId = destination.companies?.find((entry) => entry.companyId === companyId)?.mailboxId ?? null
         const created = Option.isSome(thread) ? undefined : newThread(companyId, mailboxId, mail, contact, answered, now)
         const threadId = Option.isSome(thread) ? thread.value.id : created!.id
-        const message: MessageRecord = {
+        const message = {
           id: newId("msg"),
           companyId,
           threadId,
@@ -184,29 +146,8 @@ export class Ingestion extends Context.Service<Ingestion, {
           receivedAt: mail.date !== undefined && Math.abs(mail.date.getTime() - now.getTime()) < 7 * 86_400_000 ? mail.date : now,
           automatic: mail.automatic,
           classification
-        }
-        // One transaction: the effects, then the message (its thread naming the lead they made), and its webhook
-        // event. A message stored meanwhile by another delivery rolls it all back: each effect happens once.
-        const stored = yield* sql.withTransaction(Effect.gen(function*() {
-          yield* effects(companyId, threadId, contact, mail, classification, answered, now)
-          const target = yield* threads.addMessage(message, created)
-          if (Option.isNone(target)) return yield* Effect.fail(new StoredAlready())
-          yield* outbox.emit(companyId, "inbox.reply_received", {
-            threadId,
-            messageId: message.id,
-            from: mail.from,
-            subject: mail.subject,
-            classification,
-            automatic: mail.automatic,
-            leadId: target.value.leadId,
-            ...(Option.isSome(answered) ? answered.value.origin : {}),
-            receivedAt: message.receivedAt.toISOString()
-          })
-        })).pipe(
-          Effect.as(true),
-          Effect.catchTag("StoredAlready", () => Effect.succeed(false)),
-          Effect.orDie
-        )
+        } as const
+        const stored = yield* inboundCommit.store({ message, created, contact, mail, answered, now })
         if (!stored) return { _tag: "Duplicate", companyId } as const
         return { _tag: "Stored", companyId, threadId, classification } as const
       })

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { jsonParam, toNumber } from "../storage/Rows.ts"
 import type { Window } from "../storage/Windows.ts"
@@ -79,10 +79,12 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
   readonly locate: (companyId: string, lookup: ThreadLookup) => Effect.Effect<{ readonly thread: Option.Option<ThreadRecord>; readonly duplicate: boolean }>
   /**
    * Adds a message to its thread, in one statement: the thread (`created`, made with it, when given) is brought up
-   * to date (count, latest time, unread and class for an inbound one) and names the contact's lead when it named
-   * none. Answers the thread; none when the company holds a message of that Message-ID already (nothing changes).
+   * to date (count, latest time, unread and class for an inbound one). Answers the thread; none when the company
+   * holds a message of that Message-ID already (nothing changes).
    */
   readonly addMessage: (message: MessageRecord, created?: ThreadRecord) => Effect.Effect<Option.Option<ThreadRecord>>
+  /** These threads, where they name no lead, name their contact's lead (if any); answers the lead each one now names. */
+  readonly linkLeads: (threadIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
   readonly list: (companyId: string, filter: ThreadFilter, window: Window) => Effect.Effect<{ readonly rows: ReadonlyArray<ThreadRecord>; readonly total: number }>
   readonly get: (companyId: string, id: string) => Effect.Effect<Option.Option<ThreadRecord>>
   /** Oldest first. */
@@ -129,9 +131,6 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
               ${message.fromAddress}, ${jsonParam(message.toAddresses)}::jsonb, ${message.subject}, ${message.textBody},
               ${message.htmlBody}, ${message.receivedAt}, ${message.automatic}, ${message.classification})
             ON CONFLICT (company_id, message_id) DO NOTHING RETURNING thread_id)`
-        // The contact's lead (one per address within the company): what the thread names once it exists.
-        const leadOf = (companyId: Statement.Fragment, contactKey: Statement.Fragment) =>
-          sql`(SELECT l.id FROM leads l WHERE l.company_id = ${companyId} AND lower(l.email) = ${contactKey})`
         if (created !== undefined) {
           // The thread and its first message in one statement: the message's reference to it is checked at the statement's end.
           const row = Schema.encodeSync(ThreadRow)({
@@ -144,11 +143,9 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
           }) as Record<string, unknown>
           const columns = Object.keys(row)
           const list = sql.join(", ", false)
-          const value = (column: string) =>
-            column === "lead_id" ? sql`coalesce(${created.leadId}, ${leadOf(sql`${created.companyId}`, sql`${created.contactKey}`)})` : sql`${row[column]}`
           return threads.first(sql`WITH ${added}
             INSERT INTO inbox_threads (${list(columns.map((column) => sql`${sql(column)}`))})
-            SELECT ${list(columns.map(value))} WHERE EXISTS (SELECT 1 FROM added) RETURNING *`).pipe(Effect.orDie)
+            SELECT ${list(columns.map((column) => sql`${row[column]}`))} WHERE EXISTS (SELECT 1 FROM added) RETURNING *`).pipe(Effect.orDie)
         }
         return threads.first(sql`WITH ${added}
           UPDATE inbox_threads SET message_count = message_count + 1,
@@ -156,10 +153,14 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
               unread = ${inbound ? sql`true` : sql`unread`},
               classification = ${message.classification === null ? sql`classification` : sql`${message.classification}`},
               status = ${inbound ? sql`'open'` : sql`status`},
-              lead_id = coalesce(inbox_threads.lead_id, ${leadOf(sql`inbox_threads.company_id`, sql`inbox_threads.contact_key`)}),
               updated_at = greatest(${message.receivedAt}::timestamptz, updated_at + interval '1 millisecond')
             FROM added WHERE inbox_threads.id = added.thread_id RETURNING inbox_threads.*`).pipe(Effect.orDie)
       },
+      linkLeads: (threadIds) =>
+        threadIds.length === 0 ? Effect.succeed(new Map()) : sql<{ readonly id: string; readonly lead_id: string }>`
+          UPDATE inbox_threads t SET lead_id = l.id FROM leads l
+          WHERE t.id IN ${sql.in(threadIds)} AND t.lead_id IS NULL AND l.company_id = t.company_id AND lower(l.email) = t.contact_key
+          RETURNING t.id, t.lead_id`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row.lead_id]))), Effect.orDie),
       list: (companyId, filter, window) => {
         const where = sql.and([
           sql`company_id = ${companyId}`,
