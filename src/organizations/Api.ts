@@ -21,10 +21,14 @@ export const OrganizationEntry = Schema.Struct({
   companyLimit: Schema.Int
 }).annotate({ identifier: "OrganizationEntry" })
 
+/** Credits and data credits are two balances: each sum counts one of them. */
+const DataCredits = Schema.Int.annotate({ description: "Data credits spent (searches); not included in `credits`." })
+
 const UsageRow = Schema.Struct({
   model: Schema.String,
   feature: Schema.String,
   credits: Schema.Int,
+  dataCredits: DataCredits,
   tokens: Schema.Int,
   requests: Schema.Int
 })
@@ -32,6 +36,7 @@ const UsageRow = Schema.Struct({
 export const UsageSummary = Schema.Struct({
   totals: Schema.Struct({
     credits: Schema.Int,
+    dataCredits: DataCredits,
     tokens: Schema.Int,
     inputTokens: Schema.Int,
     outputTokens: Schema.Int,
@@ -47,6 +52,7 @@ export const UsageEventResource = Schema.Struct({
   userId: Schema.NullOr(Schema.String),
   feature: Schema.String,
   model: Schema.String,
+  pool: Schema.Literals(["credits", "data"]).annotate({ description: "The balance `credits` was taken from: credits, or data credits (searches)." }),
   credits: Schema.Int,
   tokens: Schema.Int,
   inputTokens: Schema.Int,

@@ -17,6 +17,7 @@ const usageEventResource = (event: UsageEvent) => ({
   userId: event.userId,
   feature: event.feature,
   model: event.model,
+  pool: event.pool,
   credits: event.credits,
   tokens: event.tokens,
   inputTokens: event.inputTokens,

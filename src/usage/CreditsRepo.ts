@@ -104,10 +104,10 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
   static readonly layer = Layer.effect(CreditsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // One parameter for any number of events (a JSON array), so that the statement stays one prepared statement.
-    const insertEvents = (events: ReadonlyArray<NewUsageEvent>) =>
+    const insertEvents = (events: ReadonlyArray<NewUsageEvent & { readonly pool: CreditPool }>) =>
       sql`INSERT INTO usage_events
-          (id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens)
-        SELECT id, organization_id, company_id, user_id, feature, model, credits, tokens, input_tokens, output_tokens
+          (id, organization_id, company_id, user_id, feature, model, pool, credits, tokens, input_tokens, output_tokens)
+        SELECT id, organization_id, company_id, user_id, feature, model, pool, credits, tokens, input_tokens, output_tokens
         FROM jsonb_to_recordset(${JSON.stringify(events.map((event) => ({
           id: newId("use"),
           organization_id: event.organizationId,
@@ -115,11 +115,12 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
           user_id: event.userId,
           feature: event.feature,
           model: event.model,
+          pool: event.pool,
           credits: event.credits,
           tokens: event.tokens,
           input_tokens: event.inputTokens,
           output_tokens: event.outputTokens
-        })))}::jsonb) AS event(id text, organization_id text, company_id text, user_id text, feature text, model text,
+        })))}::jsonb) AS event(id text, organization_id text, company_id text, user_id text, feature text, model text, pool text,
           credits bigint, tokens bigint, input_tokens bigint, output_tokens bigint)`
     const debit = (spending: Spending) => {
       const { lease } = spending
@@ -185,7 +186,9 @@ export class CreditsRepo extends Context.Service<CreditsRepo, CreditsRepository>
           const ordered = [...spendings].sort(byLockOrder)
           const charged = new Map<Spending, Committed>()
           for (const spending of ordered) charged.set(spending, yield* debit(spending))
-          const events = spendings.flatMap((spending) => chargedEvents(spending.events, charged.get(spending)!.credits))
+          const events = spendings.flatMap((spending) =>
+            chargedEvents(spending.events, charged.get(spending)!.credits).map((event) => ({ ...event, pool: spending.lease.pool }))
+          )
           if (events.length > 0) yield* insertEvents(events)
           return spendings.map((spending) => charged.get(spending)!)
         })).pipe(Effect.orDie),

@@ -10,6 +10,8 @@ export const UsageEvent = Schema.Struct({
   userId: Schema.NullOr(Schema.String),
   feature: Schema.String,
   model: Schema.String,
+  /** The balance the credits came from: model and feature credits, or data credits (searches). */
+  pool: Schema.Literals(["credits", "data"]),
   credits: NumberColumn,
   tokens: NumberColumn,
   inputTokens: NumberColumn,
@@ -18,10 +20,11 @@ export const UsageEvent = Schema.Struct({
 })
 export type UsageEvent = typeof UsageEvent.Type
 
-export type NewUsageEvent = Omit<UsageEvent, "id" | "createdAt">
+/** An event as a call records it; the pool is its lease's. */
+export type NewUsageEvent = Omit<UsageEvent, "id" | "createdAt" | "pool">
 
 /** The two balances an organization holds. */
-export type CreditPool = "credits" | "data"
+export type CreditPool = UsageEvent["pool"]
 
 export interface UsageFilter {
   readonly startDate?: Date | undefined
@@ -32,6 +35,7 @@ export interface UsageFilter {
 
 export const UsageTotals = Schema.Struct({
   credits: NumberColumn,
+  dataCredits: NumberColumn,
   tokens: NumberColumn,
   inputTokens: NumberColumn,
   outputTokens: NumberColumn,
@@ -43,6 +47,7 @@ export interface UsageRow {
   readonly model: string
   readonly feature: string
   readonly credits: number
+  readonly dataCredits: number
   readonly tokens: number
   readonly requests: number
 }
@@ -73,7 +78,16 @@ export interface UsageRepository {
 const UsageEventRow = fromColumns(UsageEvent)
 const TotalsRow = fromColumns(UsageTotals)
 /** One group of a breakdown: by model or by feature. */
-const GroupRow = Schema.Struct({ key: Schema.String, credits: NumberColumn, tokens: NumberColumn, requests: NumberColumn })
+const GroupRow = fromColumns(Schema.Struct({
+  key: Schema.String,
+  credits: NumberColumn,
+  dataCredits: NumberColumn,
+  tokens: NumberColumn,
+  requests: NumberColumn
+}))
+/** Credits and data credits summed apart: the two balances are not one currency. */
+const poolSums = `coalesce(sum(credits) FILTER (WHERE pool = 'credits'), 0) AS credits,
+  coalesce(sum(credits) FILTER (WHERE pool = 'data'), 0) AS data_credits`
 
 export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("usage/UsageRepo") {
   static readonly layer = Layer.effect(UsageRepo, Effect.gen(function*() {
@@ -93,7 +107,7 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
     const grouped = (organizationId: string, filter: UsageFilter, window: Window, key: "model" | "feature") =>
       Effect.map(
         groups.all(sql`
-          SELECT ${sql(key)} AS key, sum(credits) AS credits, sum(tokens) AS tokens, count(*) AS requests
+          SELECT ${sql(key)} AS key, ${sql.literal(poolSums)}, sum(tokens) AS tokens, count(*) AS requests
           FROM usage_events WHERE ${where(organizationId, filter)}
           GROUP BY ${sql(key)} ORDER BY sum(credits) DESC, ${sql(key)}
           LIMIT ${window.limit} OFFSET ${window.offset}`),
@@ -108,7 +122,7 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
       summary: Effect.fn("UsageRepo.summary")(function*(organizationId, filter, window) {
         const [totals, byModel, byFeature] = yield* Effect.all([
           totalsRows.one(sql`
-            SELECT coalesce(sum(credits), 0) AS credits, coalesce(sum(tokens), 0) AS tokens,
+            SELECT ${sql.literal(poolSums)}, coalesce(sum(tokens), 0) AS tokens,
               coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
               count(*) AS requests
             FROM usage_events WHERE ${where(organizationId, filter)}`),

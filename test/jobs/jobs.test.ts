@@ -89,6 +89,12 @@ describe.each(backends)("job search on $name", ({ storage }) => {
         const after = yield* organizationOf(tenant)
         expect(after.dataCreditUsage - before.dataCreditUsage).toBe(2)
         expect(after.creditUsage).toBe(before.creditUsage)
+        // The usage report keeps the two balances apart: searches are data credits, never credits.
+        const summary = yield* api.organizations.usageSummary({ params: { orgId: tenant.organizationId }, query: { featureKey: "jobs" } })
+        expect(summary.totals).toMatchObject({ credits: 0, dataCredits: 2, requests: 2 })
+        expect(summary.byFeature).toEqual([{ model: "", feature: "jobs", credits: 0, dataCredits: 2, tokens: 0, requests: 2 }])
+        const history = yield* api.organizations.usageHistory({ params: { orgId: tenant.organizationId }, query: { featureKey: "jobs" } })
+        expect(history.items.map((event) => [event.pool, event.credits])).toEqual([["data", 1], ["data", 1]])
       }))
 
     it.effect("a failed provider call costs nothing: 429 while it keeps rate limiting, 500 when down, 400 when it rejects", () =>

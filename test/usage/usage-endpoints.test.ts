@@ -29,16 +29,16 @@ it.layer(testServer(pgliteStorage))("organization usage", (it) => {
       const api = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
       const summary = yield* api.organizations.usageSummary({ params: { orgId: tenant.organizationId }, query: {} })
       expect(summary).toEqual({
-        totals: { credits: 11, tokens: 8_000, inputTokens: 6_400, outputTokens: 1_600, requests: 4 },
+        totals: { credits: 11, dataCredits: 0, tokens: 8_000, inputTokens: 6_400, outputTokens: 1_600, requests: 4 },
         byModel: [
-          { model: "smart", feature: "", credits: 8, tokens: 6_500, requests: 2 },
-          { model: "balanced", feature: "", credits: 2, tokens: 1_000, requests: 1 },
-          { model: "fast", feature: "", credits: 1, tokens: 500, requests: 1 }
+          { model: "smart", feature: "", credits: 8, dataCredits: 0, tokens: 6_500, requests: 2 },
+          { model: "balanced", feature: "", credits: 2, dataCredits: 0, tokens: 1_000, requests: 1 },
+          { model: "fast", feature: "", credits: 1, dataCredits: 0, tokens: 500, requests: 1 }
         ],
         byFeature: [
-          { model: "", feature: "chat", credits: 6, tokens: 4_500, requests: 2 },
-          { model: "", feature: "content", credits: 3, tokens: 2_500, requests: 1 },
-          { model: "", feature: "tasks", credits: 2, tokens: 1_000, requests: 1 }
+          { model: "", feature: "chat", credits: 6, dataCredits: 0, tokens: 4_500, requests: 2 },
+          { model: "", feature: "content", credits: 3, dataCredits: 0, tokens: 2_500, requests: 1 },
+          { model: "", feature: "tasks", credits: 2, dataCredits: 0, tokens: 1_000, requests: 1 }
         ]
       })
       const window = yield* api.organizations.usageSummary({ params: { orgId: tenant.organizationId }, query: { limit: 1, offset: 1 } })
@@ -103,6 +103,7 @@ it.layer(testServer(pgliteStorage))("organization usage", (it) => {
         userId: colleague.userId,
         feature: "content",
         model: "smart",
+        pool: "credits",
         credits: 3,
         tokens: 2_500,
         inputTokens: 2_000,

@@ -21,11 +21,11 @@ const recentEvents = async (credentials: Credentials, organizationId: string, si
   return events
 }
 
-/** Credits per day in total and per value of `by` (model or feature), one point a day. */
+/** Credits per day in total and per value of `by` (model or feature), one point a day; data credits are another balance. */
 const perDay = (events: ReadonlyArray<UsageEvent>, since: number, by?: (event: UsageEvent) => string) => {
   const x = Array.from({ length: days + 1 }, (_, index) => (since + index * day) / 1000)
   const groups = new Map<string, Array<number>>()
-  for (const event of events) {
+  for (const event of events.filter((spent) => spent.pool === "credits")) {
     const label = by === undefined ? "credits" : by(event)
     const values = groups.get(label) ?? Array.from({ length: x.length }, () => 0)
     const index = Math.floor((Date.parse(event.createdDate) - since) / day)
@@ -68,18 +68,19 @@ export const Usage = (props: { credentials: Credentials }) => {
             <div class="metrics">
               <div><strong data-testid="data-credits-used">{organization?.dataCreditUsage ?? "—"}</strong>data credits used</div>
               <div><strong data-testid="data-credit-limit">{organization?.dataCreditLimit ?? "—"}</strong>data credit limit</div>
+              <div><strong data-testid="data-credits-30-days">{summary.totals.dataCredits}</strong>data credits in {days} days</div>
             </div>
-            <p>Data credits pay for job listing searches (one a search); model calls use credits.</p>
+            <p>Data credits pay for searches (job listings, content research; one a search); model calls use credits.</p>
           </Section>
           <TimeChart unit="credits" title="Credits per day" {...perDay(events, since)} />
           <TimeChart unit="credits" title="Credits per day by model" {...perDay(events, since, (event) => event.model === "" ? "no model" : event.model)} />
           <TimeChart unit="credits" title="Credits per day by feature" {...perDay(events, since, (event) => event.feature)} />
           <Section title={`By model and feature, last ${days} days`}>
             <table>
-              <thead><tr><th>Model</th><th>Feature</th><th>Calls</th><th>Tokens</th><th>Credits</th></tr></thead>
+              <thead><tr><th>Model</th><th>Feature</th><th>Calls</th><th>Tokens</th><th>Credits</th><th>Data credits</th></tr></thead>
               <tbody>
                 {summary.byModel.map((row) => (
-                  <tr><td>{row.model}</td><td>{row.feature}</td><td>{row.requests}</td><td>{row.tokens}</td><td>{row.credits}</td></tr>
+                  <tr><td>{row.model}</td><td>{row.feature}</td><td>{row.requests}</td><td>{row.tokens}</td><td>{row.credits}</td><td>{row.dataCredits}</td></tr>
                 ))}
               </tbody>
             </table>
