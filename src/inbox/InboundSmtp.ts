@@ -73,10 +73,9 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
       })
 
     const deliver = (raw: Buffer, destinations: ReadonlyArray<Destination>) =>
-      Effect.forEach(destinations, (destination) =>
-        ingestion.ingest(raw, destination).pipe(Effect.tap((outcome) =>
-          outcome._tag === "Dropped" ? Effect.logInfo("Inbound message dropped", { reason: outcome.reason }) : Effect.void
-        )), { discard: true })
+      Effect.flatMap(ingestion.ingestAll(raw, destinations), (outcomes) =>
+        Effect.forEach(outcomes, (outcome) =>
+          outcome._tag === "Dropped" ? Effect.logInfo("Inbound message dropped", { reason: outcome.reason }) : Effect.void, { discard: true }))
 
     return {
       listen: (port, host) =>

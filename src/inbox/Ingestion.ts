@@ -47,6 +47,8 @@ export const subjectKey = (subject: string) =>
 export class Ingestion extends Context.Service<Ingestion, {
   /** Takes in one raw message; fails with `UnreadableMail` (naming why) for what is too large or not a message. */
   readonly ingest: (raw: Buffer, destination: Destination) => Effect.Effect<IngestOutcome, UnreadableMail>
+  /** Takes in one raw message, parsed once, for each of its destinations (SMTP recipients). */
+  readonly ingestAll: (raw: Buffer, destinations: ReadonlyArray<Destination>) => Effect.Effect<ReadonlyArray<IngestOutcome>, UnreadableMail>
 }>()("inbox/Ingestion") {
   static readonly layer = Layer.effect(Ingestion, Effect.gen(function*() {
     const config = yield* InboxConfig
@@ -104,12 +106,14 @@ export class Ingestion extends Context.Service<Ingestion, {
         : allowed?.length === 1 ? Effect.succeed(allowed[0]!)
         : Effect.map(threads.byMessageIds(allowed, references), (thread) => Option.isSome(thread) ? thread.value.companyId : undefined)
 
-    const ingest = (raw: Buffer, destination: Destination) =>
+    /** The message, parsed; `UnreadableMail` (naming why) for what is too large or not a message. */
+    const read = (raw: Buffer) =>
+      raw.length > config.inboundMaxBytes
+        ? Effect.fail(new UnreadableMail({ message: `Message too large: ${raw.length} bytes, at most ${config.inboundMaxBytes}` }))
+        : readInbound(raw)
+
+    const take = (mail: InboundMail, destination: Destination) =>
       Effect.gen(function*() {
-        if (raw.length > config.inboundMaxBytes) {
-          return yield* Effect.fail(new UnreadableMail({ message: `Message too large: ${raw.length} bytes, at most ${config.inboundMaxBytes}` }))
-        }
-        const mail = yield* readInbound(raw)
         const allowed = destination.companies?.map((entry) => entry.companyId)
         let answered = yield* answeredMessage(mail.references, allowed)
         const companyId = yield* companyOf(answered, allowed, mail.references)
@@ -152,6 +156,9 @@ export class Ingestion extends Context.Service<Ingestion, {
         return { _tag: "Stored", companyId, threadId, classification } as const
       })
 
-    return { ingest }
+    return {
+      ingest: (raw, destination) => Effect.flatMap(read(raw), (mail) => take(mail, destination)),
+      ingestAll: (raw, destinations) => Effect.flatMap(read(raw), (mail) => Effect.forEach(destinations, (destination) => take(mail, destination)))
+    }
   }))
 }

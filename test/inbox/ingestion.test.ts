@@ -13,6 +13,10 @@ const dsn = (name: string, recipient: string, messageId: string) =>
   Buffer.from(readFileSync(new URL(`../fixtures/dsn/${name}`, import.meta.url), "utf8")
     .replaceAll("<RECIPIENT>", recipient).replaceAll("<ORIGINAL_MESSAGE_ID>", messageId))
 
+/** `email`'s reply saying `text` to the campaign message they got. */
+const replyOf = (messageIds: ReadonlyMap<string, string>, email: string, text: string) =>
+  rawMail({ from: email, to: sharedAddress, subject: "Re: Quick question", text, inReplyTo: messageIds.get(email)! })
+
 const start = Date.parse("2026-06-01T08:00:00Z")
 
 for (const backend of backends) {
@@ -84,17 +88,34 @@ for (const backend of backends) {
         yield* TestClock.setTime(start)
         const { api, tenant, messageIds } = yield* sentCampaign(["joy@example.com"])
         const before = Option.getOrThrow(yield* settledOrganization(tenant.organizationId)).creditUsage
-        const raw = rawMail({
-          from: "joy@example.com",
-          to: sharedAddress,
-          subject: "Re: Quick question",
-          text: "No thanks, not interested.",
-          inReplyTo: messageIds.get("joy@example.com")!
-        })
-        expect(yield* deliver(sharedAddress, raw)).toMatchObject({ accepted: true })
+        expect(yield* deliver(sharedAddress, replyOf(messageIds, "joy@example.com", "No thanks, not interested."))).toMatchObject({ accepted: true })
         expect((yield* api.inbox.listThreads({ query: {} })).items.map((thread) => thread.classification)).toEqual(["not_interested"])
         expect((yield* usageHistory(tenant.organizationId, { featureKey: "campaigns" })).events).toEqual([])
         expect(Option.getOrThrow(yield* settledOrganization(tenant.organizationId)).creditUsage).toBe(before)
+      }))
+
+    it.effect("replies arriving together are stored together, each once with its effects once, even when delivered twice at once", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const emails = ["kai@example.com", "lea@example.com", "max@example.com", "nia@example.com", "oto@example.com"]
+        const { api, campaign, tenant, messageIds } = yield* sentCampaign(emails)
+        const replies = emails.map((email) => replyOf(messageIds, email, "Sounds interesting, tell me more."))
+        // The first reply three times (a sender retrying while its first attempt is still being stored).
+        const outcomes = yield* Effect.all([...replies, replies[0]!, replies[0]!].map((raw) => deliver(sharedAddress, raw)), { concurrency: "unbounded" })
+        expect(outcomes.every((outcome) => outcome.accepted)).toBe(true)
+        const threads = yield* api.inbox.listThreads({ query: { pageSize: 50 } })
+        expect(threads.items.map((thread) => [thread.contactEmail, thread.messageCount, thread.classification]).sort()).toEqual(
+          emails.map((email) => [email, 1, "interested"])
+        )
+        expect(threads.items.every((thread) => thread.leadId !== null)).toBe(true)
+        const recipients = yield* api.campaigns.listRecipients({ params: { campaignId: campaign.id }, query: {} })
+        expect(recipients.metrics).toMatchObject({ sent: 5, replied: 5 })
+        const kai = (yield* api.leads.list({ query: { search: "kai@example.com" } })).items[0]!
+        const timeline = yield* api.leads.activities({ params: { leadId: kai.id }, query: {} })
+        expect(timeline.items.filter((activity) => activity.type === "replied")).toHaveLength(1)
+        const events = yield* SqlClient.SqlClient.use((sql) =>
+          sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM event_outbox WHERE company_id = ${tenant.companyId} AND type = 'inbox.reply_received'`)
+        expect(events[0]!.n).toBe(5)
       }))
 
     it.effect("a forged In-Reply-To naming another company's message joins nothing of theirs", () =>
@@ -195,14 +216,7 @@ for (const backend of backends) {
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
         const { api, messageIds } = yield* sentCampaign(["fay@example.com"])
-        const raw = rawMail({
-          from: "fay@example.com",
-          to: sharedAddress,
-          subject: "Re: Quick question",
-          text: "Please remove me from your list.",
-          inReplyTo: messageIds.get("fay@example.com")!
-        })
-        expect(yield* deliver(sharedAddress, raw)).toMatchObject({ accepted: true })
+        expect(yield* deliver(sharedAddress, replyOf(messageIds, "fay@example.com", "Please remove me from your list."))).toMatchObject({ accepted: true })
         const threads = yield* api.inbox.listThreads({ query: {} })
         expect(threads.items[0].classification).toBe("unsubscribe")
         const suppressions = yield* api.lists.listSuppressions({ query: {} })
