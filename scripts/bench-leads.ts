@@ -67,7 +67,8 @@ const importRun = async (backend: string, databaseUrl: string | undefined) => {
     server: `the server on ${backend}`
   })
   const baseUrl = `http://127.0.0.1:${port}`
-  await waitUntilReady(child, `${baseUrl}/health`)
+  // A PGlite made from empty (initdb and every migration) takes a while on a loaded machine.
+  await waitUntilReady(child, `${baseUrl}/health`, 300_000)
   const bootstrap = await fetch(`${baseUrl}/api/v0/admin/bootstrap`, {
     method: "POST",
     headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
