@@ -90,6 +90,9 @@ export interface IndexingClaim {
 const Count = Schema.Struct({ count: Schema.Int })
 const Headline = Schema.Struct({ id: Schema.String, headline: Schema.String })
 
+/** Made once rather than per search. */
+const hits = Schema.decodeUnknownEffect(Schema.Array(SearchHit))
+
 const vectorLiteral = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
 
 /** Rows per insert: well under PostgreSQL's 65,535 parameters. */
@@ -168,7 +171,6 @@ export class DocumentsRepo extends Context.Service<DocumentsRepo, {
       Result: DocumentRow,
       execute: ({ companyId, id }) => sql`DELETE FROM knowledge_documents WHERE company_id = ${companyId} AND id = ${id} RETURNING ${columns}`
     })
-    const hits = (rows: ReadonlyArray<unknown>) => Schema.decodeUnknownEffect(Schema.Array(SearchHit))(rows)
 
     return {
       create: (document, content, chunks) =>
