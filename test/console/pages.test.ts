@@ -111,7 +111,7 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
       expect(stored.items.map((document) => [document.title, document.tags])).toEqual([["refunds.md", ["policies", "support"]]])
     }))
 
-  it.effect("chats with an agent, its answer streamed, and shows the conversation again from its history", () =>
+  it.effect("chats with an agent, its answer streamed, shows the conversation again from its history, and chats with an employee", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant("agents")
       const base = yield* serverUrl
@@ -140,6 +140,14 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
         await earlier.click()
         await answer.getByText(/within 30 days of delivery/).waitFor()
         expect(await messages.locator("li.user").allTextContents()).toEqual(["You: How many days do customers have to return a product for a refund?"])
+
+        // An employee is talked to the same way, under its own path.
+        await page.getByRole("button", { name: "Chat with Mia" }).click()
+        await page.getByRole("heading", { name: "Conversation with Mia" }).waitFor()
+        await page.getByRole("textbox", { name: "Message" }).fill("What is our refund window?")
+        await page.getByRole("button", { name: "Send" }).click()
+        await page.getByRole("list", { name: "Messages" }).locator("li.assistant").waitFor()
+        await page.getByRole("navigation", { name: "Earlier conversations" }).getByRole("button", { name: /refund window/ }).waitFor()
       })
     }))
 
