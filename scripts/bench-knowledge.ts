@@ -78,9 +78,9 @@ const documentFor = (companyId: string, organizationId: string, title: string, c
 }
 
 /** The repository's keyword SQL, as `DocumentsRepo.keywordSearch` sends it without filters. */
-const keywordSql = `SELECT c.id AS chunk_id, c.document_id, d.title, c.content, ts_rank_cd(c.search, q.query) AS score
-  FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id, websearch_to_tsquery('english', $1) AS q(query)
-  WHERE c.company_id = $2 AND c.search @@ q.query AND true ORDER BY score DESC, c.id LIMIT $3`
+const keywordSql = `SELECT c.id AS chunk_id, c.document_id, (SELECT d.title FROM knowledge_documents d WHERE d.id = c.document_id) AS title,
+    c.content, ts_rank_cd(c.search, websearch_to_tsquery('english', $1)) AS score
+  FROM knowledge_chunks c WHERE c.company_id = $2 AND c.search @@ websearch_to_tsquery('english', $1) ORDER BY score DESC, c.id LIMIT $3`
 
 const benchmark = (backend: "pglite" | "postgres") =>
   Effect.gen(function*() {

@@ -76,6 +76,8 @@ describe.each(backends)("the knowledge base on $name", ({ storage }) => {
         expect(hybrid.results.map((result) => result.title)).toContain("Refunds")
         const tagged = yield* api.knowledge.search({ payload: { query: "first day", tag: "policies", mode: "keyword" } })
         expect(tagged.results).toEqual([])
+        const taggedHr = yield* api.knowledge.search({ payload: { query: "first day", tag: "hr", mode: "keyword" } })
+        expect(taggedHr.results.map((result) => result.title)).toEqual(["Onboarding"])
         expect((yield* api.knowledge.search({ payload: { query: "damaged goods", documentIds: [] } })).results).toEqual([])
         const onlyOne = yield* api.knowledge.search({ payload: { query: "day", documentIds: [document!.id] } })
         expect(onlyOne.results.every((result) => result.documentId === document!.id)).toBe(true)
