@@ -6,7 +6,8 @@ import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { Approval, Execution, ExecutionIdsBody, ExecutionsQuery, RegenerateBody, Regeneration } from "./Api.ts"
 import { find } from "./Sequences.ts"
-import { type ExecutionRecord, SequencesRepo } from "./SequencesRepo.ts"
+import type { ExecutionRecord } from "./SequenceRecords.ts"
+import { SequencesRepo } from "./SequencesRepo.ts"
 
 /** Listing, approving and regenerating a sequence's executions (docs/sequences.md). */
 

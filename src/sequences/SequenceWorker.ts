@@ -13,7 +13,8 @@ import type { Credits } from "../usage/Credits.ts"
 import { draft } from "./Drafting.ts"
 import { executionFor } from "./Sequences.ts"
 import { SequencesConfig } from "./SequencesConfig.ts"
-import { type ExecutionClaim, type ExecutionRecord, type SendResult, SequencesRepo } from "./SequencesRepo.ts"
+import type { ExecutionClaim, ExecutionRecord, SendResult } from "./SequenceRecords.ts"
+import { SequencesRepo } from "./SequencesRepo.ts"
 
 /**
  * The sequence worker of a server process, two loops over one database,

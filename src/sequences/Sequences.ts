@@ -18,7 +18,8 @@ import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { EnrollBody, Enrollment, NewSequence, Sequence, SequencePatch, UnenrollBody, Unenrollment } from "./Api.ts"
-import { type ExecutionRecord, type SequenceRecord, SequencesRepo, type SequenceStep } from "./SequencesRepo.ts"
+import type { ExecutionRecord, SequenceRecord, SequenceStep } from "./SequenceRecords.ts"
+import { SequencesRepo } from "./SequencesRepo.ts"
 
 /**
  * Sequences and enrolment (docs/sequences.md). Enrolling makes, per contact,
