@@ -127,7 +127,7 @@ const program = Effect.gen(function*() {
 })
 
 const storage = pgliteStorageIn(makeTempDir("bench-inbox-"))
-const services = InboundSmtp.layer.pipe(
+const services = InboundSmtp.live.pipe(
   Layer.provideMerge(Ingestion.layer),
   Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
   Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } }))

@@ -35,6 +35,8 @@ export interface Destination {
   readonly companies: ReadonlyArray<{ readonly companyId: string; readonly mailboxId: string | null }> | undefined
   /** The thread a reply address the platform issued names (its company is the only one in `companies`). */
   readonly threadId?: string | undefined
+  /** The outreach message (campaign recipient, sequence execution) a reply address the platform issued names (its company is the only one in `companies`). */
+  readonly answers?: string | undefined
 }
 
 export type IngestOutcome =
@@ -82,11 +84,14 @@ export class Ingestion extends Context.Service<Ingestion, {
         return Option.none<TrackedMessage>()
       })
 
+    /** The outreach message of tracking id `id`, sent by one of `allowed`. */
+    const outreachMessage = (id: string, allowed: ReadonlyArray<string>) =>
+      Effect.map(Effect.forEach(senders, (sender) => sender.message(id)), (found) =>
+        Option.filter(Option.firstSomeOf(found), (message) => allowed.includes(message.companyId)))
+
     const outreachOf = (thread: ThreadRecord) => {
       const id = thread.campaignRecipientId ?? thread.sequenceExecutionId
-      if (id === null) return Effect.succeedNone
-      return Effect.map(Effect.forEach(senders, (sender) => sender.message(id)), (found) =>
-        Option.filter(Option.firstSomeOf(found), (message) => message.companyId === thread.companyId))
+      return id === null ? Effect.succeedNone : outreachMessage(id, [thread.companyId])
     }
 
     const newThread = (companyId: string, mailboxId: string | null, mail: InboundMail, contact: string, answered: Option.Option<TrackedMessage>, now: Date) =>
@@ -154,6 +159,10 @@ export class Ingestion extends Context.Service<Ingestion, {
         const mail = yield* readInbound(raw)
         const allowed = destination.companies?.map((entry) => entry.companyId)
         let answered = yield* answeredMessage(mail.references, allowed)
+        // A reply address names the message even when the replier's client dropped the threading headers.
+        if (Option.isNone(answered) && destination.answers !== undefined && allowed !== undefined) {
+          answered = yield* outreachMessage(destination.answers, allowed)
+        }
         const scope = Option.isSome(answered) ? [answered.value.companyId] : allowed
         let thread = destination.threadId !== undefined && allowed?.length === 1
           ? yield* threads.get(allowed[0]!, destination.threadId)

@@ -10,6 +10,7 @@ import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
 import { type MessageTemplates, renderMessage } from "./Message.ts"
 import { OutreachConfig } from "./OutreachConfig.ts"
+import { replyAddressOf } from "./ReplyAddresses.ts"
 import { trackingUrls } from "./Tracking.ts"
 import { TrackingSecret } from "./TrackingSecret.ts"
 
@@ -112,7 +113,7 @@ export class Delivery extends Context.Service<Delivery, {
         const sent = yield* mailer.sendStarting({
           from,
           to: outgoing.email,
-          replyTo: outgoing.replyTo,
+          replyTo: outgoing.replyTo ?? Option.getOrUndefined(Option.map(config.replyDomain, (domain) => replyAddressOf(key, domain, outgoing.companyId, outgoing.id))),
           subject: message.subject,
           html: message.html,
           text: message.text,
