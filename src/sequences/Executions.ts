@@ -25,6 +25,7 @@ export const toExecution = (record: ExecutionRecord): typeof Execution.Type => (
   dueAt: record.dueAt,
   approvedAt: record.approvedAt,
   sentAt: record.sentAt,
+  mailboxId: record.mailboxId,
   openCount: record.openCount,
   clickCount: record.clickCount,
   firstOpenedDate: record.firstOpenedAt,

@@ -27,6 +27,8 @@ export const SequenceRecord = Schema.Struct({
   /** The sender's name and address; null: `MAIL_FROM`'s. */
   fromName: Schema.NullOr(Schema.String),
   fromEmail: Schema.NullOr(Schema.String),
+  /** The company's mailboxes it sends through, rotating within their daily limits; empty: the platform's mailer. */
+  mailboxIds: Schema.Array(Schema.String),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 })
@@ -41,6 +43,7 @@ export interface SequenceChange {
   /** Null clears it. */
   readonly fromName?: string | null | undefined
   readonly fromEmail?: string | null | undefined
+  readonly mailboxIds?: ReadonlyArray<string> | undefined
 }
 
 export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
@@ -70,6 +73,8 @@ export const ExecutionRecord = Schema.Struct({
   sendStartedAt: Schema.NullOr(Schema.Date),
   sentAt: Schema.NullOr(Schema.Date),
   messageId: Schema.NullOr(Schema.String),
+  /** The mailbox that sent it, or (for a step not sent yet) the one that sent the contact's previous step. */
+  mailboxId: Schema.NullOr(Schema.String),
   openCount: Schema.Number,
   clickCount: Schema.Number,
   firstOpenedAt: Schema.NullOr(Schema.Date),

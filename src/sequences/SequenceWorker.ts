@@ -4,13 +4,16 @@ import { Suppressions } from "../lists/Suppressions.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
 import { senderOf } from "../mail/Message.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
-import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
+import { Delivery, type DeliveryOutcome, type MailRoute, underLease } from "../outreach/Delivery.ts"
 import { parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
+import type { OutboundConfig } from "../platform/OutboundPolicy.ts"
+import type { SecretBox } from "../platform/Secrets.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { draft } from "./Drafting.ts"
+import { mailboxesFullReason, mailboxesGoneError, mailboxRoute, nextUtcDay, startThroughMailbox } from "./MailboxRotation.ts"
 import { executionFor } from "./Sequences.ts"
 import { SequencesConfig } from "./SequencesConfig.ts"
 import type { ExecutionClaim, ExecutionRecord, SendResult } from "./SequenceRecords.ts"
@@ -49,6 +52,8 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const leads = yield* Leads
     const storage = yield* Storage
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
+    const mailboxContext = yield* Effect.context<SecretBox | OutboundConfig>()
+    const rotationContext = yield* Effect.context<Effect.Services<ReturnType<typeof startThroughMailbox>>>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const draftOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>) =>
@@ -80,17 +85,33 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
           yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: templates.failure }, mail.maxAttempts, now)
           return
         }
+        let through: MailRoute | undefined
+        let mailboxId: string | null = null
+        let start = Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at))
+        if (sequence.mailboxIds.length > 0) {
+          const begin = (mailboxId: string) => repo.beginSend(execution.id, claim.token, now, mailboxId)
+          const slot = yield* Effect.provideContext(startThroughMailbox(execution, sequence, begin, now), rotationContext)
+          if (slot._tag === "Lost") return
+          if (slot._tag === "Full") return yield* repo.defer(execution.id, claim.token, nextUtcDay(now), mailboxesFullReason, now)
+          if (slot._tag === "Gone") {
+            return yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: mailboxesGoneError }, mail.maxAttempts, now)
+          }
+          through = mailboxRoute(slot.mailbox, sequence, mailFrom, mailboxContext)
+          mailboxId = slot.mailbox.id
+          // Marked in flight with the slot taken, just now.
+          start = Effect.succeed(true)
+        }
         const record = (outcome: DeliveryOutcome) =>
           Effect.gen(function*() {
             const sentAt = yield* currentDate
             const nextStep = execution.stepIndex + 1
             const next = () =>
-              nextStep < sequence.steps.length ? executionFor(sequence, nextStep, execution, sentAt, sentAt) : undefined
+              nextStep < sequence.steps.length ? executionFor(sequence, nextStep, { ...execution, mailboxId }, sentAt, sentAt) : undefined
             const recorded = yield* repo.recordSend(execution.id, claim.token, resultOf(outcome, next), mail.maxAttempts, sentAt)
             if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
           })
-        yield* delivery.deliver({ ...execution, from: senderOf(sequence, mailFrom), templates: templates.success }, {
-          start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
+        yield* delivery.deliver({ ...execution, from: senderOf(sequence, mailFrom), templates: templates.success, through }, {
+          start,
           record,
           bounced: () => Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
         }, journal)
