@@ -1,6 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import { MailboxesRepo } from "../../src/inbox/MailboxesRepo.ts"
 import { mailboxesFullReason, mailboxesGoneError } from "../../src/sequences/MailboxRotation.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
 import { expectErrorResponse, requestWithKey, send } from "../support/Http.ts"
@@ -124,6 +125,24 @@ for (const backend of backends) {
           const [viaAlpha, viaBeta] = [(yield* receivedBy(sinks.alpha)).filter((to) => to === email).length, (yield* receivedBy(sinks.beta)).filter((to) => to === email).length]
           expect(firstMailbox.get(email) === alpha.id ? [viaAlpha, viaBeta] : [viaBeta, viaAlpha]).toEqual([2, 0])
         }
+      }))
+
+    it.effect("twenty concurrent takers of one day's sends get exactly the mailboxes' limits, least used first", () =>
+      Effect.gen(function*() {
+        const { tenant, alpha, beta } = yield* company
+        const repo = yield* MailboxesRepo
+        const takers = Array.from({ length: 20 }, () => repo.takeDailySlot(tenant.companyId, [alpha.id, beta.id], "2026-07-01"))
+        const slots = yield* Effect.all(takers, { concurrency: 20 })
+        const taken = slots.flatMap((slot) => (slot._tag === "Taken" ? [slot.mailbox.id] : []))
+        expect(taken.filter((id) => id === alpha.id)).toHaveLength(2)
+        expect(taken.filter((id) => id === beta.id)).toHaveLength(3)
+        expect(slots.filter((slot) => slot._tag === "Full")).toHaveLength(15)
+        // A new day counts afresh; alternating while both have room.
+        const next = yield* Effect.forEach([1, 2, 3, 4], () => repo.takeDailySlot(tenant.companyId, [alpha.id, beta.id], "2026-07-02"))
+        expect(next.map((slot) => (slot._tag === "Taken" ? slot.mailbox.id : slot._tag))).toEqual(
+          [alpha.id, beta.id].toSorted().concat([alpha.id, beta.id].toSorted())
+        )
+        expect(yield* repo.takeDailySlot(tenant.companyId, ["mbx_unknown"], "2026-07-02")).toEqual({ _tag: "Gone" })
       }))
 
     it.effect("mailboxes are the company's own (404 otherwise); [] returns to the platform's mailer; deleted mailboxes fail the send", () =>
