@@ -16,8 +16,15 @@ import { draft } from "./Drafting.ts"
 import { mailboxesFullReason, mailboxesGoneError, mailboxRoute, nextUtcDay, startThroughMailbox } from "./MailboxRotation.ts"
 import { executionFor } from "./Sequences.ts"
 import { SequencesConfig } from "./SequencesConfig.ts"
-import type { ExecutionClaim, ExecutionRecord, SendResult } from "./SequenceRecords.ts"
+import type { ExecutionClaim, ExecutionRecord, SendResult, SequenceRecord } from "./SequenceRecords.ts"
 import { SequencesRepo } from "./SequencesRepo.ts"
+
+/** How one send goes out: through a mailbox (`through`, `mailboxId`) or the platform's mailer, and how it is marked in flight. */
+interface SendRoute {
+  readonly through: MailRoute | undefined
+  readonly mailboxId: string | null
+  readonly start: Effect.Effect<boolean>
+}
 
 /**
  * The sequence worker of a server process, two loops over one database,
@@ -69,6 +76,34 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const resultOf = (outcome: DeliveryOutcome, next: () => ExecutionRecord | undefined): SendResult =>
       outcome._tag === "Sent" ? { ...outcome, next: next() } : outcome
 
+    /**
+     * How a due send goes out: through the platform's mailer, or through one of the sequence's mailboxes
+     * with today's send taken and the execution marked in flight; none: not now (put off to the next
+     * day, failed, or the lease was lost).
+     */
+    const routeOf = (claim: ExecutionClaim, execution: ExecutionRecord, sequence: SequenceRecord, now: Date) =>
+      Effect.gen(function*() {
+        if (sequence.mailboxIds.length === 0) {
+          const start = Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at))
+          return Option.some<SendRoute>({ through: undefined, mailboxId: null, start })
+        }
+        const begin = (mailboxId: string) => repo.beginSend(execution.id, claim.token, now, mailboxId)
+        const slot = yield* Effect.provideContext(startThroughMailbox(execution, sequence, begin, now), rotationContext)
+        switch (slot._tag) {
+          case "Lost":
+            return Option.none<SendRoute>()
+          case "Full":
+            yield* repo.defer(execution.id, claim.token, nextUtcDay(now), mailboxesFullReason, now)
+            return Option.none<SendRoute>()
+          case "Gone":
+            yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: mailboxesGoneError }, mail.maxAttempts, now)
+            return Option.none<SendRoute>()
+          case "Taken":
+            // Marked in flight with the slot taken, just now.
+            return Option.some<SendRoute>({ through: mailboxRoute(slot.mailbox, sequence, mailFrom, mailboxContext), mailboxId: slot.mailbox.id, start: Effect.succeed(true) })
+        }
+      })
+
     const sendOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>, journal: LeadJournal) =>
       Effect.gen(function*() {
         if (yield* Ref.get(stopped)) return
@@ -85,22 +120,9 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
           yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: templates.failure }, mail.maxAttempts, now)
           return
         }
-        let through: MailRoute | undefined
-        let mailboxId: string | null = null
-        let start = Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at))
-        if (sequence.mailboxIds.length > 0) {
-          const begin = (mailboxId: string) => repo.beginSend(execution.id, claim.token, now, mailboxId)
-          const slot = yield* Effect.provideContext(startThroughMailbox(execution, sequence, begin, now), rotationContext)
-          if (slot._tag === "Lost") return
-          if (slot._tag === "Full") return yield* repo.defer(execution.id, claim.token, nextUtcDay(now), mailboxesFullReason, now)
-          if (slot._tag === "Gone") {
-            return yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: mailboxesGoneError }, mail.maxAttempts, now)
-          }
-          through = mailboxRoute(slot.mailbox, sequence, mailFrom, mailboxContext)
-          mailboxId = slot.mailbox.id
-          // Marked in flight with the slot taken, just now.
-          start = Effect.succeed(true)
-        }
+        const route = yield* routeOf(claim, execution, sequence, now)
+        if (Option.isNone(route)) return
+        const { through, mailboxId, start } = route.value
         const record = (outcome: DeliveryOutcome) =>
           Effect.gen(function*() {
             const sentAt = yield* currentDate
