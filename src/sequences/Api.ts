@@ -192,7 +192,7 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       error: errors
     }).pipe(described({
     summary: "Change a sequence",
-    does: `Changes the supplied fields; new steps apply to executions made from then on.`,
+    does: `Changes the supplied fields; new steps apply to executions made from then on; mailboxIds [] sends through the platform's mailer again. A listId or mailbox that is not the company's → 404.`,
     who: "sequences:write"
   })),
     HttpApiEndpoint.delete("remove", "/sequences/:sequenceId", {
