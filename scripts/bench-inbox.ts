@@ -169,7 +169,7 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
 /** The service's inbound SMTP over `storage`, its statements counted. */
 const measureOn = (backend: string, storage: ReturnType<typeof pgliteStorageIn>) => {
   const counter = statementCounter()
-  const services = InboundSmtp.layer.pipe(
+  const services = InboundSmtp.live.pipe(
     Layer.provideMerge(Ingestion.layer),
     Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
     Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } })),

@@ -68,6 +68,7 @@ const seed = (count: number, approved: boolean) => Effect.gen(function*() {
     stopOnReply: true,
     fromName: null,
     fromEmail: null,
+    mailboxIds: [],
     createdAt: now,
     updatedAt: now
   })

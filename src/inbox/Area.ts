@@ -11,7 +11,7 @@ import { ThreadsRepo } from "./ThreadsRepo.ts"
 
 /** Inbound SMTP (when `INBOUND_SMTP_PORT` is set) and the IMAP poller (unless `INBOX_WORKER=off`), over the one ingestion path. */
 export const InboxWorkersLive = Layer.mergeAll(InboundSmtp.worker, ImapPoller.worker).pipe(
-  Layer.provide(Layer.mergeAll(InboundSmtp.layer, ImapPoller.layer)),
+  Layer.provide(Layer.mergeAll(InboundSmtp.live, ImapPoller.layer)),
   Layer.provide(Layer.mergeAll(Ingestion.layer, SecretBox.layer))
 )
 

@@ -3,6 +3,10 @@ import type { AddressInfo } from "node:net"
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server"
 import { addressOf } from "../mail/Message.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
+import { findMessage, OutreachSenders } from "../outreach/Outreach.ts"
+import { OutreachConfig } from "../outreach/OutreachConfig.ts"
+import { isIssued, replyTokenOf } from "../outreach/ReplyAddresses.ts"
+import { TrackingSecret } from "../outreach/TrackingSecret.ts"
 import { InboxConfig } from "./InboxConfig.ts"
 import { type Destination, Ingestion } from "./Ingestion.ts"
 import { MailboxesRepo } from "./MailboxesRepo.ts"
@@ -12,8 +16,10 @@ import { DomainsRepo } from "../domains/DomainsRepo.ts"
  * Inbound SMTP (`smtp-server`) on `INBOUND_SMTP_PORT`: the service's own MX
  * for replies. It accepts mail to the shared `MAIL_FROM` address (which
  * belongs to whichever company's message it answers), to a mailbox's
- * address (that mailbox's company) and to any address of a verified sending
- * domain (the companies that verified it); every other recipient is refused (550).
+ * address (that mailbox's company), to any address of a verified sending
+ * domain (the companies that verified it) and to a reply address the platform
+ * issued (`INBOUND_REPLY_DOMAIN`: the company and message it was issued for);
+ * every other recipient is refused (550), a forged reply address too.
  * A message over `INBOUND_MAX_BYTES` is refused (552), one that is not a
  * message is refused naming why (550 5.6.0). What is accepted goes through
  * the one ingestion path, once per destination.
@@ -38,6 +44,20 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
     const ingestion = yield* Ingestion
     const run = Effect.runPromiseWith(yield* Effect.context<never>())
     const shared = addressOf(mail.from).toLowerCase()
+    const { replyDomain } = yield* OutreachConfig
+    const { key: trackingKey } = yield* TrackingSecret
+    const senders = yield* OutreachSenders
+
+    /** A reply address's company and the message it was issued for; none when it is not one the platform issued. */
+    const issuedReplyAddress = (localPart: string) =>
+      Effect.gen(function*() {
+        const token = replyTokenOf(localPart)
+        if (token === undefined) return Option.none<Destination>()
+        const found = yield* findMessage(senders, token.id)
+        if (Option.isNone(found) || !isIssued(trackingKey, found.value.companyId, token)) return Option.none<Destination>()
+        return Option.some<Destination>({ companies: [{ companyId: found.value.companyId, mailboxId: null }], answers: found.value.id })
+      })
+
     /**
      * The destinations of each mail transaction, keyed by its envelope: smtp-server gives every transaction of a
      * connection a new envelope but keeps one session, so a message never goes to an earlier message's recipients.
@@ -49,12 +69,15 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
       Effect.gen(function*() {
         const key = address.toLowerCase()
         if (key === shared) return Option.some<Destination>({ companies: undefined })
+        const at = key.lastIndexOf("@")
+        // The reply domain takes issued reply addresses only.
+        if (Option.isSome(replyDomain) && key.slice(at + 1) === replyDomain.value) return yield* issuedReplyAddress(key.slice(0, at))
         const holders = yield* mailboxes.byAddress(key)
         if (holders.length > 0) {
           return Option.some<Destination>({ companies: holders.map((box) => ({ companyId: box.companyId, mailboxId: box.id })) })
         }
         // Any address of a domain a company verified is that company's (every company that verified it).
-        const owners = yield* domains.verifiedBy(key.slice(key.lastIndexOf("@") + 1))
+        const owners = yield* domains.verifiedBy(key.slice(at + 1))
         if (owners.length === 0) return Option.none<Destination>()
         return Option.some<Destination>({ companies: owners.map((companyId) => ({ companyId, mailboxId: null })) })
       })
@@ -123,6 +146,9 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
         })
     }
   }))
+
+  /** With the reply domain from the environment and the tracking key that signs reply addresses. */
+  static readonly live = InboundSmtp.layer.pipe(Layer.provide(TrackingSecret.layer.pipe(Layer.provideMerge(OutreachConfig.layer))))
 
   /** Inbound SMTP for the process's lifetime, when `INBOUND_SMTP_PORT` is set. */
   static readonly worker = Layer.effectDiscard(Effect.gen(function*() {

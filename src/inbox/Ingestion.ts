@@ -29,6 +29,8 @@ export interface Destination {
   readonly companies: ReadonlyArray<{ readonly companyId: string; readonly mailboxId: string | null }> | undefined
   /** The thread a reply address the platform issued names (its company is the only one in `companies`). */
   readonly threadId?: string | undefined
+  /** The outreach message (campaign recipient, sequence execution) a reply address the platform issued names (its company is the only one in `companies`). */
+  readonly answers?: string | undefined
 }
 
 export type IngestOutcome =
@@ -72,10 +74,13 @@ export class Ingestion extends Context.Service<Ingestion, {
         return Option.none<TrackedMessage>()
       })
 
+    /** The outreach message of tracking id `id`, sent by one of `allowed`. */
+    const outreachMessage = (id: string, allowed: ReadonlyArray<string>) =>
+      Effect.map(findMessage(senders, id), Option.filter((message) => allowed.includes(message.companyId)))
+
     const outreachOf = (thread: ThreadRecord) => {
       const id = thread.campaignRecipientId ?? thread.sequenceExecutionId
-      if (id === null) return Effect.succeedNone
-      return Effect.map(findMessage(senders, id), Option.filter((message) => message.companyId === thread.companyId))
+      return id === null ? Effect.succeedNone : outreachMessage(id, [thread.companyId])
     }
 
     const newThread = (companyId: string, mailboxId: string | null, mail: InboundMail, contact: string, answered: Option.Option<TrackedMessage>, now: Date): ThreadRecord => ({
@@ -116,6 +121,10 @@ export class Ingestion extends Context.Service<Ingestion, {
       Effect.gen(function*() {
         const allowed = destination.companies?.map((entry) => entry.companyId)
         let answered = yield* answeredMessage(mail.references, allowed)
+        // A reply address names the message even when the replier's client dropped the threading headers.
+        if (Option.isNone(answered) && destination.answers !== undefined && allowed !== undefined) {
+          answered = yield* outreachMessage(destination.answers, allowed)
+        }
         const companyId = yield* companyOf(answered, allowed, mail.references)
         if (companyId === undefined) {
           return { _tag: "Dropped", reason: allowed === undefined ? "It answers no message of ours" : "It answers no message of the companies holding this address" } as const

@@ -43,6 +43,14 @@ export interface MailboxClaim {
   readonly token: string
 }
 
+/** What taking one of a day's sends from a set of mailboxes came to. */
+export type DailySlot =
+  | { readonly _tag: "Taken"; readonly mailbox: MailboxRecord }
+  /** Every one of them is at its daily limit. */
+  | { readonly _tag: "Full" }
+  /** None of them exists (any more). */
+  | { readonly _tag: "Gone" }
+
 const MailboxRow = fromColumns(MailboxRecord)
 
 /** The columns the API shows and the poller reads (everything but the lease). */
@@ -59,6 +67,12 @@ export class MailboxesRepo extends Context.Service<MailboxesRepo, {
   readonly remove: (companyId: string, id: string) => Effect.Effect<Option.Option<MailboxRecord>>
   /** Every mailbox of the address (lower-cased), in any company. */
   readonly byAddress: (emailKey: string) => Effect.Effect<ReadonlyArray<MailboxRecord>>
+  /**
+   * Takes one send of `day` (`YYYY-MM-DD`) from the least-used of the company's mailboxes `ids` still under
+   * its `dailyLimit` (none: no limit). Each take is one conditional upsert of the mailbox's count for the
+   * day, so concurrent takers in any process never pass a limit; inside a transaction it is undone with it.
+   */
+  readonly takeDailySlot: (companyId: string, ids: ReadonlyArray<string>, day: string) => Effect.Effect<DailySlot>
   /** Claims up to `limit` mailboxes whose lease is free or expired; concurrent callers never get the same one. */
   readonly claim: (now: Date, leaseUntil: Date, limit: number) => Effect.Effect<ReadonlyArray<MailboxClaim>>
   readonly renew: (claim: MailboxClaim, leaseUntil: Date) => Effect.Effect<boolean>
@@ -106,6 +120,28 @@ export class MailboxesRepo extends Context.Service<MailboxesRepo, {
         records.first(sql`DELETE FROM mailboxes WHERE company_id = ${companyId} AND id = ${id} RETURNING ${selected}`).pipe(Effect.orDie),
       byAddress: (emailKey) =>
         records.all(sql`SELECT ${selected} FROM mailboxes WHERE email_key = ${emailKey} ORDER BY id`).pipe(Effect.orDie),
+      takeDailySlot: (companyId, ids, day) =>
+        Effect.gen(function*() {
+          if (ids.length === 0) return { _tag: "Gone" } as const
+          const mailboxes = yield* records.all(sql`SELECT ${selected} FROM mailboxes WHERE company_id = ${companyId} AND id IN ${sql.in(ids)}`)
+          if (mailboxes.length === 0) return { _tag: "Gone" } as const
+          const counts = yield* sql<{ readonly mailbox_id: string; readonly sent: number }>`SELECT mailbox_id, sent FROM mailbox_daily_sends
+            WHERE mailbox_id IN ${sql.in(mailboxes.map((mailbox) => mailbox.id))} AND day = ${day}::date`
+          const sentToday = new Map(counts.map((row) => [row.mailbox_id, Number(row.sent)]))
+          const used = (mailbox: MailboxRecord) => sentToday.get(mailbox.id) ?? 0
+          // Least used today first: consecutive sends rotate through the mailboxes.
+          const open = mailboxes
+            .filter((mailbox) => mailbox.dailyLimit === null || used(mailbox) < mailbox.dailyLimit)
+            .toSorted((a, b) => used(a) - used(b) || a.id.localeCompare(b.id))
+          for (const mailbox of open) {
+            const taken = yield* sql`INSERT INTO mailbox_daily_sends (mailbox_id, day, sent) VALUES (${mailbox.id}, ${day}::date, 1)
+              ON CONFLICT (mailbox_id, day) DO UPDATE SET sent = mailbox_daily_sends.sent + 1
+              ${mailbox.dailyLimit === null ? sql`` : sql`WHERE mailbox_daily_sends.sent < ${mailbox.dailyLimit}`}
+              RETURNING sent`
+            if (taken.length > 0) return { _tag: "Taken", mailbox } as const
+          }
+          return { _tag: "Full" } as const
+        }).pipe(Effect.orDie),
       claim: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()

@@ -1,22 +1,19 @@
 import { Effect, Option, Schema } from "effect"
-import nodemailer from "nodemailer"
 import { requireCompany } from "../auth/Authentication.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { type LlmRequest, type LlmResponse, ModelCatalog } from "../llm/Llm.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
-import { failureOutcome, newMessageId, type SendOutcome, toMailOptions } from "../mail/Message.ts"
+import { newMessageId, toMailOptions } from "../mail/Message.ts"
 import { newId } from "../platform/Ids.ts"
-import { makeAddressPolicy, OutboundConfig } from "../platform/OutboundPolicy.ts"
-import { SecretBox } from "../platform/Secrets.ts"
 import { currentDate } from "../platform/Time.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
 import { payerOf } from "../usage/Credits.ts"
 import { escapeHtml } from "../outreach/MergeFields.ts"
 import type { ReplyBody } from "./Api.ts"
 import { DraftFailed, ReplyNotSent, ReplyRefused } from "./Errors.ts"
-import { passwordContext } from "./Mailboxes.ts"
-import { type MailboxRecord, MailboxesRepo } from "./MailboxesRepo.ts"
+import { sendThroughMailbox } from "./MailboxSmtp.ts"
+import { MailboxesRepo } from "./MailboxesRepo.ts"
 import { findThread, toMessage } from "./Threads.ts"
 import { type MessageRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
@@ -31,36 +28,6 @@ import { type MessageRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 const maxReferences = 20
 
 const replySubject = (subject: string) => (/^\s*re\s*:/i.test(subject) ? subject : `Re: ${subject}`).replace(/[\r\n]+/g, " ")
-
-/** Through the mailbox's own SMTP server; its host resolved and checked by the outbound policy, the connection made to that address. */
-const sendThroughMailbox = (mailbox: MailboxRecord, options: ReturnType<typeof toMailOptions>) =>
-  Effect.gen(function*() {
-    const box = yield* SecretBox
-    const policy = makeAddressPolicy(yield* OutboundConfig)
-    const opened = yield* Effect.result(box.open(mailbox.smtpPassword, passwordContext(mailbox.id, "smtp")))
-    if (opened._tag === "Failure") return failureOutcome(options.messageId, new Error(`The mailbox's SMTP password: ${opened.failure.message}`))
-    const password = opened.success
-    return yield* Effect.tryPromise(async () => {
-      const host = mailbox.smtp.host.replace(/^\[|\]$/g, "")
-      const [address] = await policy.resolve(host)
-      const transport = nodemailer.createTransport({
-        host: address!.address,
-        port: mailbox.smtp.port,
-        secure: mailbox.smtp.secure,
-        auth: { user: mailbox.smtp.user, pass: password },
-        tls: { servername: host },
-        connectionTimeout: 15_000,
-        greetingTimeout: 15_000,
-        socketTimeout: 30_000
-      })
-      try {
-        const info = await transport.sendMail(options.options)
-        return { _tag: "Accepted", messageId: options.messageId, response: info.response } satisfies SendOutcome
-      } finally {
-        transport.close()
-      }
-    }).pipe(Effect.catch((error) => Effect.succeed(failureOutcome(options.messageId, error.cause))))
-  })
 
 /** The thread's messages' Message-IDs for `References`, oldest first, and the last inbound one for `In-Reply-To`. */
 const threadingHeaders = (messages: ReadonlyArray<MessageRecord>): Record<string, string> => {

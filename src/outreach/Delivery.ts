@@ -4,12 +4,13 @@ import { cachedSigning } from "../domains/Senders.ts"
 import type { LeadContact, LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
-import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
+import { addressOf, listUnsubscribeHeaders, type OutgoingMessage, type SendOutcome } from "../mail/Message.ts"
 import { type DkimSettings, MailConfig } from "../mail/MailConfig.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
 import { type MessageTemplates, renderMessage } from "./Message.ts"
 import { OutreachConfig } from "./OutreachConfig.ts"
+import { replyAddressOf } from "./ReplyAddresses.ts"
 import { trackingUrls } from "./Tracking.ts"
 import { TrackingSecret } from "./TrackingSecret.ts"
 
@@ -40,6 +41,17 @@ export interface Outgoing {
   /** What the message belongs to, for the lead's timeline. */
   readonly campaignId?: string | undefined
   readonly sequenceId?: string | undefined
+  /**
+   * Sent through this instead of the `Mailer` (a mailbox's own SMTP server), from its address: that server
+   * authenticates the sender, so the sending-domain check, DKIM and the platform's reply address are left to it.
+   */
+  readonly through?: MailRoute | undefined
+}
+
+/** Another way out than the `Mailer`: a sender address and how a message goes. */
+export interface MailRoute {
+  readonly from: string
+  readonly send: (message: OutgoingMessage) => Effect.Effect<SendOutcome>
 }
 
 /** What the sender does around the SMTP transaction. */
@@ -117,18 +129,24 @@ export class Delivery extends Context.Service<Delivery, {
       deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps, journal: LeadJournal) {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
-        const from = outgoing.from ?? mail.from
+        const through = outgoing.through
+        const from = through?.from ?? outgoing.from ?? mail.from
         // The sender is checked again for every message (or batch): a domain deleted or failing since stops the sending here.
-        const signed = outgoing.signing ?? (yield* signing(outgoing.companyId, from))
+        const signed = through === undefined
+          ? outgoing.signing ?? (yield* signing(outgoing.companyId, from))
+          : Result.succeed(Option.none<DkimSettings>())
         if (Result.isFailure(signed)) {
           if (!(yield* steps.start)) return false
           yield* steps.record({ _tag: "Failed", error: signed.failure })
           return true
         }
-        const sent = yield* mailer.sendStarting({
+        const issuedReplyTo = through === undefined
+          ? Option.getOrUndefined(Option.map(config.replyDomain, (domain) => replyAddressOf(key, domain, outgoing.companyId, outgoing.id)))
+          : undefined
+        const rendered: OutgoingMessage = {
           from,
           to: outgoing.email,
-          replyTo: outgoing.replyTo,
+          replyTo: outgoing.replyTo ?? issuedReplyTo,
           subject: message.subject,
           html: message.html,
           text: message.text,
@@ -136,7 +154,10 @@ export class Delivery extends Context.Service<Delivery, {
           // One Message-ID per recipient: unique, and the same if a crash ever sends it twice.
           messageId: `<${outgoing.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`,
           dkim: Option.getOrUndefined(signed.success)
-        }, steps.start)
+        }
+        const sent = through === undefined
+          ? yield* mailer.sendStarting(rendered, steps.start)
+          : yield* Effect.flatMap(steps.start, (started) => started ? Effect.map(through.send(rendered), Option.some) : Effect.succeedNone)
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.
         const at = yield* currentDate

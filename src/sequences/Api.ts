@@ -12,6 +12,7 @@ export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "fa
 export const maxSteps = 20
 export const maxExecutionIds = 1_000
 export const maxRowIds = 10_000
+export const maxMailboxes = 50
 
 export const SequenceStep = Schema.Struct({
   type: Schema.Literal("email"),
@@ -37,6 +38,8 @@ export const Sequence = Schema.Struct({
   /** The sender; null: `MAIL_FROM`'s name and address. */
   fromName: Schema.NullOr(Schema.String),
   fromEmail: Schema.NullOr(Schema.String),
+  /** The company's mailboxes it sends through, rotating within their daily limits; empty: the platform's mailer (`fromName`/`fromEmail`). */
+  mailboxIds: Schema.Array(Schema.String),
   created_date: IsoDate,
   updated_date: IsoDate
 }).annotate({ identifier: "Sequence" })
@@ -44,7 +47,12 @@ export const Sequence = Schema.Struct({
 const companyId = { companyId: Schema.optional(Schema.String) }
 
 /** An address on a verified sending domain of the company, or `MAIL_FROM`'s (docs/domains.md). */
-const sender = { fromName: Schema.optional(Schema.NullOr(NonEmpty)), fromEmail: Schema.optional(Schema.NullOr(Email)) }
+const sender = {
+  fromName: Schema.optional(Schema.NullOr(NonEmpty)),
+  fromEmail: Schema.optional(Schema.NullOr(Email)),
+  /** Mailboxes of the company (docs/inbox.md) to send through instead; `[]` goes back to the platform's mailer. */
+  mailboxIds: Schema.optional(Schema.Array(NonEmpty).check(Schema.isMaxLength(maxMailboxes)))
+}
 
 export const NewSequence = Schema.Struct({
   ...companyId,
@@ -122,6 +130,8 @@ export const Execution = Schema.Struct({
   dueAt: IsoDate,
   approvedAt: Schema.NullOr(IsoDate),
   sentAt: Schema.NullOr(IsoDate),
+  /** The mailbox that sent it; for a step not sent yet, the one the contact's previous step went through (it is kept). */
+  mailboxId: Schema.NullOr(Schema.String),
   openCount: Count,
   clickCount: Count,
   firstOpenedDate: Schema.NullOr(IsoDate),
@@ -160,7 +170,7 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       error: errors
     }).pipe(described({
     summary: "Create a sequence",
-    does: `Creates a sequence of 1–${maxSteps} e-mail steps. A listId that is not one of the company's lists → 404; malformed spintax or merge fields in a step → 400.`,
+    does: `Creates a sequence of 1–${maxSteps} e-mail steps, sent from fromEmail (or MAIL_FROM) or through up to ${maxMailboxes} of the company's mailboxes (mailboxIds), rotating within each one's dailyLimit. A listId or mailbox that is not the company's → 404; malformed spintax or merge fields in a step → 400.`,
     who: "sequences:write"
   })),
     HttpApiEndpoint.get("list", "/sequences", { query: { ...companyId, ...PageQuery }, success: Page(Sequence), error: [Forbidden] })
@@ -182,7 +192,7 @@ export class SequencesApi extends HttpApiGroup.make("sequences")
       error: errors
     }).pipe(described({
     summary: "Change a sequence",
-    does: `Changes the supplied fields; new steps apply to executions made from then on.`,
+    does: `Changes the supplied fields; new steps apply to executions made from then on; mailboxIds [] sends through the platform's mailer again. A listId or mailbox that is not the company's → 404.`,
     who: "sequences:write"
   })),
     HttpApiEndpoint.delete("remove", "/sequences/:sequenceId", {

@@ -4,7 +4,7 @@ import { decodeModelJson } from "../content/ContentModel.ts"
 import { seededRandom } from "../content/Spintax.ts"
 import { type LlmRequest, type LlmResponse, ModelCatalog } from "../llm/Llm.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
-import type { DraftOutcome, ExecutionRecord, SequenceStep } from "./SequencesRepo.ts"
+import type { DraftOutcome, ExecutionRecord, SequenceStep } from "./SequenceRecords.ts"
 
 /**
  * Drafting one execution: the step's subject and body (instructions, or a

@@ -6,7 +6,8 @@ import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { Approval, Execution, ExecutionIdsBody, ExecutionsQuery, RegenerateBody, Regeneration } from "./Api.ts"
 import { find } from "./Sequences.ts"
-import { type ExecutionRecord, SequencesRepo } from "./SequencesRepo.ts"
+import type { ExecutionRecord } from "./SequenceRecords.ts"
+import { SequencesRepo } from "./SequencesRepo.ts"
 
 /** Listing, approving and regenerating a sequence's executions (docs/sequences.md). */
 
@@ -24,6 +25,7 @@ export const toExecution = (record: ExecutionRecord): typeof Execution.Type => (
   dueAt: record.dueAt,
   approvedAt: record.approvedAt,
   sentAt: record.sentAt,
+  mailboxId: record.mailboxId,
   openCount: record.openCount,
   clickCount: record.clickCount,
   firstOpenedDate: record.firstOpenedAt,

@@ -4,16 +4,27 @@ import { Suppressions } from "../lists/Suppressions.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
 import { senderOf } from "../mail/Message.ts"
 import type { Llm, ModelCatalog } from "../llm/Llm.ts"
-import { Delivery, type DeliveryOutcome, underLease } from "../outreach/Delivery.ts"
+import { Delivery, type DeliveryOutcome, type MailRoute, underLease } from "../outreach/Delivery.ts"
 import { parseTemplates } from "../outreach/Message.ts"
 import { OutreachConfig } from "../outreach/OutreachConfig.ts"
+import type { OutboundConfig } from "../platform/OutboundPolicy.ts"
+import type { SecretBox } from "../platform/Secrets.ts"
 import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import type { Credits } from "../usage/Credits.ts"
 import { draft } from "./Drafting.ts"
+import { mailboxesFullReason, mailboxesGoneError, mailboxRoute, nextUtcDay, startThroughMailbox } from "./MailboxRotation.ts"
 import { executionFor } from "./Sequences.ts"
 import { SequencesConfig } from "./SequencesConfig.ts"
-import { type ExecutionClaim, type ExecutionRecord, type SendResult, SequencesRepo } from "./SequencesRepo.ts"
+import type { ExecutionClaim, ExecutionRecord, SendResult, SequenceRecord } from "./SequenceRecords.ts"
+import { SequencesRepo } from "./SequencesRepo.ts"
+
+/** How one send goes out: through a mailbox (`through`, `mailboxId`) or the platform's mailer, and how it is marked in flight. */
+interface SendRoute {
+  readonly through: MailRoute | undefined
+  readonly mailboxId: string | null
+  readonly start: Effect.Effect<boolean>
+}
 
 /**
  * The sequence worker of a server process, two loops over one database,
@@ -48,6 +59,8 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
     const leads = yield* Leads
     const storage = yield* Storage
     const modelContext = yield* Effect.context<Credits | Llm | ModelCatalog>()
+    const mailboxContext = yield* Effect.context<SecretBox | OutboundConfig>()
+    const rotationContext = yield* Effect.context<Effect.Services<ReturnType<typeof startThroughMailbox>>>()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const draftOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>) =>
@@ -62,6 +75,34 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
 
     const resultOf = (outcome: DeliveryOutcome, next: () => ExecutionRecord | undefined): SendResult =>
       outcome._tag === "Sent" ? { ...outcome, next: next() } : outcome
+
+    /**
+     * How a due send goes out: through the platform's mailer, or through one of the sequence's mailboxes
+     * with today's send taken and the execution marked in flight; none: not now (put off to the next
+     * day, failed, or the lease was lost).
+     */
+    const routeOf = (claim: ExecutionClaim, execution: ExecutionRecord, sequence: SequenceRecord, now: Date) =>
+      Effect.gen(function*() {
+        if (sequence.mailboxIds.length === 0) {
+          const start = Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at))
+          return Option.some<SendRoute>({ through: undefined, mailboxId: null, start })
+        }
+        const begin = (mailboxId: string) => repo.beginSend(execution.id, claim.token, now, mailboxId)
+        const slot = yield* Effect.provideContext(startThroughMailbox(execution, sequence, begin, now), rotationContext)
+        switch (slot._tag) {
+          case "Lost":
+            return Option.none<SendRoute>()
+          case "Full":
+            yield* repo.defer(execution.id, claim.token, nextUtcDay(now), mailboxesFullReason, now)
+            return Option.none<SendRoute>()
+          case "Gone":
+            yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: mailboxesGoneError }, mail.maxAttempts, now)
+            return Option.none<SendRoute>()
+          case "Taken":
+            // Marked in flight with the slot taken, just now.
+            return Option.some<SendRoute>({ through: mailboxRoute(slot.mailbox, sequence, mailFrom, mailboxContext), mailboxId: slot.mailbox.id, start: Effect.succeed(true) })
+        }
+      })
 
     const sendOne = (claim: ExecutionClaim, execution: ExecutionRecord, stopped: Ref.Ref<boolean>, journal: LeadJournal) =>
       Effect.gen(function*() {
@@ -79,17 +120,20 @@ export class SequenceWorker extends Context.Service<SequenceWorker, {
           yield* repo.recordSend(execution.id, claim.token, { _tag: "Failed", error: templates.failure }, mail.maxAttempts, now)
           return
         }
+        const route = yield* routeOf(claim, execution, sequence, now)
+        if (Option.isNone(route)) return
+        const { through, mailboxId, start } = route.value
         const record = (outcome: DeliveryOutcome) =>
           Effect.gen(function*() {
             const sentAt = yield* currentDate
             const nextStep = execution.stepIndex + 1
             const next = () =>
-              nextStep < sequence.steps.length ? executionFor(sequence, nextStep, execution, sentAt, sentAt) : undefined
+              nextStep < sequence.steps.length ? executionFor(sequence, nextStep, { ...execution, mailboxId }, sentAt, sentAt) : undefined
             const recorded = yield* repo.recordSend(execution.id, claim.token, resultOf(outcome, next), mail.maxAttempts, sentAt)
             if (!recorded) yield* Effect.logWarning("Sequence send lease lost before its outcome was stored", { executionId: execution.id })
           })
-        yield* delivery.deliver({ ...execution, from: senderOf(sequence, mailFrom), templates: templates.success }, {
-          start: Effect.flatMap(currentDate, (at) => repo.beginSend(execution.id, claim.token, at)),
+        yield* delivery.deliver({ ...execution, from: senderOf(sequence, mailFrom), templates: templates.success, through }, {
+          start,
           record,
           bounced: () => Effect.flatMap(currentDate, (at) => repo.leave(execution.companyId, execution.email, "The address bounced", at))
         }, journal)

@@ -3,6 +3,8 @@ import { EnrollRowNotFound, InvalidSequence, SequenceNotFound } from "./Errors.t
 import { RecipientListNotFound } from "../lists/Errors.ts"
 import { requireCompany } from "../auth/Authentication.ts"
 import { checkSender } from "../domains/Senders.ts"
+import { MailboxNotFound } from "../inbox/Errors.ts"
+import { MailboxesRepo } from "../inbox/MailboxesRepo.ts"
 import { Authorized } from "../auth/Policy.ts"
 import { parse } from "../content/Spintax.ts"
 import { emailKey, mergeValuesOf } from "../lists/Contacts.ts"
@@ -18,7 +20,8 @@ import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { EnrollBody, Enrollment, NewSequence, Sequence, SequencePatch, UnenrollBody, Unenrollment } from "./Api.ts"
-import { type ExecutionRecord, type SequenceRecord, SequencesRepo, type SequenceStep } from "./SequencesRepo.ts"
+import type { ExecutionRecord, SequenceRecord, SequenceStep } from "./SequenceRecords.ts"
+import { SequencesRepo } from "./SequencesRepo.ts"
 
 /**
  * Sequences and enrolment (docs/sequences.md). Enrolling makes, per contact,
@@ -36,6 +39,7 @@ export const toSequence = (record: SequenceRecord): typeof Sequence.Type => ({
   stopOnReply: record.stopOnReply,
   fromName: record.fromName,
   fromEmail: record.fromEmail,
+  mailboxIds: record.mailboxIds,
   created_date: record.createdAt,
   updated_date: record.updatedAt
 })
@@ -49,6 +53,11 @@ export const find = (companyId: string, id: string) =>
 
 const requireList = (companyId: string, listId: string) =>
   Effect.flatMap(ListsRepo.use((repo) => repo.get(companyId, listId)), orRefuse(() => new RecipientListNotFound({ id: listId })))
+
+/** 404 for a mailbox that is not the company's. */
+const checkMailboxes = (companyId: string, mailboxIds: ReadonlyArray<string> | undefined) =>
+  Effect.forEach(new Set(mailboxIds), (mailboxId) =>
+    Effect.flatMap(MailboxesRepo.use((repo) => repo.get(companyId, mailboxId)), orRefuse(() => new MailboxNotFound({ id: mailboxId }))), { discard: true })
 
 /** 400 naming the step field whose spintax or merge fields are malformed. */
 const checkSteps = (steps: ReadonlyArray<SequenceStep>) =>
@@ -68,6 +77,7 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
   yield* checkSteps(input.steps)
   if (input.listId !== undefined) yield* requireList(principal.companyId, input.listId)
   yield* checkSender(principal.companyId, input.fromEmail)
+  yield* checkMailboxes(principal.companyId, input.mailboxIds)
   const now = yield* currentDate
   const created = yield* SequencesRepo.use((repo) =>
     repo.create({
@@ -81,6 +91,7 @@ export const create = Effect.fn("Sequences.create")(function*(input: typeof NewS
       stopOnReply: input.stopOnReply ?? true,
       fromName: input.fromName ?? null,
       fromEmail: input.fromEmail ?? null,
+      mailboxIds: [...new Set(input.mailboxIds ?? [])],
       createdAt: now,
       updatedAt: now
     })
@@ -108,7 +119,9 @@ export const update = Effect.fn("Sequences.update")(function*(id: string, patch:
   if (patch.steps !== undefined) yield* checkSteps(patch.steps)
   if (patch.listId !== undefined) yield* requireList(principal.companyId, patch.listId)
   yield* checkSender(principal.companyId, patch.fromEmail)
-  const { companyId: _, ...change } = patch
+  yield* checkMailboxes(principal.companyId, patch.mailboxIds)
+  const { companyId: _, ...given } = patch
+  const change = { ...given, mailboxIds: given.mailboxIds === undefined ? undefined : [...new Set(given.mailboxIds)] }
   if (Object.values(change).every((value) => value === undefined)) return toSequence(sequence)
   const now = yield* currentDate
   const updated = yield* SequencesRepo.use((repo) => repo.update(principal.companyId, id, change, now))
@@ -144,7 +157,13 @@ const dayMs = 86_400_000
 export const executionFor = (
   sequence: SequenceRecord,
   stepIndex: number,
-  contact: { readonly listRowId: string; readonly email: string; readonly fields: Readonly<Record<string, string>> },
+  contact: {
+    readonly listRowId: string
+    readonly email: string
+    readonly fields: Readonly<Record<string, string>>
+    /** The mailbox the contact's previous step went through: the next one keeps to it. */
+    readonly mailboxId?: string | null
+  },
   from: Date,
   now: Date
 ): ExecutionRecord => ({
@@ -167,6 +186,7 @@ export const executionFor = (
   sendStartedAt: null,
   sentAt: null,
   messageId: null,
+  mailboxId: contact.mailboxId ?? null,
   openCount: 0,
   clickCount: 0,
   firstOpenedAt: null,

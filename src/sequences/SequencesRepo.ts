@@ -1,102 +1,20 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
-import { fromColumns } from "../storage/Columns.ts"
 import { newId } from "../platform/Ids.ts"
 import { jsonParam } from "../storage/Rows.ts"
 import { selectPage, type Window } from "../storage/Windows.ts"
 import { abandonedSendError, sequenceDeleted, unenrolledReason } from "./ExecutionStates.ts"
-
-export const SequenceStep = Schema.Struct({
-  type: Schema.Literal("email"),
-  /** Instructions for the model, or a template with merge fields. */
-  subject: Schema.String,
-  body: Schema.String,
-  /** Days after the previous step was sent (for the first step: after enrolment). */
-  delayDays: Schema.Number
-})
-export type SequenceStep = typeof SequenceStep.Type
-
-export const SequenceRecord = Schema.Struct({
-  id: Schema.String,
-  companyId: Schema.String,
-  /** Who pays for drafting. */
-  organizationId: Schema.String,
-  userId: Schema.NullOr(Schema.String),
-  name: Schema.String,
-  steps: Schema.Array(SequenceStep),
-  listId: Schema.NullOr(Schema.String),
-  /** A contact who replies leaves the sequence (the inbox hears the reply). */
-  stopOnReply: Schema.Boolean,
-  /** The sender's name and address; null: `MAIL_FROM`'s. */
-  fromName: Schema.NullOr(Schema.String),
-  fromEmail: Schema.NullOr(Schema.String),
-  createdAt: Schema.Date,
-  updatedAt: Schema.Date
-})
-export type SequenceRecord = typeof SequenceRecord.Type
-const decodeSequences = Schema.decodeUnknownEffect(Schema.Array(fromColumns(SequenceRecord)))
-
-export interface SequenceChange {
-  readonly name?: string | undefined
-  readonly steps?: ReadonlyArray<SequenceStep> | undefined
-  readonly listId?: string | undefined
-  readonly stopOnReply?: boolean | undefined
-  /** Null clears it. */
-  readonly fromName?: string | null | undefined
-  readonly fromEmail?: string | null | undefined
-}
-
-export const ExecutionStatus = Schema.Literals(["draft", "approved", "sent", "failed", "skipped", "uncertain"])
-export type ExecutionStatus = typeof ExecutionStatus.Type
-
-export const ExecutionRecord = Schema.Struct({
-  id: Schema.String,
-  sequenceId: Schema.String,
-  companyId: Schema.String,
-  organizationId: Schema.String,
-  listRowId: Schema.String,
-  email: Schema.String,
-  /** The contact's merge fields, copied at enrolment. */
-  fields: Schema.Record(Schema.String, Schema.String),
-  stepIndex: Schema.Number,
-  status: ExecutionStatus,
-  subject: Schema.NullOr(Schema.String),
-  body: Schema.NullOr(Schema.String),
-  errorMessage: Schema.NullOr(Schema.String),
-  /** Not sent before this time. */
-  dueAt: Schema.Date,
-  /** Temporary SMTP failures so far. */
-  attempts: Schema.Number,
-  /** When the model wrote the current draft; null while it has not. */
-  draftedAt: Schema.NullOr(Schema.Date),
-  approvedAt: Schema.NullOr(Schema.Date),
-  sendStartedAt: Schema.NullOr(Schema.Date),
-  sentAt: Schema.NullOr(Schema.Date),
-  messageId: Schema.NullOr(Schema.String),
-  openCount: Schema.Number,
-  clickCount: Schema.Number,
-  firstOpenedAt: Schema.NullOr(Schema.Date),
-  firstClickedAt: Schema.NullOr(Schema.Date),
-  createdAt: Schema.Date,
-  updatedAt: Schema.Date
-})
-export type ExecutionRecord = typeof ExecutionRecord.Type
-const decodeExecutions = Schema.decodeUnknownEffect(Schema.Array(fromColumns(ExecutionRecord)))
-
-/** Executions claimed by one worker poll under one lease token. */
-export interface ExecutionClaim {
-  readonly token: string
-  readonly executions: ReadonlyArray<ExecutionRecord>
-}
-
-export type DraftOutcome =
-  | { readonly _tag: "Drafted"; readonly subject: string; readonly body: string }
-  | { readonly _tag: "Failed"; readonly error: string }
-
-export type SendResult =
-  | { readonly _tag: "Sent"; readonly messageId: string; readonly next: ExecutionRecord | undefined }
-  | { readonly _tag: "Retry"; readonly at: Date; readonly error: string }
-  | { readonly _tag: "Failed"; readonly error: string }
+import {
+  decodeExecutions,
+  decodeSequences,
+  type DraftOutcome,
+  type ExecutionClaim,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type SendResult,
+  type SequenceChange,
+  type SequenceRecord
+} from "./SequenceRecords.ts"
 
 /**
  * Sequences and their executions. Every API read is scoped by company id;
@@ -148,8 +66,10 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   readonly reclaim: (now: Date) => Effect.Effect<number>
   /** Leases up to `limit` approved executions that are due and not in flight. */
   readonly claimSends: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<ExecutionClaim>
-  /** Marks the send as started if the lease is still `token`'s; false: do not send. */
-  readonly beginSend: (id: string, token: string, now: Date) => Effect.Effect<boolean>
+  /** Marks the send as started (through `mailboxId`, when given) if the lease is still `token`'s; false: do not send. */
+  readonly beginSend: (id: string, token: string, now: Date, mailboxId?: string) => Effect.Effect<boolean>
+  /** Puts a due send off until `until` (not an attempt, not a failure) if the lease is still `token`'s. */
+  readonly defer: (id: string, token: string, until: Date, reason: string, now: Date) => Effect.Effect<boolean>
   /**
    * Records a send's outcome if the lease is still `token`'s; a `Sent` stores
    * the contact's next execution with it. A retry past `maxAttempts` is `failed`.
@@ -208,12 +128,12 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
           const chunk = executions.slice(start, start + insertChunk).map(newExecutionRow)
           const rows = yield* sql`
             INSERT INTO sequence_executions (id, sequence_id, company_id, organization_id, list_row_id, email, fields,
-              step_index, status, due_at, created_at, updated_at)
+              step_index, status, due_at, mailbox_id, created_at, updated_at)
             SELECT r.id, r.sequence_id, r.company_id, r.organization_id, r.list_row_id, r.email, r.fields, r.step_index,
-              'draft', r.due_at, r.created_at, r.created_at
+              'draft', r.due_at, r.mailbox_id, r.created_at, r.created_at
             FROM jsonb_to_recordset(${jsonParam(chunk)}::jsonb) AS r(id text, sequence_id text, company_id text,
               organization_id text, list_row_id text, email text, fields jsonb, step_index integer, due_at timestamptz,
-              created_at timestamptz)
+              mailbox_id text, created_at timestamptz)
             WHERE EXISTS (SELECT 1 FROM sequences s WHERE s.id = r.sequence_id)
             ON CONFLICT (sequence_id, list_row_id, step_index) DO NOTHING RETURNING id`
           added += rows.length
@@ -225,10 +145,10 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
       create: Effect.fn("SequencesRepo.create")(function*(sequence) {
         const rows = yield* sql`
           INSERT INTO sequences (id, company_id, organization_id, user_id, name, steps, list_id, stop_on_reply, from_name, from_email,
-            created_at, updated_at)
+            mailbox_ids, created_at, updated_at)
           VALUES (${sequence.id}, ${sequence.companyId}, ${sequence.organizationId}, ${sequence.userId}, ${sequence.name},
             ${jsonParam(sequence.steps)}::jsonb, ${sequence.listId}, ${sequence.stopOnReply}, ${sequence.fromName}, ${sequence.fromEmail},
-            ${sequence.createdAt}, ${sequence.updatedAt})
+            ${jsonParam(sequence.mailboxIds)}::jsonb, ${sequence.createdAt}, ${sequence.updatedAt})
           RETURNING *`
         return (yield* decodeSequences(rows))[0]
       }, Effect.orDie),
@@ -247,6 +167,7 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
             steps = coalesce(${change.steps === undefined ? null : jsonParam(change.steps)}::jsonb, steps),
             list_id = coalesce(${change.listId ?? null}, list_id),
             stop_on_reply = coalesce(${change.stopOnReply ?? null}, stop_on_reply),
+            mailbox_ids = coalesce(${change.mailboxIds === undefined ? null : jsonParam(change.mailboxIds)}::jsonb, mailbox_ids),
             from_name = CASE WHEN ${change.fromName !== undefined} THEN ${change.fromName ?? null} ELSE from_name END,
             from_email = CASE WHEN ${change.fromEmail !== undefined} THEN ${change.fromEmail ?? null} ELSE from_email END,
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
@@ -318,10 +239,16 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
           WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`
         return rows.length
       }, Effect.orDie),
-      beginSend: Effect.fn("SequencesRepo.beginSend")(function*(id, token, now) {
-        const rows = yield* sql`UPDATE sequence_executions SET send_started_at = ${now}, updated_at = ${now}
+      beginSend: Effect.fn("SequencesRepo.beginSend")(function*(id, token, now, mailboxId) {
+        const rows = yield* sql`UPDATE sequence_executions SET send_started_at = ${now}, updated_at = ${now},
+            mailbox_id = ${mailboxId === undefined ? sql`mailbox_id` : sql`${mailboxId}`}
           WHERE ${mine(id, token)} AND status = 'approved' AND send_started_at IS NULL AND lease_expires_at > ${now}
           RETURNING id`
+        return rows.length > 0
+      }, Effect.orDie),
+      defer: Effect.fn("SequencesRepo.defer")(function*(id, token, until, reason, now) {
+        const rows = yield* sql`UPDATE sequence_executions SET due_at = ${until}, error_message = ${reason}, ${unleased(now)}
+          WHERE ${mine(id, token)} AND status = 'approved' AND send_started_at IS NULL RETURNING id`
         return rows.length > 0
       }, Effect.orDie),
       recordSend: Effect.fn("SequencesRepo.recordSend")(function*(id, token, result, maxAttempts, now) {
@@ -422,5 +349,6 @@ const newExecutionRow = (execution: ExecutionRecord) => ({
   fields: execution.fields,
   step_index: execution.stepIndex,
   due_at: execution.dueAt.toISOString(),
+  mailbox_id: execution.mailboxId,
   created_at: execution.createdAt.toISOString()
 })

@@ -5,6 +5,7 @@ import { CampaignWorker } from "../../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../../src/campaigns/RecipientsRepo.ts"
 import { InboundSmtp } from "../../src/inbox/InboundSmtp.ts"
 import { Ingestion } from "../../src/inbox/Ingestion.ts"
+import type { OutreachSettings } from "../../src/outreach/OutreachConfig.ts"
 import { campaignTestServer, drainSender, testMailFrom } from "./CampaignWorkerTest.ts"
 import { smtpServer } from "./SmtpServer.ts"
 import { client, seedTenant } from "./TestServer.ts"
@@ -14,10 +15,15 @@ import { client, seedTenant } from "./TestServer.ts"
  * the loopback SMTP sink at `sinkUrl`, the ingestion path, and inbound SMTP
  * (tests listen with `InboundSmtp.listen(0, "127.0.0.1")`).
  */
-export const inboxTestServer = <A, E>(storage: Layer.Layer<A, E>, sinkUrl: string, settings: SettingOverrides = {}) =>
+export const inboxTestServer = <A, E>(
+  storage: Layer.Layer<A, E>,
+  sinkUrl: string,
+  settings: SettingOverrides = {},
+  delivery: Partial<OutreachSettings> = {}
+) =>
   InboundSmtp.layer.pipe(
     Layer.provideMerge(Ingestion.layer),
-    Layer.provideMerge(campaignTestServer(storage, sinkUrl, {}, settings))
+    Layer.provideMerge(campaignTestServer(storage, sinkUrl, delivery, settings))
   )
 
 /** The inbound SMTP server under test (listening on a free loopback port) and the sink the service mails to. */
@@ -27,13 +33,13 @@ export class Inbound extends Context.Service<Inbound, {
 }>()("test/Inbound") {}
 
 /** `inboxTestServer` with inbound SMTP listening and every outgoing message (campaigns, replies) going to one sink. */
-export const inboundTestServer = <A, E>(storage: Layer.Layer<A, E>, settings: SettingOverrides = {}) =>
+export const inboundTestServer = <A, E>(storage: Layer.Layer<A, E>, settings: SettingOverrides = {}, delivery: Partial<OutreachSettings> = {}) =>
   Layer.unwrap(Effect.map(smtpServer(), (sink) =>
     Layer.effect(Inbound, InboundSmtp.use((smtp) => Effect.map(smtp.listen(0, "127.0.0.1"), ({ port }) => ({ port, sink }))).pipe(Effect.orDie)).pipe(
       Layer.provideMerge(inboxTestServer(storage, sink.url, {
         mail: { from: testMailFrom, smtpUrl: Option.some(Redacted.make(sink.url)) },
         ...settings
-      }))
+      }, delivery))
     )))
 
 /** Sends `raw` to the inbound server under test for `to`. */

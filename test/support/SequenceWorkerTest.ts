@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import type { SettingOverrides } from "../../src/app/Settings.ts"
 import { SequencesConfig, type SequenceSettings } from "../../src/sequences/SequencesConfig.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
 import { testDelivery, testMailFrom } from "./CampaignWorkerTest.ts"
@@ -17,9 +18,9 @@ export const testSequenceLeaseMs = 120_000
 export const sequenceTestServer = <A, E>(
   storage: Layer.Layer<A, E>,
   smtpUrl: string,
-  options: { readonly script?: Script | undefined; readonly settings?: Partial<SequenceSettings> } = {}
+  options: { readonly script?: Script | undefined; readonly settings?: Partial<SequenceSettings>; readonly server?: SettingOverrides } = {}
 ) => {
-  const server = testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom } })
+  const server = testServer(onLiveClock(storage), { publicBaseUrl: "https://mail.example.test", mail: { from: testMailFrom }, ...options.server })
   const worker = SequenceWorker.layer.pipe(
     Layer.provideMerge(testDelivery(smtpUrl, { maxAttempts: 3 })),
     Layer.provideMerge(SequencesConfig.layerWith({ enabled: false, leaseMs: testSequenceLeaseMs, ...options.settings }))

@@ -20,6 +20,8 @@ export interface SmtpServerScript {
   readonly onRecipient?: (address: string, attempt: number) => SmtpReply | undefined
   /** The answer to the message data (after `DATA`); undefined accepts it. */
   readonly onData?: (raw: Buffer) => SmtpReply | undefined
+  /** The only login it accepts (AUTH PLAIN/LOGIN, without TLS); mail without it is refused. None: no login needed. */
+  readonly auth?: { readonly user: string; readonly pass: string }
 }
 
 export interface ReceivedMail {
@@ -38,9 +40,15 @@ export const smtpServer = (script: SmtpServerScript = {}) =>
     const attempts = new Map<string, number>()
     const server = new SMTPServer({
       secure: false,
-      authOptional: true,
+      authOptional: script.auth === undefined,
+      allowInsecureAuth: true,
       disabledCommands: ["STARTTLS"],
       logger: false,
+      onAuth(auth, _session, callback) {
+        const expected = script.auth
+        if (expected !== undefined && auth.username === expected.user && auth.password === expected.pass) return callback(null, { user: auth.username })
+        callback(new Error("Invalid username or password"))
+      },
       size: 50 * 1024 * 1024,
       onRcptTo(address, _session, callback) {
         const attempt = (attempts.get(address.address) ?? 0) + 1
