@@ -1,4 +1,4 @@
-import { Duration, Effect, Stream } from "effect"
+import { Duration, Effect, Exit, Stream } from "effect"
 import type { BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserPool } from "../platform/BrowserPool.ts"
 import { Ffmpeg, type FfmpegFailed } from "../platform/Ffmpeg.ts"
@@ -125,13 +125,19 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
           return Effect.sync(() => void page.off("crash", listener))
         })
         const guarded = <A, E>(effect: Effect.Effect<A, E>) => Effect.raceFirst(effect, crashed)
-        const cdp = yield* Effect.promise(() => context.newCDPSession(page))
-        // A page stuck in a script is stopped before its context closes.
-        yield* Effect.addFinalizer(() =>
-          Effect.promise(() => cdp.send("Runtime.terminateExecution").catch(() => undefined)).pipe(Effect.timeout("1 second"), Effect.ignore)
+        // Independent set-up steps go to the browser at once: each awaited round trip costs a render time
+        // (on a loaded machine, a scheduling delay of the browser's processes and this one).
+        const [cdp] = yield* Effect.promise(() =>
+          Promise.all([context.newCDPSession(page), sandbox(context, request.html, files), context.addInitScript(frameClockScript)])
         )
-        yield* Effect.promise(() => sandbox(context, request.html, files))
-        yield* Effect.promise(() => context.addInitScript(frameClockScript))
+        // A page stuck in a script is stopped before its context closes. After a render that succeeded the
+        // page was just answering, so the stop is sent without waiting for its reply.
+        const terminate = () => cdp.send("Runtime.terminateExecution").catch(() => undefined)
+        yield* Effect.addFinalizer((exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.sync(() => void terminate())
+            : Effect.promise(terminate).pipe(Effect.timeout("1 second"), Effect.ignore)
+        )
         yield* guarded(scriptLimit(
           Effect.tryPromise({
             try: async () => {

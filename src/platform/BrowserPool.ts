@@ -75,8 +75,9 @@ export interface PoolStats {
 
 export interface BrowserPoolService {
   /**
-   * Runs `use` on a new page in a new context (closed afterwards, also when
-   * `use` fails or is interrupted), waiting for a free page in turn.
+   * Runs `use` on a new page in a new context, waiting for a free page in
+   * turn. The context is closed afterwards, also when `use` fails or is
+   * interrupted: in the background, the page counting as open until then.
    */
   readonly withPage: <A, E, R>(
     options: BrowserContextOptions,
@@ -133,6 +134,7 @@ const closeTimeoutMs = 3_000
 
 export const makeBrowserPool = (settings: BrowserSettings) =>
   Effect.gen(function*() {
+    const scope = yield* Effect.scope
     const permits = yield* Semaphore.make(settings.browsers * settings.pagesPerBrowser)
     const launchOne = yield* Semaphore.make(1)
     const slots: Array<Slot> = []
@@ -225,24 +227,34 @@ export const makeBrowserPool = (settings: BrowserSettings) =>
           if (queued) waiting--
           queued = false
         })
-        const session = Effect.acquireUseRelease(
-          take,
-          (slot) =>
-            Effect.acquireUseRelease(
-              Effect.tryPromise({
-                try: async () => {
-                  const context = await slot.browser.newContext(options)
-                  return { context, page: await context.newPage() }
-                },
-                catch: (error) =>
-                  new BrowserFailed({ reason: "unavailable", message: `Chromium could not open a page: ${String(error).split("\n")[0]}` })
-              }),
-              ({ context, page }) => use(page, context),
-              ({ context }) => closeContext(slot, context)
-            ),
-          giveBack
+        const openPage = (slot: Slot) =>
+          Effect.tryPromise({
+            try: async () => {
+              const context = await slot.browser.newContext(options)
+              return { context, page: await context.newPage() }
+            },
+            catch: (error) =>
+              new BrowserFailed({ reason: "unavailable", message: `Chromium could not open a page: ${String(error).split("\n")[0]}` })
+          })
+        // The page's room (its permit, its browser's count) is held until its context is closed; the closing runs
+        // in the background, so that the caller goes on (stores its render) while the browser tears the page down.
+        const closeLater = (slot: Slot, context: BrowserContext) =>
+          Effect.forkIn(
+            closeContext(slot, context).pipe(Effect.andThen(giveBack(slot)), Effect.ensuring(permits.release(1))),
+            scope
+          )
+        const session = Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            yield* restore(permits.take(1))
+            yield* leaveQueue
+            const slot = yield* Effect.onError(take, () => permits.release(1))
+            const opened = yield* Effect.onError(openPage(slot), () => Effect.andThen(giveBack(slot), permits.release(1)))
+            const exit = yield* Effect.exit(restore(use(opened.page, opened.context)))
+            yield* closeLater(slot, opened.context)
+            return yield* exit
+          })
         )
-        return permits.withPermits(1)(Effect.andThen(leaveQueue, session)).pipe(Effect.ensuring(leaveQueue))
+        return session.pipe(Effect.ensuring(leaveQueue))
       })
 
     const stats = Effect.sync((): PoolStats => ({ browsers: slots.length, activePages, waiting, peakActivePages, launched }))

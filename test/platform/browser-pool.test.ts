@@ -1,9 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Schedule } from "effect"
 import { imageSize } from "image-size"
 import { browserDefaults, type BrowserSettings, makeBrowserPool } from "../../src/platform/BrowserPool.ts"
 
 const pool = (overrides: Partial<BrowserSettings> = {}) => makeBrowserPool({ ...browserDefaults, ...overrides })
+
+/** The pool's stats once every page's context has closed (closing runs after the use has its answer). */
+const settled = (browsers: Effect.Success<ReturnType<typeof pool>>) =>
+  browsers.stats.pipe(Effect.repeat({ until: (stats) => stats.activePages === 0, schedule: Schedule.spaced("10 millis"), times: 500 }))
 
 const html = (body: string) => `data:text/html,${encodeURIComponent(body)}`
 
@@ -19,7 +23,7 @@ describe("BrowserPool", () => {
         }))
       expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47])
       expect(imageSize(png)).toMatchObject({ width: 640, height: 400 })
-      expect(yield* browsers.stats).toMatchObject({ launched: 1, browsers: 1, activePages: 0 })
+      expect(yield* settled(browsers)).toMatchObject({ launched: 1, browsers: 1, activePages: 0 })
     }).pipe(Effect.scoped))
 
   it.live("gives every use a context of its own: nothing stored by one is seen by the next", () =>
@@ -45,7 +49,7 @@ describe("BrowserPool", () => {
         { concurrency: "unbounded" }
       )
       expect(results).toEqual([0, 2, 4, 6, 8, 10, 12, 14])
-      expect(yield* browsers.stats).toMatchObject({ peakActivePages: 2, launched: 1, activePages: 0, waiting: 0 })
+      expect(yield* settled(browsers)).toMatchObject({ peakActivePages: 2, launched: 1, activePages: 0, waiting: 0 })
     }).pipe(Effect.scoped))
 
   it.live("refuses a use as busy when the queue is full", () =>
@@ -68,7 +72,7 @@ describe("BrowserPool", () => {
       const title = browsers.withPage({}, (page) => Effect.promise(() => page.title()))
       yield* title
       yield* title
-      expect(yield* browsers.stats).toMatchObject({ launched: 1, browsers: 0 })
+      expect(yield* settled(browsers)).toMatchObject({ launched: 1, browsers: 0 })
       yield* title
       expect((yield* browsers.stats).launched).toBe(2)
       yield* browsers.withPage({}, (page) => Effect.promise(() => page.context().browser()!.close()))
