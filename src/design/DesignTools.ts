@@ -9,11 +9,12 @@ import * as HtmlEdits from "./HtmlEdits.ts"
  * and followed by the target's `files_changed` event.
  */
 
-/** What the chat edits: a campaign or a template, saved through their own services. */
+/** What the chat edits: a campaign, a template or a landing page, saved through their own services. */
 export interface DesignTarget<Saved> {
   /** Saves the HTML as the new body; answers the event announcing it (a failure is the tool's error). */
   readonly saveHtml: (html: string) => Effect.Effect<Saved, string>
-  readonly setSubject: (subject: string) => Effect.Effect<void, string>
+  /** Sets the e-mail's subject; absent for what has none (a landing page): the model gets no subject tool. */
+  readonly setSubject?: ((subject: string) => Effect.Effect<void, string>) | undefined
   /** The most characters a body may have. */
   readonly maxHtmlChars: number
 }
@@ -47,6 +48,7 @@ export const designTools = <Saved>(target: DesignTarget<Saved>, html: Ref.Ref<st
       return success
     })
 
+  const setSubject = target.setSubject
   return [
     agentTool(
       "read_document",
@@ -100,12 +102,12 @@ export const designTools = <Saved>(target: DesignTarget<Saved>, html: Ref.Ref<st
       Schema.Struct({ selector: Selector }),
       (input) => saveEdit((current) => HtmlEdits.removeElement(current, input.selector))
     ),
-    agentTool(
+    ...(setSubject === undefined ? [] : [agentTool(
       "set_subject",
       "Sets the e-mail's subject line.",
       Schema.Struct({ subject: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(998)) }),
-      (input) => Effect.as(target.setSubject(input.subject), { result: { ok: true, subject: input.subject } })
-    ),
+      (input) => Effect.as(setSubject(input.subject), { result: { ok: true, subject: input.subject } })
+    )]),
     agentTool(
       "set_preheader",
       "Sets the preheader: the preview text inboxes show after the subject (kept in a hidden element at the start of the body).",
