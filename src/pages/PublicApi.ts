@@ -6,7 +6,9 @@ import { Text } from "../platform/Schemas.ts"
 
 /**
  * The published landing pages and their forms: public, no API key. A page
- * that is not published (or not there) answers 404.
+ * that is not published (or not there) answers 404. Served outside `/api/v0`
+ * and, like `/health`, outside the OpenAPI document (and so the MCP catalog):
+ * they are for browsers, documented in docs/landing-pages.md.
  */
 
 const Html = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" }))
@@ -57,4 +59,4 @@ export class PublicPagesApi extends HttpApiGroup.make("publicPages")
     who: "public",
     errors: { 400: "naming the field: no or an invalid email, too many or too long fields", 429: "too many submissions from this address" }
   }))
-) {}
+).annotate(OpenApi.Exclude, true) {}
