@@ -44,18 +44,20 @@ export class PageTraffic extends Context.Service<PageTraffic, {
 }>()("pages/PageTraffic") {
   static readonly layer = Layer.effect(PageTraffic, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const secret = yield* InstallationSecrets.use((secrets) =>
-      secrets.getOrCreate("landing-page-visitors", randomBytes(32).toString("base64url")))
+    // Read on first use: the layer is built before the migrations have run.
+    const secrets = yield* InstallationSecrets
+    const secret = yield* Effect.cached(secrets.getOrCreate("landing-page-visitors", randomBytes(32).toString("base64url")))
     const salts = new Map<string, Buffer>()
-    const saltOf = (day: string) => {
-      let salt = salts.get(day)
-      if (salt === undefined) {
-        salts.clear()
-        salt = createHmac("sha256", secret).update(`visitors:${day}`).digest()
-        salts.set(day, salt)
-      }
-      return salt
-    }
+    const saltOf = (day: string) =>
+      Effect.map(secret, (key) => {
+        let salt = salts.get(day)
+        if (salt === undefined) {
+          salts.clear()
+          salt = createHmac("sha256", key).update(`visitors:${day}`).digest()
+          salts.set(day, salt)
+        }
+        return salt
+      })
     let pending = new Map<string, { readonly pageId: string; readonly day: string; views: number; readonly visitors: Set<string> }>()
 
     const write = (rows: ReadonlyArray<{ readonly page_id: string; readonly day: string; readonly views: number; readonly visitors: ReadonlyArray<string> }>) =>
@@ -104,7 +106,7 @@ export class PageTraffic extends Context.Service<PageTraffic, {
 
     return {
       viewed: (pageId, address, userAgent, at) =>
-        Effect.sync(() => {
+        Effect.map(saltOf(dayOf(at)), (salt) => {
           const day = dayOf(at)
           const key = `${pageId}/${day}`
           let entry = pending.get(key)
@@ -113,7 +115,7 @@ export class PageTraffic extends Context.Service<PageTraffic, {
             pending.set(key, entry)
           }
           entry.views += 1
-          entry.visitors.add(createHmac("sha256", saltOf(day)).update(`${address}\n${userAgent}`).digest("base64url").slice(0, 22))
+          entry.visitors.add(createHmac("sha256", salt).update(`${address}\n${userAgent}`).digest("base64url").slice(0, 22))
         }),
       submitted: (pageId, at) =>
         sql`INSERT INTO landing_page_days AS d (page_id, day, submissions) VALUES (${pageId}, ${dayOf(at)}::date, 1)
