@@ -21,7 +21,7 @@ import { sqlStorage } from "../src/app/Storage.ts"
 import { CampaignsConfig } from "../src/campaigns/CampaignsConfig.ts"
 import { newDraft } from "../src/campaigns/Campaigns.ts"
 import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
-import { CampaignWorker } from "../src/campaigns/CampaignWorker.ts"
+import { CampaignWorker, senderLoops } from "../src/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../src/campaigns/RecipientsRepo.ts"
 import { startSending } from "../src/campaigns/Sending.ts"
 import { newDomainRecord } from "../src/domains/Domains.ts"
@@ -77,6 +77,10 @@ const rawRate = (url: string, count: number) =>
     transport.close()
     return count / seconds
   })
+
+/** `senderLoops` copies of a sender loop side by side, as the server's campaign worker runs them. */
+const alongside = <E, R>(loop: Effect.Effect<void, E, R>) =>
+  Effect.all(Array.from({ length: senderLoops }, () => loop), { concurrency: "unbounded", discard: true })
 
 // --- storage, seeding, the worker ----------------------------------------------------------------------------
 
@@ -161,8 +165,13 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     yield* Effect.orDie(startSending(campaign, { source: { listId, smartListId: null }, filter: null }))
     const startMs = performance.now() - started
     const worker = yield* CampaignWorker
-    while (sending && (yield* worker.sendBatch) > 0) {
-      // drained batch by batch
+    // As the server's worker runs it: `senderLoops` loops side by side, each batch by batch until none is left.
+    if (sending) {
+      yield* alongside(Effect.gen(function*() {
+        while ((yield* worker.sendBatch) > 0) {
+          // drained batch by batch
+        }
+      }))
     }
     const seconds = (performance.now() - started) / 1000
     const cpu = process.cpuUsage(cpuAtStart)
@@ -184,16 +193,18 @@ const runWorker = (target: string, smtpUrl: string) =>
     const worker = yield* CampaignWorker
     yield* worker.takeOver
     yield* Console.log("ready")
-    while (true) {
-      const claimed = yield* worker.sendBatch
-      if (claimed === 0) {
-        const pending = yield* Effect.orDie(SqlClient.SqlClient.use((sql) =>
-          sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM campaign_recipients WHERE status = 'pending'`
-        ))
-        if (pending[0].n === 0) return
-        yield* Effect.sleep("500 millis")
+    yield* alongside(Effect.gen(function*() {
+      while (true) {
+        const claimed = yield* worker.sendBatch
+        if (claimed === 0) {
+          const pending = yield* Effect.orDie(SqlClient.SqlClient.use((sql) =>
+            sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM campaign_recipients WHERE status = 'pending'`
+          ))
+          if (pending[0].n === 0) return
+          yield* Effect.sleep("500 millis")
+        }
       }
-    }
+    }))
   }).pipe(Effect.provide(workerLayer(crashStorage(target, appSettings), smtpUrl)))
 
 /** A campaign of `crashRows` started, a worker process killed with SIGKILL a third of the way, another one finishing. */
@@ -270,8 +281,9 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     })
   const backends = listFromEnv("BENCH_MAIL_BACKENDS", ["postgres", "pglite"]) ?? ["postgres", "pglite"]
   if (serverUrl !== undefined && backends.includes("postgres")) {
+    // A fresh database per run: named when each run starts.
     yield* runs("PostgreSQL", Effect.map(
-      freshPostgres(serverUrl, `bench_mail_${Date.now().toString(36)}`),
+      Effect.suspend(() => freshPostgres(serverUrl, `bench_mail_${newId("db").toLowerCase()}`)),
       (url) => sqlStorage(postgresClient(Redacted.make(url)), "postgres")
     ))
   }

@@ -37,7 +37,7 @@ const newestChange = (path: string): number => {
 /** The build's steps, each a Node command run in its own process. */
 const steps = {
   compiler: {
-    what: "the server (tsc → dist/)",
+    what: "the server (tsc, emit only → dist/)",
     args: [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"]
   },
   // In its own process, so that its initdb's memory is not left in the caller.

@@ -1,5 +1,6 @@
-import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Option, Ref, Result, Semaphore } from "effect"
 import type { DomainsRepo } from "../domains/DomainsRepo.ts"
+import type { DkimSettings } from "../mail/MailConfig.ts"
 import { Leads, type LeadJournal } from "../leads/Leads.ts"
 import type { SmartListsRepo } from "../leads/SmartListsRepo.ts"
 import type { ListsRepo } from "../lists/ListsRepo.ts"
@@ -13,7 +14,9 @@ import { currentDate } from "../platform/Time.ts"
 import { Storage } from "../storage/Database.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
 import { type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
-import { type RecipientClaim, type RecipientRecord, RecipientsRepo } from "./RecipientsRepo.ts"
+import type { RecipientClaim } from "./RecipientLeases.ts"
+import type { RecipientRecord } from "./RecipientRecord.ts"
+import { RecipientsRepo } from "./RecipientsRepo.ts"
 import { readyToSend, startSending } from "./Sending.ts"
 
 /**
@@ -29,10 +32,13 @@ import { readyToSend, startSending } from "./Sending.ts"
  *   batch from starting further messages, and what it did not send is
  *   released at once.
  *
- * A recipient is therefore delivered at most once, except in one window per
- * message: the mail server accepted it and the process died before the
- * outcome was written. After the lease expires another worker sends that
- * recipient again (docs/campaigns.md).
+ * The sender runs `senderLoops` such loops side by side, so that one batch's
+ * claim, lead journal and completion check overlap the other's sending; one
+ * semaphore keeps the process's messages in flight to `MAIL_CONCURRENCY`.
+ *
+ * A recipient is therefore delivered at most once: one the process dies with
+ * in flight (recorded as started, its answer not recorded) becomes
+ * `uncertain` and is not sent again (docs/campaigns.md).
  */
 export class CampaignWorker extends Context.Service<CampaignWorker, {
   /** One starter poll: starts due scheduled campaigns; answers how many it claimed. */
@@ -58,6 +64,8 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
       CampaignsRepo | RecipientsRepo | ListsRepo | SmartListsRepo | DomainsRepo | SecretBox | MailConfig
     >()
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
+    // Shared by the sender's overlapping batches: at most `MAIL_CONCURRENCY` messages in flight in the process.
+    const inFlight = yield* Semaphore.make(outreach.concurrency)
 
     const fail = (campaign: CampaignRecord, reason: string) =>
       Effect.gen(function*() {
@@ -74,21 +82,28 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         Effect.provideContext(context)
       )
 
-    /** Each campaign of a batch, read and prepared once; the reason when one cannot be (it was checked at send). */
+    /**
+     * Each campaign of a batch, read and prepared once, with its sender checked once (a domain deleted meanwhile
+     * stops the sending at the next batch); the reason when one cannot be prepared (it was checked at send).
+     */
     const campaignsOf = (claim: RecipientClaim) =>
       Effect.gen(function*() {
         const found = new Map<string, Result.Result<Prepared, string>>()
         for (const recipient of claim.recipients) {
           if (found.has(recipient.campaignId)) continue
           const campaign = yield* campaigns.get(recipient.companyId, recipient.campaignId)
+          if (Option.isNone(campaign)) {
+            found.set(recipient.campaignId, Result.fail("Campaign not found"))
+            continue
+          }
+          const from = senderOf(campaign.value, mail.from)
+          const signing = yield* delivery.signing(campaign.value.companyId, from)
           found.set(
             recipient.campaignId,
-            Option.isNone(campaign)
-              ? Result.fail("Campaign not found")
-              : Result.map(
-                parseTemplates(campaign.value.subject, campaign.value.bodyDocument.html),
-                (templates) => ({ campaign: campaign.value, templates })
-              )
+            Result.map(
+              parseTemplates(campaign.value.subject, campaign.value.bodyDocument.html),
+              (templates) => ({ campaign: campaign.value, from, signing, templates })
+            )
           )
         }
         return found
@@ -107,7 +122,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
 
     const deliver = (
       claim: RecipientClaim,
-      { campaign, templates }: Prepared,
+      { campaign, from, signing, templates }: Prepared,
       recipient: RecipientRecord,
       stopped: Ref.Ref<boolean>,
       journal: LeadJournal
@@ -116,7 +131,8 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         if (yield* Ref.get(stopped)) return
         yield* delivery.deliver({
           ...recipient,
-          from: senderOf(campaign, mail.from),
+          from,
+          signing,
           replyTo: campaign.replyTo ?? undefined,
           templates,
           campaignId: campaign.id
@@ -125,7 +141,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
           record: (outcome) => record(claim, recipient, outcome),
           bounced: (reason) => Effect.flatMap(currentDate, (now) => recipients.bounced(recipient, reason, now))
         }, journal)
-      })
+      }).pipe(inFlight.withPermits(1))
 
     const sendClaim = (claim: RecipientClaim) =>
       Effect.gen(function*() {
@@ -201,13 +217,18 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         }
       }))
     yield* loop(worker.startDue, "Campaign starter")
-    yield* loop(worker.sendBatch, "Campaign sender")
+    for (let sender = 0; sender < senderLoops; sender++) yield* loop(worker.sendBatch, "Campaign sender")
     yield* Effect.logInfo("Campaign worker started", { batchSize: config.batchSize })
   }))
 }
 
+/** Sender loops per process, each with its own claimed batch (see `CampaignWorker`). */
+export const senderLoops = 2
+
 interface Prepared {
   readonly campaign: CampaignRecord
+  readonly from: string
+  readonly signing: Result.Result<Option.Option<DkimSettings>, string>
   readonly templates: MessageTemplates
 }
 

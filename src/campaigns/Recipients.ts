@@ -4,7 +4,8 @@ import { Authorized } from "../auth/Policy.ts"
 import { windowOf } from "../storage/Windows.ts"
 import type { CampaignRecipient, RecipientMetrics, RecipientPage, RecipientsQuery } from "./Api.ts"
 import { find } from "./Campaigns.ts"
-import type { RecipientMetricCounts, RecipientRecord } from "./RecipientsRepo.ts"
+import type { RecipientRecord } from "./RecipientRecord.ts"
+import type { RecipientMetricCounts } from "./RecipientsRepo.ts"
 import { RecipientsRepo } from "./RecipientsRepo.ts"
 
 /** The spec's recipients page size default. */

@@ -5,7 +5,7 @@ import type { LeadContact, LeadJournal } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { Mailer } from "../mail/Mailer.ts"
 import { addressOf, listUnsubscribeHeaders, type SendOutcome } from "../mail/Message.ts"
-import { MailConfig } from "../mail/MailConfig.ts"
+import { type DkimSettings, MailConfig } from "../mail/MailConfig.ts"
 import { AppConfig } from "../platform/AppConfig.ts"
 import { currentDate } from "../platform/Time.ts"
 import { type MessageTemplates, renderMessage } from "./Message.ts"
@@ -32,6 +32,11 @@ export interface Outgoing {
   readonly from?: string | undefined
   readonly replyTo?: string | undefined
   readonly templates: MessageTemplates
+  /**
+   * The sender's check (`Delivery.signing`) when the sender made it already for a whole batch: the key to
+   * sign with, or why the sender is refused. Absent: checked for this message.
+   */
+  readonly signing?: Result.Result<Option.Option<DkimSettings>, string> | undefined
   /** What the message belongs to, for the lead's timeline. */
   readonly campaignId?: string | undefined
   readonly sequenceId?: string | undefined
@@ -70,6 +75,11 @@ export const retryAt = (retryBaseMs: number, attempts: number, now: Date) =>
  */
 export class Delivery extends Context.Service<Delivery, {
   /**
+   * May the company send as `from` (`MAIL_FROM`, or an address of a verified domain): the DKIM key to sign
+   * with (none: `DKIM_*`, if configured), or why not. A passed check is cached at the access revision.
+   */
+  readonly signing: (companyId: string, from: string) => Effect.Effect<Result.Result<Option.Option<DkimSettings>, string>>
+  /**
    * Delivers one message with the sender's steps; false when `start` refused it (nothing was sent).
    * A sent message and a hard bounce are noted in `journal`, for the lead's timeline.
    */
@@ -97,16 +107,22 @@ export class Delivery extends Context.Service<Delivery, {
       }
     }
 
+    const signing = (companyId: string, from: string) =>
+      Effect.result(Effect.provideContext(signingFor(companyId, from), senders)).pipe(
+        Effect.map(Result.mapError((refused) => refused.message))
+      )
+
     return {
+      signing,
       deliver: Effect.fn("Delivery.deliver")(function*(outgoing: Outgoing, steps: DeliverySteps, journal: LeadJournal) {
         const urls = trackingUrls(app.publicBaseUrl, key, outgoing.id)
         const message = renderMessage(outgoing.templates, outgoing, urls)
         const from = outgoing.from ?? mail.from
-        // The sender is checked again for every message: a domain deleted or failing since stops the sending here.
-        const signing = yield* Effect.result(Effect.provideContext(signingFor(outgoing.companyId, from), senders))
-        if (Result.isFailure(signing)) {
+        // The sender is checked again for every message (or batch): a domain deleted or failing since stops the sending here.
+        const signed = outgoing.signing ?? (yield* signing(outgoing.companyId, from))
+        if (Result.isFailure(signed)) {
           if (!(yield* steps.start)) return false
-          yield* steps.record({ _tag: "Failed", error: signing.failure.message })
+          yield* steps.record({ _tag: "Failed", error: signed.failure })
           return true
         }
         const sent = yield* mailer.sendStarting({
@@ -119,7 +135,7 @@ export class Delivery extends Context.Service<Delivery, {
           headers: listUnsubscribeHeaders(urls.unsubscribe),
           // One Message-ID per recipient: unique, and the same if a crash ever sends it twice.
           messageId: `<${outgoing.id}@${addressOf(from).split("@")[1] ?? "localhost"}>`,
-          dkim: Option.getOrUndefined(signing.success)
+          dkim: Option.getOrUndefined(signed.success)
         }, steps.start)
         if (Option.isNone(sent)) return false
         // The outcome is written the moment the server has answered, before anything else.

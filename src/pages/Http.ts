@@ -36,6 +36,7 @@ export const LandingPagesLive = HttpApiBuilder.group(api, "landingPages", (handl
         const tool = toolEffect(yield* Effect.context<Effect.Services<ReturnType<typeof Pages.saveBody>>>())
         return yield* open({
           payer: payerOf(principal),
+          feature: "campaigns",
           system: withBrand(`${systemPrompt}\n${landingPagePrompt}`, yield* brandGuide(principal.companyId)),
           messages: conversation(payload.history, payload.message),
           html: payload.bodyDocument.html,
