@@ -33,6 +33,7 @@ import { DomainsArea } from "../domains/Area.ts"
 import { WebhooksArea } from "../webhooks/Area.ts"
 import { ImagesArea } from "../images/Area.ts"
 import { AudioArea } from "../audio/Area.ts"
+import { PagesArea } from "../pages/Area.ts"
 
 /**
  * Every area of the service, once: the API (`Api.ts`), the server
@@ -75,6 +76,7 @@ export const areas = [
   WebhooksArea,
   ImagesArea,
   AudioArea,
+  PagesArea,
 ] as const
 
 type AreaOf = (typeof areas)[number]

@@ -16,6 +16,7 @@ import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { AgentsConfig } from "../agents/AgentsConfig.ts"
 import { BrowserConfig } from "../platform/BrowserPool.ts"
 import { OutboundConfig } from "../platform/OutboundPolicy.ts"
+import { PagesConfig } from "../pages/PagesConfig.ts"
 import { TemplatesConfig } from "../templates/TemplatesConfig.ts"
 import { UsageConfig } from "../usage/UsageConfig.ts"
 
@@ -42,6 +43,7 @@ const configs = {
   leads: LeadsConfig,
   mail: MailConfig,
   outbound: OutboundConfig,
+  pages: PagesConfig,
   render: RenderConfig,
   templates: TemplatesConfig,
   usage: UsageConfig

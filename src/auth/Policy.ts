@@ -71,6 +71,12 @@ export const companyPermissions = {
     feature: "sequences",
     description: "create and change sequences, enroll contacts, approve and regenerate executions"
   },
+  "landingPages:read": { roles: everyone, feature: "campaigns", description: "read landing pages and their statistics" },
+  "landingPages:write": {
+    roles: contributors,
+    feature: "campaigns",
+    description: "create, change, publish and design landing pages"
+  },
   "webhooks:manage": { roles: managers, feature: "integrations", description: "manage webhooks and read their deliveries" }
 } as const satisfies Record<string, CompanyRule>
 

@@ -24,21 +24,23 @@ export interface Taken {
 }
 
 /**
- * Per-credential token bucket: `RATE_LIMIT_PER_MINUTE` tokens, refilled
- * continuously. In memory for a single process; in PostgreSQL, taken in
- * blocks, when several processes share the database.
+ * Token buckets: per credential `RATE_LIMIT_PER_MINUTE` tokens, refilled
+ * continuously; other buckets (a landing page's submissions per address)
+ * name their own capacity per minute. In memory for a single process; in
+ * PostgreSQL, taken in blocks, when several processes share the database.
  */
 export class RateLimiter extends Context.Service<RateLimiter, {
-  readonly take: (bucket: string) => Effect.Effect<Taken>
+  /** Takes a token from `bucket`, which holds `perMinute` (default `RATE_LIMIT_PER_MINUTE`) tokens. */
+  readonly take: (bucket: string, perMinute?: number) => Effect.Effect<Taken>
 }>()("auth/RateLimiter") {
   static readonly local = Layer.effect(RateLimiter, Effect.gen(function*() {
-    const { rateLimitPerMinute: capacity } = yield* AppConfig
+    const { rateLimitPerMinute } = yield* AppConfig
     const revisions = yield* AccessRevision
-    const perMs = capacity / 60_000
     const buckets = new Map<string, { tokens: number; at: number }>()
     return {
-      take: (bucket) =>
+      take: (bucket, capacity = rateLimitPerMinute) =>
         Effect.zipWith(Effect.sync(() => {
+          const perMs = capacity / 60_000
           const now = Date.now()
           const previous = buckets.get(bucket)
           const refilled = previous === undefined ? capacity : Math.min(capacity, previous.tokens + (now - previous.at) * perMs)
@@ -61,18 +63,18 @@ export class RateLimiter extends Context.Service<RateLimiter, {
    * not a write), so that revocations stay instant.
    */
   static readonly sql = Layer.effect(RateLimiter, Effect.gen(function*() {
-    const { rateLimitPerMinute: capacity } = yield* AppConfig
+    const { rateLimitPerMinute } = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
     const revisions = yield* AccessRevision
-    const perSecond = capacity / 60
-    const block = Math.max(1, Math.floor(capacity / 100))
     const blockLifetimeMs = 1_000
     const blocks = new Map<string, { tokens: number; until: number; sharedRemaining: number }>()
-    const refilled = sql`least(${capacity}::float8,
-      b.tokens + extract(epoch FROM clock_timestamp() - b.updated_at) * ${perSecond}::float8)`
-    const handedOut = sql`CASE WHEN ${refilled} >= 1 THEN least(${block}::float8, floor(${refilled})) ELSE 0 END`
-    const takeBlock = (bucket: string) =>
-      sql<{ readonly tokens: number; readonly allowed: boolean; readonly taken: number; readonly revision: unknown }>`
+    const takeBlock = (bucket: string, capacity: number) => {
+      const perSecond = capacity / 60
+      const block = Math.max(1, Math.floor(capacity / 100))
+      const refilled = sql`least(${capacity}::float8,
+        b.tokens + extract(epoch FROM clock_timestamp() - b.updated_at) * ${perSecond}::float8)`
+      const handedOut = sql`CASE WHEN ${refilled} >= 1 THEN least(${block}::float8, floor(${refilled})) ELSE 0 END`
+      return sql<{ readonly tokens: number; readonly allowed: boolean; readonly taken: number; readonly revision: unknown }>`
         INSERT INTO rate_limit_buckets AS b (bucket, tokens, allowed, taken, updated_at)
         VALUES (${bucket}, ${capacity - Math.min(block, capacity)}, true, ${Math.min(block, capacity)}, clock_timestamp())
         ON CONFLICT (bucket) DO UPDATE SET
@@ -93,9 +95,10 @@ export class RateLimiter extends Context.Service<RateLimiter, {
         }),
         Effect.orDie
       )
+    }
     /** One block take per bucket at a time: requests arriving meanwhile wait for it instead of taking blocks of their own. */
     const takingFor = oneAtATime()
-    const take = (bucket: string): Effect.Effect<Taken> =>
+    const take = (bucket: string, capacity = rateLimitPerMinute): Effect.Effect<Taken> =>
       takingFor(bucket, () => {
         const held = blocks.get(bucket)
         if (held === undefined || held.until <= Date.now()) return undefined
@@ -103,7 +106,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
         if (held.tokens < 1) blocks.delete(bucket)
         const remaining = held.sharedRemaining + held.tokens
         return Effect.map(revisions.current, (revision): Taken => ({ decision: decide(true, remaining, capacity), revision }))
-      }, () => takeBlock(bucket))
+      }, () => takeBlock(bucket, capacity))
     return { take }
   }))
 

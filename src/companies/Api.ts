@@ -111,6 +111,8 @@ export const CompanyResource = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   organizationId: Schema.String,
+  /** Unique, made from the name at creation and kept: landing pages are public at `/p/{slug}/{pageSlug}`. */
+  slug: Schema.String,
   createdDate: IsoDate
 }).annotate({ identifier: "Company" })
 

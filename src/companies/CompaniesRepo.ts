@@ -10,6 +10,8 @@ export const Company = Schema.Struct({
   id: Schema.String,
   organizationId: Schema.String,
   name: Schema.String,
+  /** Made from the name when the company is created (sql/0210_landing_pages.sql); landing pages' public URLs use it. */
+  slug: Schema.String,
   createdAt: Timestamp
 })
 export type Company = typeof Company.Type

@@ -42,6 +42,7 @@ const companyResource = (company: Company) => ({
   id: company.id,
   name: company.name,
   organizationId: company.organizationId,
+  slug: company.slug,
   createdDate: company.createdAt
 })
 

@@ -1,4 +1,4 @@
-import { Effect, Ref, Stream } from "effect"
+import { type Context, Effect, Ref, Stream } from "effect"
 import { InsufficientCredits } from "../usage/Errors.ts"
 import { readFileSync } from "node:fs"
 import { afterFirstEvent, type AgentEvent, agentFailureMessage, runAgent } from "../llm/Agent.ts"
@@ -6,6 +6,7 @@ import type { ContentPart, LlmMessage } from "../llm/Llm.ts"
 import type { SseEvent } from "../gateway/Sse.ts"
 import { DesignConfig } from "./DesignConfig.ts"
 import * as BilledLlm from "../usage/BilledLlm.ts"
+import type { Refusal } from "../platform/Refusal.ts"
 import type { Payer } from "../usage/Credits.ts"
 import { type DesignTarget, designTools } from "./DesignTools.ts"
 
@@ -21,6 +22,7 @@ const prompt = (name: string) => readFileSync(new URL(`../../prompts/design-chat
 
 export const systemPrompt = prompt("system")
 export const templatePrompt = prompt("template")
+export const landingPagePrompt = prompt("landing-page")
 
 /** A saved edit, as the `files_changed` event reports it: the new version and the saved document's fields. */
 export interface SavedBody {
@@ -43,6 +45,27 @@ export interface DesignChat {
   /** Keeps the turn once the agent finished: the text of its answer. */
   readonly record?: ((answer: string) => Effect.Effect<void>) | undefined
 }
+
+/** An error the model reads: the API error's message. */
+const messageOf = (error: { readonly error: string } | Refusal) => "refusal" in error ? error.message : error.error
+
+/**
+ * A save or change of the edited document as a tool runs it: with the
+ * request's services, its failure the message the model reads, a save
+ * answering the `files_changed` event.
+ */
+export const toolEffect = <R>(services: Context.Context<R>) => ({
+  save: <E extends { readonly error: string } | Refusal>(
+    effect: Effect.Effect<{ readonly bodyVersion: number; readonly bodyDocument: SavedBody["bodyDocument"] }, E, R>
+  ): Effect.Effect<SavedBody, string> =>
+    effect.pipe(
+      Effect.map((saved) => ({ version: saved.bodyVersion, bodyDocument: saved.bodyDocument })),
+      Effect.mapError(messageOf),
+      Effect.provideContext(services)
+    ),
+  change: <E extends { readonly error: string } | Refusal>(effect: Effect.Effect<unknown, E, R>): Effect.Effect<void, string> =>
+    effect.pipe(Effect.asVoid, Effect.mapError(messageOf), Effect.provideContext(services))
+})
 
 /** The conversation the model reads: earlier turns as text, then the new message with its images. */
 export const conversation = (

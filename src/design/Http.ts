@@ -12,17 +12,13 @@ import type { ContentPart } from "../llm/Llm.ts"
 import { authorizedAnswer } from "../http/Refusals.ts"
 import { brandGuide, withBrand } from "../brand/BrandGuide.ts"
 import { BadRequest } from "../platform/Errors.ts"
-import type { Refusal } from "../platform/Refusal.ts"
 import * as Templates from "../templates/Templates.ts"
 import { payerOf } from "../usage/Credits.ts"
-import { conversation, open, systemPrompt, templatePrompt } from "./DesignChat.ts"
+import { conversation, open, systemPrompt, templatePrompt, toolEffect } from "./DesignChat.ts"
 
 const api = areaApi(DesignChatApi)
 
 const write = authorizedAnswer("campaigns:write")
-
-/** An error the model reads: the API error's message. */
-const messageOf = (error: { readonly error: string } | Refusal) => "refusal" in error ? error.message : error.error
 
 /** The template's uploads named by `attachments`, as image parts; 400 naming one that is not. */
 const attachedImages = (companyId: string, templateId: string, attachments: ReadonlyArray<string>) =>
@@ -46,9 +42,9 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
         const principal = yield* requireCompany(payload.companyId)
         const campaign = yield* Campaigns.find(principal.companyId, params.campaignId)
         yield* checkEditable(campaign.status, "change the body of")
-        const services = yield* Effect.context<
-          Effect.Services<ReturnType<typeof Campaigns.update> | ReturnType<typeof Campaigns.saveBodyVersion>>
-        >()
+        const tool = toolEffect(
+          yield* Effect.context<Effect.Services<ReturnType<typeof Campaigns.update> | ReturnType<typeof Campaigns.saveBodyVersion>>>()
+        )
         return yield* open({
           payer: payerOf(principal),
           feature: "campaigns",
@@ -59,17 +55,8 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
           target: {
             maxHtmlChars: maxBodyDocumentChars,
             saveHtml: (html) =>
-              Campaigns.saveBodyVersion(principal.companyId, campaign.id, { ...payload.bodyDocument, html }, "chat").pipe(
-                Effect.map((saved) => ({ version: saved.bodyVersion, bodyDocument: saved.bodyDocument })),
-                Effect.mapError(messageOf),
-                Effect.provideContext(services)
-              ),
-            setSubject: (subject) =>
-              Campaigns.update(campaign.id, { subject }).pipe(
-                Effect.asVoid,
-                Effect.mapError(messageOf),
-                Effect.provideContext(services)
-              )
+              tool.save(Campaigns.saveBodyVersion(principal.companyId, campaign.id, { ...payload.bodyDocument, html }, "chat")),
+            setSubject: (subject) => tool.change(Campaigns.update(campaign.id, { subject }))
           }
         })
       })))
@@ -78,7 +65,7 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
         const principal = yield* requireCompany(payload.companyId)
         const template = yield* Templates.findTemplate(principal.companyId, params.templateId)
         const images = yield* attachedImages(principal.companyId, template.id, payload.attachments ?? [])
-        const services = yield* Effect.context<Effect.Services<ReturnType<typeof Templates.update>>>()
+        const tool = toolEffect(yield* Effect.context<Effect.Services<ReturnType<typeof Templates.update>>>())
         return yield* open({
           payer: payerOf(principal),
           feature: "campaigns",
@@ -88,18 +75,8 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
           version: template.bodyVersion,
           target: {
             maxHtmlChars: maxBodyDocumentChars,
-            saveHtml: (html) =>
-              Templates.update(template.id, { bodyDocument: { ...payload.bodyDocument, html } }).pipe(
-                Effect.map((saved) => ({ version: saved.bodyVersion, bodyDocument: saved.bodyDocument })),
-                Effect.mapError(messageOf),
-                Effect.provideContext(services)
-              ),
-            setSubject: (subject) =>
-              Templates.update(template.id, { subject }).pipe(
-                Effect.asVoid,
-                Effect.mapError(messageOf),
-                Effect.provideContext(services)
-              )
+            saveHtml: (html) => tool.save(Templates.update(template.id, { bodyDocument: { ...payload.bodyDocument, html } })),
+            setSubject: (subject) => tool.change(Templates.update(template.id, { subject }))
           }
         })
       }))))

@@ -15,8 +15,20 @@ it.layer(testServer(pgliteStorage))("companies (/api/v0/companies)", (it) => {
       const all = yield* personal.companies.list({ query: {} })
       expect(all).toEqual({
         items: [
-          { id: tenant.companyId, name: "tenant company", organizationId: tenant.organizationId, createdDate: expect.any(Date) },
-          { id: other.companyId, name: "other company", organizationId: other.organizationId, createdDate: expect.any(Date) }
+          {
+            id: tenant.companyId,
+            name: "tenant company",
+            organizationId: tenant.organizationId,
+            slug: expect.stringMatching(/^tenant-company(-\d+)?$/),
+            createdDate: expect.any(Date)
+          },
+          {
+            id: other.companyId,
+            name: "other company",
+            organizationId: other.organizationId,
+            slug: expect.stringMatching(/^other-company(-\d+)?$/),
+            createdDate: expect.any(Date)
+          }
         ],
         total: 2,
         pages: 1,

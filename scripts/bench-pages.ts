@@ -1,0 +1,129 @@
+// `npm run bench:pages` (under scripts/with-postgres.sh, or with BENCH_DATABASE_URL set, for PostgreSQL as well as
+// in-memory PGlite): a published landing page, GET /p/{companySlug}/{slug}, served by the platform in its own process
+// versus a raw `node:http` server in its own process answering the same bytes with the same headers, measured
+// alternately in the same run (BENCH_ROUNDS rounds of BENCH_SECONDS seconds each, BENCH_CONNECTIONS connections, by
+// autocannon in a child process). Reports requests/s, p50/p99 and the platform's share of the raw server's requests/s.
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Layer, Option, Redacted } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { makeServer } from "../src/app/Server.ts"
+import { settingsWith } from "../src/app/Settings.ts"
+import { inMemoryStorage } from "../src/app/Storage.ts"
+import { freePort, makeTempDir, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
+import { postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
+import { numberFromEnv } from "./bench/env.ts"
+import { runLoad, type LoadResult } from "./bench/load.ts"
+import { fixed, formatTable, integer } from "./bench/report.ts"
+
+const seconds = numberFromEnv("BENCH_SECONDS", 5)
+const rounds = numberFromEnv("BENCH_ROUNDS", 2)
+const connections = numberFromEnv("BENCH_CONNECTIONS", 32)
+const adminKey = "bench-pages-admin-key"
+
+/** A typical landing page: a hero, three feature blocks, a form, some CSS. */
+const pageHtml = `<header class="hero"><h1>Ship faster with Acme</h1><p>The platform teams trust for launches.</p>
+<a class="cta" href="https://example.com/signup">Start free</a></header>
+${["Fast", "Safe", "Simple"].map((title) => `<section class="feature"><h2>${title}</h2><p>${"Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(6)}</p><img src="https://example.com/${title}.png" alt="${title}"></section>`).join("\n")}
+<form><label for="email">E-mail</label><input id="email" name="email" type="email" required><input name="firstName"><button type="submit">Get the guide</button></form>`
+const pageCss = `.hero{padding:64px;background:#0b1f3a;color:#fff}.feature{padding:24px;max-width:720px;margin:auto}.cta{background:#ff5a36;color:#fff;padding:12px 24px;border-radius:6px}`
+
+/** The platform alone, in this process: `node scripts/bench-pages.ts serve <port> [postgres URL]`. */
+const serve = (port: number, databaseUrl: string | undefined) =>
+  Layer.launch(makeServer(
+    NodeHttpServer.layer(createServer, { host: "127.0.0.1", port }),
+    databaseUrl === undefined ? inMemoryStorage : postgresStorage(databaseUrl),
+    { logAddress: false }
+  ).pipe(Layer.provide(settingsWith({
+    adminApiKey: Option.some(Redacted.make(adminKey)),
+    logLevel: "Error",
+    bootstrap: false
+  })))).pipe(NodeRuntime.runMain)
+
+interface Recorded {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+/** The raw server, in this process: every request answered with the recorded page (`baseline <port> <file>`). */
+const baseline = (port: number, file: string) => {
+  const recorded = JSON.parse(readFileSync(file, "utf8")) as Recorded
+  const body = Buffer.from(recorded.body)
+  createServer((_request, response) => {
+    response.writeHead(recorded.status, { ...recorded.headers, "content-length": body.length })
+    response.end(body)
+  }).listen(port, "127.0.0.1")
+}
+
+const json = async (url: string, init: RequestInit & { readonly body?: string }) => {
+  const response = await fetch(url, { ...init, headers: { "content-type": "application/json", ...init.headers } })
+  if (response.status >= 300) throw new Error(`${init.method ?? "GET"} ${url} answered ${response.status}: ${await response.text()}`)
+  return await response.json() as Record<string, any>
+}
+
+const start = async (args: ReadonlyArray<string>, label: string, readyPath: string) => {
+  const port = await freePort()
+  const child = spawnChild(process.execPath, [import.meta.filename, args[0]!, String(port), ...args.slice(1)], { server: label })
+  const baseUrl = `http://127.0.0.1:${port}`
+  await waitUntilReady(child, `${baseUrl}${readyPath}`)
+  return { child, baseUrl }
+}
+
+const measure = async (backend: string, databaseUrl: string | undefined) => {
+  const platform = await start(["serve", ...(databaseUrl === undefined ? [] : [databaseUrl])], `the platform on ${backend}`, "/health")
+  const bootstrap = await json(`${platform.baseUrl}/api/v0/admin/bootstrap`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminKey}` },
+    body: JSON.stringify({ organization: "Bench", company: "Acme Bench", email: `bench-${Date.now()}@example.com` })
+  })
+  const page = await json(`${platform.baseUrl}/api/v0/landing-pages`, {
+    method: "POST",
+    headers: { "x-api-key": bootstrap.apiKey },
+    body: JSON.stringify({ name: "Launch", slug: "launch", status: "published", bodyDocument: { html: pageHtml, css: pageCss } })
+  })
+  const path = new URL(page.url).pathname
+  const served = await fetch(`${platform.baseUrl}${path}`)
+  const headers: Record<string, string> = {}
+  for (const name of ["content-type", "content-security-policy", "etag", "cache-control", "x-content-type-options", "referrer-policy", "x-frame-options"]) {
+    headers[name] = served.headers.get(name) ?? ""
+  }
+  const recorded: Recorded = { status: served.status, headers, body: await served.text() }
+  const file = join(makeTempDir("bench-pages-"), "page.json")
+  writeFileSync(file, JSON.stringify(recorded))
+  const raw = await start(["baseline", file], "the raw node:http server", path)
+  const rawBody = await (await fetch(`${raw.baseUrl}${path}`)).text()
+  if (rawBody !== recorded.body) throw new Error("the raw server does not answer the same bytes")
+
+  const results: Record<"platform" | "raw", Array<LoadResult>> = { platform: [], raw: [] }
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, server] of [["platform", platform], ["raw", raw]] as const) {
+      const result = await runLoad({ url: `${server.baseUrl}${path}`, headers: {}, connections, durationSeconds: seconds, serverPid: server.child.pid })
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      results[name].push(result)
+    }
+  }
+  await Promise.all([platform.child.stop(), raw.child.stop()])
+  const best = (list: ReadonlyArray<LoadResult>) => list.toSorted((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0]!
+  const rows = (["platform", "raw"] as const).map((name) => {
+    const top = best(results[name])
+    return [name, integer(top.requestsPerSecond), fixed(top.p50Ms), fixed(top.p99Ms), results[name].map((r) => integer(r.requestsPerSecond)).join(" / ")]
+  })
+  console.log(`\n${backend}: GET ${path} (${integer(recorded.body.length)} bytes), ${connections} connections, ${rounds} × ${seconds} s each`)
+  console.log(formatTable(["server", "req/s (best)", "p50 ms", "p99 ms", "req/s per round"], rows))
+  const ratio = best(results.platform).requestsPerSecond / best(results.raw).requestsPerSecond
+  console.log(`platform / raw node:http: ${fixed(ratio * 100)} % of the requests/s (goal ≥ 30 %)`)
+}
+
+const main = async () => {
+  await measure("in-memory PGlite", undefined)
+  const postgres = postgresFromEnv()
+  if (postgres === undefined) console.log(`\n${postgresNotSet}`)
+  else await measure("PostgreSQL", (await throwawayDatabase(postgres.url)).url)
+}
+
+const [mode, port, argument] = process.argv.slice(2)
+if (mode === "serve") serve(Number(port), argument)
+else if (mode === "baseline") baseline(Number(port), argument!)
+else runScript(main)
