@@ -25,7 +25,8 @@ export const signingFor = Effect.fn("Senders.signingFor")(function*(companyId: s
   if (Result.isFailure(domain)) return yield* refused
   const found = yield* DomainsRepo.use((repo) => repo.verified(companyId, domain.success))
   if (Option.isNone(found)) return yield* refused
-  const pem = yield* SecretBox.use((box) => box.open(found.value.dkimPrivateKey, found.value.id))
+  // A key that no longer opens means the installation lost its SECRETS_KEY: an operator's defect, not the sender's.
+  const pem = yield* SecretBox.use((box) => Effect.orDie(box.open(found.value.dkimPrivateKey, found.value.id)))
   return Option.some<DkimSettings>({
     domain: found.value.domain,
     selector: found.value.dkimSelector,

@@ -53,7 +53,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
     /** A sealed password; one that does not open (the key changed) is the session's failure, not a defect. */
     const openPassword = (sealed: string, context: string) =>
       box.open(sealed, context).pipe(
-        Effect.catchDefect(() => Effect.fail(new ImapFailure({ message: "The password cannot be opened: was SECRETS_KEY changed?" })))
+        Effect.mapError((unreadable) => new ImapFailure({ message: `The password: ${unreadable.message}` }))
       )
 
     /** A connected client for the scope; fails with a message fit for `lastError` (never the password). */

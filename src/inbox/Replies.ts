@@ -37,9 +37,9 @@ const sendThroughMailbox = (mailbox: MailboxRecord, options: ReturnType<typeof t
   Effect.gen(function*() {
     const box = yield* SecretBox
     const policy = makeAddressPolicy(yield* OutboundConfig)
-    const opened = yield* Effect.option(Effect.catchDefect(box.open(mailbox.smtpPassword, passwordContext(mailbox.id, "smtp")), () => Effect.fail("unreadable")))
-    if (opened._tag === "None") return failureOutcome(options.messageId, new Error("The mailbox's SMTP password cannot be opened: was SECRETS_KEY changed?"))
-    const password = opened.value
+    const opened = yield* Effect.result(box.open(mailbox.smtpPassword, passwordContext(mailbox.id, "smtp")))
+    if (opened._tag === "Failure") return failureOutcome(options.messageId, new Error(`The mailbox's SMTP password: ${opened.failure.message}`))
+    const password = opened.success
     return yield* Effect.tryPromise(async () => {
       const host = mailbox.smtp.host.replace(/^\[|\]$/g, "")
       const [address] = await policy.resolve(host)

@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
 import { currentDate } from "./Time.ts"
@@ -26,8 +26,10 @@ export class InstallationSecrets extends Context.Service<InstallationSecrets, {
 }
 
 /** A sealed value could not be opened: another key sealed it, or it was altered. */
-export class SealedValueUnreadable extends Error {
-  readonly _tag = "SealedValueUnreadable"
+export class SealedValueUnreadable extends Data.TaggedError("SealedValueUnreadable")<{ readonly reason: string }> {
+  override get message() {
+    return `A sealed value cannot be opened (${this.reason}): was SECRETS_KEY changed?`
+  }
 }
 
 export interface SealingKey {
@@ -62,7 +64,7 @@ export const secretBoxWith = (secret: string): SealingKey => {
     open: (sealed, context) => {
       const [prefix, iv, tag, ciphertext] = sealed.split(".")
       if (prefix !== version || iv === undefined || tag === undefined || ciphertext === undefined) {
-        throw new SealedValueUnreadable("not a sealed value")
+        throw new SealedValueUnreadable({ reason: "not a sealed value" })
       }
       try {
         const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
@@ -70,7 +72,7 @@ export const secretBoxWith = (secret: string): SealingKey => {
           .setAuthTag(Buffer.from(tag, "base64url"))
         return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8")
       } catch {
-        throw new SealedValueUnreadable("sealed under another key, or altered")
+        throw new SealedValueUnreadable({ reason: "sealed under another key, or altered" })
       }
     }
   }
@@ -82,11 +84,12 @@ export const secretBoxWith = (secret: string): SealingKey => {
  * `SECRETS_KEY` when set (any long random string; keep it, or sealed values
  * cannot be read again), else a secret the installation generates once and
  * keeps in its database — read on first use, so the layer can be built
- * before the migrations have run. A value that does not open is a defect.
+ * before the migrations have run. A value that does not open fails with
+ * `SealedValueUnreadable`; each caller says what that stops.
  */
 export class SecretBox extends Context.Service<SecretBox, {
   readonly seal: (plaintext: string, context: string) => Effect.Effect<string>
-  readonly open: (sealed: string, context: string) => Effect.Effect<string>
+  readonly open: (sealed: string, context: string) => Effect.Effect<string, SealedValueUnreadable>
 }>()("platform/SecretBox") {
   static readonly layer = Layer.effect(SecretBox, Effect.gen(function*() {
     const configured = yield* Effect.orDie(Config.option(Config.Redacted("SECRETS_KEY")))
@@ -99,7 +102,12 @@ export class SecretBox extends Context.Service<SecretBox, {
     ))
     return {
       seal: (plaintext, context) => Effect.map(key, (box) => box.seal(plaintext, context)),
-      open: (sealed, context) => Effect.flatMap(key, (box) => Effect.sync(() => box.open(sealed, context)))
+      open: (sealed, context) =>
+        Effect.flatMap(key, (box) =>
+          Effect.try({
+            try: () => box.open(sealed, context),
+            catch: (error) => error instanceof SealedValueUnreadable ? error : new SealedValueUnreadable({ reason: String(error) })
+          }))
     }
   })).pipe(Layer.provide(InstallationSecrets.layer))
 }

@@ -1,4 +1,5 @@
 import { area } from "../http/Area.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { WebhooksApi } from "./Api.ts"
 import { DeliveriesRepo } from "./DeliveriesRepo.ts"
 import { DeliveryWorkerLive } from "./DeliveryWorker.ts"
@@ -9,6 +10,6 @@ export const WebhooksArea = area({
   name: "webhooks",
   groups: [WebhooksApi],
   handlers: [WebhooksLive],
-  repositories: [WebhooksRepo.layer, DeliveriesRepo.layer],
+  repositories: [WebhooksRepo.layer, DeliveriesRepo.layer, SecretBox.layer],
   workers: [DeliveryWorkerLive]
 })

@@ -2,6 +2,7 @@ import { Cause, Clock, Context, Effect, Layer, Random } from "effect"
 import { Webhook } from "standardwebhooks"
 import { pollForever, whileLeased } from "../platform/LeasedWork.ts"
 import { GuardedFetch } from "../platform/Outbound.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { currentDate } from "../platform/Time.ts"
 import { type Answer, type AttemptOutcome, DeliveriesRepo, type DeliveryClaim } from "./DeliveriesRepo.ts"
 import { WebhooksConfig, type WebhooksSettings } from "./WebhooksConfig.ts"
@@ -50,6 +51,10 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
     const config = yield* WebhooksConfig
     const repo = yield* DeliveriesRepo
     const guard = yield* GuardedFetch
+    const box = yield* SecretBox
+    /** Secrets are sealed bound to their webhook; ones stored before sealing began are still plain `whsec_…`. */
+    const signingSecret = (claim: DeliveryClaim) =>
+      claim.secret.startsWith("whsec_") ? Effect.succeed(claim.secret) : box.open(claim.secret, claim.delivery.webhookId)
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
     const afterFailure = (claim: DeliveryClaim, answer: Answer) =>
@@ -69,8 +74,12 @@ export class DeliveryWorker extends Context.Service<DeliveryWorker, {
       Effect.gen(function*() {
         const body = deliveryBody(claim)
         const sentAt = yield* currentDate
-        const signature = new Webhook(claim.secret).sign(claim.delivery.eventId, sentAt, body)
         const started = yield* Clock.currentTimeMillis
+        const secret = yield* Effect.result(signingSecret(claim))
+        if (secret._tag === "Failure") {
+          return yield* afterFailure(claim, { responseStatus: null, responseExcerpt: null, latencyMs: 0, error: `The signing secret: ${secret.failure.message}` })
+        }
+        const signature = new Webhook(secret.success).sign(claim.delivery.eventId, sentAt, body)
         const answered = yield* Effect.result(guard.fetch(claim.url, {
           method: "POST",
           headers: {

@@ -8,6 +8,7 @@ import { GuardedFetch } from "../platform/Outbound.ts"
 import { AddressRefused, makeAddressPolicy, OutboundConfig } from "../platform/OutboundPolicy.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { orRefuse } from "../platform/Refusal.ts"
+import { SecretBox } from "../platform/Secrets.ts"
 import { currentDate } from "../platform/Time.ts"
 import type { EventType } from "../storage/Outbox.ts"
 import { windowOf } from "../storage/Windows.ts"
@@ -90,16 +91,18 @@ export const create = Effect.fn("Webhooks.create")(function*(input: typeof NewWe
   const url = yield* checkedUrl(input.url)
   const now = yield* currentDate
   const secret = newSecret()
+  const id = newId("whk")
+  const sealed = yield* SecretBox.use((box) => box.seal(secret, id))
   const created = yield* WebhooksRepo.use((repo) =>
     repo.create({
-      id: newId("whk"),
+      id,
       companyId,
       url,
       events: uniqueEvents(input.events),
       description: input.description ?? null,
       enabled: input.enabled ?? true,
       disabledReason: null,
-      secret,
+      secret: sealed,
       lastSuccessAt: null,
       createdAt: now,
       updatedAt: now

@@ -112,6 +112,9 @@ describe.each(backends)("webhooks on $name", ({ storage }) => {
         })
         expect(request!.headers["webhook-id"]).toMatch(/^evt_/)
         expect(() => verified(idle.secret, request!)).toThrow()
+        const stored = yield* sql<{ readonly secret: string }>`SELECT secret FROM webhooks WHERE id = ${hook.id}`
+        expect(stored[0]!.secret).toMatch(/^v1\./)
+        expect(stored[0]!.secret).not.toContain(hook.secret.slice("whsec_".length))
 
         const log = yield* api.webhooks.listDeliveries({ params: { webhookId: hook.id }, query: {} })
         expect(log.total).toBe(1)
@@ -143,6 +146,27 @@ describe.each(backends)("webhooks on $name", ({ storage }) => {
         expect(verified(hook.secret, endpoint.received[0]!)).toMatchObject({ type: "webhook.test", data: { webhookId: hook.id } })
         const log = yield* api.webhooks.listDeliveries({ params: { webhookId: hook.id }, query: { status: "delivered" } })
         expect(log.items.map((item) => [item.id, item.responseStatus])).toEqual([[queued.id, 200]])
+      }))
+
+    it.effect("sign with a secret kept in plain form before secrets were sealed, and fail a delivery whose sealed secret does not open", () =>
+      Effect.gen(function*() {
+        yield* atRealTime
+        const endpoint = yield* receiver
+        const sql = yield* SqlClient.SqlClient
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const plain = yield* api.webhooks.create({ payload: { url: endpoint.url, events: ["lead.created"] } })
+        yield* sql`UPDATE webhooks SET secret = ${plain.secret} WHERE id = ${plain.id}`
+        const moved = yield* api.webhooks.create({ payload: { url: endpoint.url, events: ["lead.created"] } })
+        const other = yield* api.webhooks.create({ payload: { url: endpoint.url, events: ["lead.created"] } })
+        // A sealed value is bound to its webhook: copied to another row, it does not open.
+        yield* sql`UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = ${other.id}) WHERE id = ${moved.id}`
+        yield* api.webhooks.test({ params: { webhookId: plain.id } })
+        yield* api.webhooks.test({ params: { webhookId: moved.id } })
+        yield* drain(yield* DeliveryWorker)
+        expect(endpoint.received.map((request) => verified(plain.secret, request))).toMatchObject([{ type: "webhook.test" }])
+        const log = yield* api.webhooks.listDeliveries({ params: { webhookId: moved.id }, query: {} })
+        expect(log.items[0]).toMatchObject({ status: "pending", responseStatus: null, error: expect.stringMatching(/^The signing secret: A sealed value cannot be opened/) })
       }))
   })
 
