@@ -1,11 +1,13 @@
 // `npm run bench:inbox`: inbound SMTP ingestion against a bare `smtp-server` sink, in the same run and process.
 // BENCH_INBOX_MESSAGES replies (default 2,000) to as many sent campaign messages go over BENCH_INBOX_CONNECTIONS
 // pooled SMTP connections (default 4) first to a sink that only reads each message, then to the service's inbound
-// SMTP (parsed with mailparser, threaded by In-Reply-To to the campaign recipient, classified by the offline model
-// with credits held and settled, stored, counted as replied), on PGlite in a temporary folder. It reports messages
-// per second of each, their ratio, and how many threads came out linked to their recipient.
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+// SMTP (parsed with mailparser, threaded by In-Reply-To to the campaign recipient, classified by the offline
+// model, stored, counted as replied, the lead moved), on PGlite in a temporary folder, then (when a PostgreSQL URL
+// is set, see scripts/bench/databases.ts) on a throwaway PostgreSQL database. It reports messages per second of
+// each, their ratio, the SQL statements and transactions per message, and how many threads came out linked to
+// their recipient.
+import { NodeHttpServer } from "@effect/platform-node"
+import { Console, Effect, Layer, References, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
 import { createServer } from "node:http"
@@ -19,12 +21,13 @@ import { CampaignsRepo } from "../src/campaigns/CampaignsRepo.ts"
 import { InboundSmtp } from "../src/inbox/InboundSmtp.ts"
 import { Ingestion } from "../src/inbox/Ingestion.ts"
 import { newId } from "../src/platform/Ids.ts"
-import { makeTempDir } from "./bench/children.ts"
-import { pgliteStorageIn } from "./bench/databases.ts"
+import { makeTempDir, runScript } from "./bench/children.ts"
+import { pgliteStorageIn, postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
 import { numberFromEnv } from "./bench/env.ts"
 
 const messageCount = numberFromEnv("BENCH_INBOX_MESSAGES", 2_000)
 const connections = numberFromEnv("BENCH_INBOX_CONNECTIONS", 4)
+const listStatements = process.env.BENCH_INBOX_STATEMENTS === "1"
 const from = "Bench <bench@bench.example>"
 const shared = "bench@bench.example"
 
@@ -101,7 +104,35 @@ const bareSink = () =>
     server.listen(0, "127.0.0.1", () => resolve({ port: (server.server.address() as AddressInfo).port, close: () => server.close() }))
   })
 
-const program = Effect.gen(function*() {
+/**
+ * Counts the SQL statements (the `client` spans `effect/sql` opens for each) and transactions (`sql.transaction`
+ * spans; each also costs a BEGIN and a COMMIT, or a SAVEPOINT and its release when nested) run while it is the
+ * tracer.
+ */
+const statementCounter = () => {
+  const counts = { statements: 0, transactions: 0 }
+  /** Each statement's text and how often it ran (with BENCH_INBOX_STATEMENTS=1, printed most frequent first). */
+  const texts = new Map<string, number>()
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      if (options.kind === "client") {
+        counts.statements++
+        if (listStatements) {
+          const attribute = span.attribute.bind(span)
+          span.attribute = (key, value) => {
+            if (key === "db.query.text") texts.set(String(value), (texts.get(String(value)) ?? 0) + 1)
+            attribute(key, value)
+          }
+        }
+      } else if (options.name === "sql.transaction") counts.transactions++
+      return span
+    }
+  })
+  return { counts, texts, tracer }
+}
+
+const program = (backend: string, counter: ReturnType<typeof statementCounter>) => Effect.gen(function*() {
   const { companyId, replies } = yield* seedFor(messageCount * 2)
   const warmUp = replies.slice(messageCount, messageCount + 200).map((reply, index) => replyFor(reply, messageCount + index))
   const measured = replies.slice(0, messageCount).map(replyFor)
@@ -111,26 +142,47 @@ const program = Effect.gen(function*() {
   yield* Effect.promise(() => blast(sink.port, warmUp))
   yield* Effect.promise(() => blast(inbound.port, warmUp))
   const sinkRate = yield* Effect.promise(() => blast(sink.port, measured))
+  counter.counts.statements = 0
+  counter.counts.transactions = 0
+  counter.texts.clear()
   const ingestRate = yield* Effect.promise(() => blast(inbound.port, measured))
+  const { statements, transactions } = counter.counts
   sink.close()
   const sql = yield* SqlClient.SqlClient
   const [linked] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM inbox_threads
     WHERE company_id = ${companyId} AND campaign_recipient_id IS NOT NULL`
   const [classified] = yield* sql<{ readonly n: number }>`SELECT count(DISTINCT classification)::int AS n FROM inbox_messages WHERE company_id = ${companyId}`
   yield* Console.log([
-    `Inbound SMTP ingestion, ${messageCount} replies over ${connections} connections, PGlite (same run, same process):`,
+    `Inbound SMTP ingestion, ${messageCount} replies over ${connections} connections, ${backend} (same run, same process):`,
     `  bare smtp-server sink: ${sinkRate.perSecond.toFixed(0)} messages/s (${sinkRate.perCpuSecond.toFixed(0)} per CPU second)`,
-    `  ingestion (parse, thread, classify with credits, store, count replied): ${ingestRate.perSecond.toFixed(0)} messages/s (${ingestRate.perCpuSecond.toFixed(0)} per CPU second)`,
+    `  ingestion (parse, thread, classify, store, count replied, move the lead): ${ingestRate.perSecond.toFixed(0)} messages/s (${ingestRate.perCpuSecond.toFixed(0)} per CPU second)`,
     `  ratio: ${(100 * ingestRate.perSecond / sinkRate.perSecond).toFixed(1)} % of the sink (${(100 * ingestRate.perCpuSecond / sinkRate.perCpuSecond).toFixed(1)} % per CPU second)`,
+    `  per message: ${(statements / messageCount).toFixed(1)} SQL statements in ${(transactions / messageCount).toFixed(1)} transactions`,
     `  threads linked to their campaign recipient: ${linked!.n} of ${messageCount + warmUp.length} replies; ${classified!.n} distinct classes`
   ].join("\n"))
+  if (listStatements) {
+    const ranked = [...counter.texts].sort((a, b) => b[1] - a[1])
+    for (const [text, count] of ranked) yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${text.replace(/\s+/g, " ").slice(0, 160)}`)
+  }
 })
 
-const storage = pgliteStorageIn(makeTempDir("bench-inbox-"))
-const services = InboundSmtp.layer.pipe(
-  Layer.provideMerge(Ingestion.layer),
-  Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
-  Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } }))
-)
+/** The service's inbound SMTP over `storage`, its statements counted. */
+const measureOn = (backend: string, storage: ReturnType<typeof pgliteStorageIn>) => {
+  const counter = statementCounter()
+  const services = InboundSmtp.layer.pipe(
+    Layer.provideMerge(Ingestion.layer),
+    Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
+    Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } })),
+    Layer.provide(Layer.mergeAll(Layer.succeed(References.TracerEnabled, true), Layer.succeed(Tracer.Tracer, counter.tracer)))
+  )
+  return Effect.runPromise(Effect.scoped(program(backend, counter)).pipe(Effect.provide(services)))
+}
 
-if (import.meta.main) Effect.scoped(program).pipe(Effect.provide(services), NodeRuntime.runMain)
+if (import.meta.main) {
+  runScript(async () => {
+    await measureOn("PGlite", pgliteStorageIn(makeTempDir("bench-inbox-")))
+    const postgres = postgresFromEnv()
+    if (postgres === undefined) return console.log(postgresNotSet)
+    await measureOn("PostgreSQL", postgresStorage((await throwawayDatabase(postgres.url)).url))
+  })
+}

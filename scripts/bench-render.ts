@@ -74,6 +74,7 @@ const measure = async (total: number, once: () => Promise<void>) => {
   const latencies: Array<number> = []
   let next = 0
   let peakRssKb = 0
+  const cpu = process.cpuUsage()
   const started = performance.now()
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < total) {
@@ -84,7 +85,8 @@ const measure = async (total: number, once: () => Promise<void>) => {
       peakRssKb = Math.max(peakRssKb, descendantsRss())
     }
   }))
-  return { latencies, seconds: (performance.now() - started) / 1000, peakRssKb }
+  const used = process.cpuUsage(cpu)
+  return { latencies, seconds: (performance.now() - started) / 1000, peakRssKb, processCpuMs: (used.user + used.system) / 1000 }
 }
 
 type Measured = Awaited<ReturnType<typeof measure>>
@@ -95,6 +97,8 @@ const summary = (runs: ReadonlyArray<Measured>) => {
   return {
     ...latencySummary(latencies),
     perSecond: latencies.length / seconds,
+    /** CPU time of this process (every thread: HTTP, the database's thread, playwright's side) per render. */
+    processCpuMsPerRender: runs.reduce((sum, run) => sum + run.processCpuMs, 0) / latencies.length,
     peakRssMb: Math.max(...runs.map((run) => run.peakRssKb)) / 1024
   }
 }
@@ -164,8 +168,16 @@ const program = Effect.gen(function*() {
   })
   const rows = [["platform (HTTP, sandbox, stored)", platform] as const, ["playwright-core directly", baseline] as const]
   const stillTable = formatTable(
-    ["PNG 1200×630", "renders", "p50 ms", "p99 ms", "renders/s", "browsers' peak RSS MB"],
-    rows.map(([name, result]) => [name, String(result.count), fixed(result.p50Ms, 0), fixed(result.p99Ms, 0), fixed(result.perSecond, 2), fixed(result.peakRssMb, 0)])
+    ["PNG 1200×630", "renders", "p50 ms", "p99 ms", "renders/s", "Node CPU ms/render", "browsers' peak RSS MB"],
+    rows.map(([name, result]) => [
+      name,
+      String(result.count),
+      fixed(result.p50Ms, 0),
+      fixed(result.p99Ms, 0),
+      fixed(result.perSecond, 2),
+      fixed(result.processCpuMsPerRender, 0),
+      fixed(result.peakRssMb, 0)
+    ])
   )
   const share = platform.perSecond / baseline.perSecond
   const videos: Array<{ format: string; seconds: number; bytes: number }> = []

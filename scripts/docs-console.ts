@@ -1,38 +1,85 @@
 // `npm run docs:console`: screenshots of the web console's main pages for the README
 // (docs/console-<page>.png), taken from the running console in the service's own headless
 // Chromium. It builds the console when stale, starts the service from source on an in-memory
-// embedded database on a free loopback port, seeds a company with a billed call and a sent
-// campaign, signs in with its personal access key and shoots each page.
+// embedded database on a free loopback port, seeds a company with billed calls, a sent campaign,
+// a webhook with a test delivered to a loopback receiver, documents, an inbox reply and an
+// agent's conversation, signs in with its personal access key and shoots each page.
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import * as Admin from "../src/admin/Admin.ts"
 import { settingsWith } from "../src/app/Settings.ts"
 import { makeServer } from "../src/app/Server.ts"
 import { inMemoryStorage } from "../src/app/Storage.ts"
+import { EmbeddingsModel } from "../src/documents/EmbeddingsModel.ts"
+import { Indexer } from "../src/documents/Indexer.ts"
+import { KnowledgeConfig } from "../src/documents/KnowledgeConfig.ts"
+import { Ingestion } from "../src/inbox/Ingestion.ts"
+import { DeliveryWorker } from "../src/webhooks/DeliveryWorker.ts"
 import { spend } from "../test/support/Billing.ts"
-import { consolePages, openPage, sentCampaign, signIn, withConsolePage } from "../test/support/Console.ts"
+import { consolePages, openPage, receivedReply, refundPolicy, sentCampaign, signIn, withConsolePage } from "../test/support/Console.ts"
+import { drain, withDeliveries } from "../test/support/WebhookTest.ts"
 import { freePort } from "./bench/children.ts"
 import { ensureConsoleBuilt, root } from "./build.ts"
 
-/** Seeds a company with billed calls and a sent campaign, then shoots each page of the console at `base`. */
+/** A loopback endpoint answering every webhook with 200, as a customer's system would. */
+const receiver = Effect.acquireRelease(
+  Effect.promise(() => new Promise<ReturnType<typeof createServer>>((resolve) => {
+    const server = createServer((_, response) => void response.writeHead(200, { "content-type": "text/plain" }).end("received"))
+    server.listen(0, "127.0.0.1", () => resolve(server))
+  })),
+  (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+)
+
+/** Seeds a company with usage, a campaign, a webhook, documents, a reply and a conversation, then shoots each page at `base`. */
 const shoot = (base: string) => Effect.gen(function*() {
   const tenant = yield* Admin.bootstrap({ organization: "Acme", company: "Acme Shop", email: "owner@acme.example" })
+  const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }
   for (const [model, feature, credits] of [["smart", "chat", 12], ["fast", "content", 5], ["smart", "tasks", 8]] as const) {
-    yield* spend({ organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }, { model, feature, credits })
+    yield* spend(payer, { model, feature, credits })
   }
+  yield* spend(payer, { feature: "jobs", credits: 1, pool: "data" })
   yield* sentCampaign(base, tenant)
+  const api = (method: string, path: string, body: unknown) =>
+    Effect.promise(() =>
+      fetch(`${base}/api/v0${path}`, { method, headers: { "x-api-key": tenant.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) })
+        .then((response) => response.json() as Promise<{ id: string }>))
+  const hooks = yield* receiver
+  const webhook = yield* api("POST", "/webhooks", {
+    url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`,
+    events: ["lead.created", "inbox.reply_received"],
+    description: "CRM"
+  })
+  yield* api("POST", `/webhooks/${webhook.id}/test`, {})
+  yield* api("POST", "/documents", { title: "Refund policy", content: refundPolicy, tags: ["policies"] })
+  yield* api("POST", "/documents", { title: "Onboarding guide", content: "# Onboarding\n\nNew employees receive a laptop on their first day.", tags: ["hr"] })
+  yield* receivedReply(tenant)
+  const agent = yield* api("POST", "/agents", { name: "Support", description: "answers customers", instructions: "Answer customers' questions." })
+  yield* api("POST", `/agents/${agent.id}/chat`, { message: "How many days do customers have to return a product?", stream: false })
+  yield* drain(yield* DeliveryWorker)
+  yield* Indexer.use((indexer) => indexer.runDue)
   yield* withConsolePage(async (page) => {
     await page.goto(`${base}/`)
     await page.screenshot({ path: join(root, "docs", "console-sign-in.png") })
     await signIn(page, base, tenant)
     for (const name of consolePages) {
       await openPage(page, name)
-      if (name === "campaigns") {
-        await page.getByRole("button", { name: "Spring sale" }).click()
-        await page.getByTestId("metric-total").waitFor()
+      if (name === "integrations") await page.getByRole("button", { name: "Show deliveries" }).click()
+      if (name === "campaigns") await page.getByRole("button", { name: "Spring sale" }).click()
+      if (name === "inbox") await page.getByRole("button", { name: "Your offer" }).click()
+      if (name === "documents") {
+        await page.getByLabel("Search documents").fill("refund days")
+        await page.getByRole("button", { name: "Search" }).click()
+        await page.getByRole("list", { name: "Search results" }).waitFor()
       }
+      if (name === "agents") {
+        await page.getByRole("button", { name: "Chat with Support" }).click()
+        await page.getByRole("navigation", { name: "Earlier conversations" }).getByRole("button", { name: /How many days/ }).click()
+        await page.getByRole("list", { name: "Messages" }).locator("li.assistant").waitFor()
+      }
+      await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector: (selector: string) => unknown } }).document.querySelector("[aria-busy=true]") === null)
       await page.screenshot({ path: join(root, "docs", `console-${name}.png`), fullPage: true })
     }
   })
@@ -42,9 +89,19 @@ const shoot = (base: string) => Effect.gen(function*() {
 const main = Effect.gen(function*() {
   const port = yield* Effect.promise(freePort)
   const server = makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port }), inMemoryStorage, { logAddress: false }).pipe(
-    Layer.provide(settingsWith({ adminApiKey: Option.some(Redacted.make("docs-console")), logLevel: "Error", bootstrap: false }))
+    Layer.provideMerge(settingsWith({
+      adminApiKey: Option.some(Redacted.make("docs-console")),
+      logLevel: "Error",
+      bootstrap: false,
+      outbound: { allowedHosts: ["127.0.0.1"] }
+    }))
   )
-  yield* shoot(`http://127.0.0.1:${port}`).pipe(Effect.provide(server))
+  yield* shoot(`http://127.0.0.1:${port}`).pipe(Effect.scoped, Effect.provide(Indexer.layer.pipe(
+    Layer.provideMerge(EmbeddingsModel.layer),
+    Layer.provideMerge(KnowledgeConfig.layerWith({ indexerEnabled: false })),
+    Layer.provideMerge(Ingestion.layer),
+    Layer.provideMerge(withDeliveries(server))
+  )))
 })
 
 ensureConsoleBuilt()

@@ -12,6 +12,7 @@ export const campaignsSender = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const outbox = outboxOn(sql)
   return {
+    idPrefix: "rcp_",
     message: (id) =>
       Effect.map(recipients.get(id), Option.map((recipient): TrackedMessage => ({
         id: recipient.id,

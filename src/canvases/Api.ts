@@ -3,8 +3,9 @@ import { described } from "../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../auth/Authentication.ts"
 import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../platform/Errors.ts"
-import { Page, PageQuery } from "../platform/Pagination.ts"
-import { NonEmpty, Text } from "../platform/Schemas.ts"
+import { SseEvent } from "../gateway/Sse.ts"
+import { Page, PageNumber, PageQuery } from "../platform/Pagination.ts"
+import { NonBlankText, NonEmpty, Text } from "../platform/Schemas.ts"
 
 /** A canvas: an HTML document of the company, with chat threads; `created`/`updated` are epoch milliseconds. */
 export const Canvas = Schema.Struct({
@@ -16,6 +17,8 @@ export const Canvas = Schema.Struct({
   html: Schema.String,
   /** The canvas's newest chat thread; null before its first. */
   activeThreadId: Schema.NullOr(Schema.String),
+  /** The newest version of `html`: 1 when created, one more with every change (PATCH, restore, a chat edit). */
+  htmlVersion: Schema.Number,
   created: Schema.Number,
   updated: Schema.Number
 }).annotate({ identifier: "Canvas" })
@@ -50,6 +53,33 @@ export const CanvasPatch = Schema.Struct({
 export const NewThread = Schema.Struct({ companyId: Schema.optional(Schema.String), title: NonEmpty })
 
 const canvasId = { canvas_id: Schema.String }
+const threadPath = { canvas_id: Schema.String, thread_id: Schema.String }
+const versionPath = { canvas_id: Schema.String, version: Schema.FiniteFromString.pipe(Schema.decodeTo(PageNumber)) }
+
+/** A version of a canvas's HTML; `source` says what made it. */
+export const CanvasVersionSummary = Schema.Struct({
+  version: Schema.Number,
+  source: Schema.Literals(["api", "restore", "chat"]),
+  created: Schema.Number
+}).annotate({ identifier: "CanvasVersionSummary" })
+
+export const CanvasVersion = Schema.Struct({ ...CanvasVersionSummary.fields, html: Schema.String })
+  .annotate({ identifier: "CanvasVersion" })
+
+/** A message to the canvas chat; the thread keeps the conversation. */
+export const CanvasChatRequest = Schema.Struct({
+  companyId: Schema.optional(Schema.String),
+  message: NonBlankText(20_000)
+}).annotate({ identifier: "CanvasChatRequest", examples: [{ message: "Make the headline say Spring sale" }] })
+
+/** A turn of a canvas chat thread. */
+export const CanvasMessage = Schema.Struct({
+  id: Schema.String,
+  threadId: Schema.String,
+  role: Schema.Literals(["user", "assistant"]),
+  content: Schema.String,
+  created: Schema.Number
+}).annotate({ identifier: "CanvasMessage" })
 
 const between = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 
@@ -147,6 +177,69 @@ export class CanvasesApi extends HttpApiGroup.make("canvases").add(
     who: "canvases:read",
     errors: unknownCanvas
   })),
+  HttpApiEndpoint.post("chat", "/content/canvases/:canvas_id/threads/:thread_id/messages", {
+    params: threadPath,
+    payload: CanvasChatRequest,
+    success: HttpApiSchema.StreamSse({ events: SseEvent }),
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .pipe(described({
+    summary: "Canvas chat: ask the AI designer to edit the canvas",
+    does:
+      "Sends a message to the canvas's chat thread; an AI designer edits the canvas HTML through tools (read, replace, set text or attributes, insert, remove), starting from the stored HTML, with the thread's earlier turns and the company's brand kit. Every edit is saved as the canvas's next version. Answers `text/event-stream`: `text` {delta}, `tool_call` {id, name, arguments}, `tool_result` {id, name, result} or {id, name, error}, `files_changed` {version, html} after each saved edit, and last exactly one of `done` {version, usage} or `error` {error}. Billed in credits by tokens (feature content). A client that disconnects stops the agent; saved edits stay. Errors come before the stream.",
+    who: "canvases:write",
+    errors: {
+      400: "a missing or blank message, unknown fields",
+      403: "naming the missing role or feature, or without credits",
+      404: "an unknown or another company's canvas, or a thread not of that canvas"
+    }
+  })),
+  HttpApiEndpoint.get("listMessages", "/content/canvases/:canvas_id/threads/:thread_id/messages", {
+    params: threadPath,
+    query: PageQuery,
+    success: Page(CanvasMessage),
+    error: [Forbidden, NotFound]
+  })
+    .pipe(described({
+    summary: "List a canvas chat thread's messages",
+    does: "The thread's turns (the user's messages and the designer's answers), newest first, in the generic page envelope.",
+    who: "canvases:read",
+    errors: { 404: "an unknown or another company's canvas, or a thread not of that canvas" }
+  })),
+  HttpApiEndpoint.get("listVersions", "/content/canvases/:canvas_id/versions", {
+    params: canvasId,
+    query: PageQuery,
+    success: Page(CanvasVersionSummary),
+    error: [Forbidden, NotFound]
+  })
+    .pipe(described({
+    summary: "List a canvas's versions",
+    does: "The versions of the canvas's HTML without it, newest first: one per create, PATCH of html, restore and chat edit.",
+    who: "canvases:read",
+    errors: unknownCanvas
+  })),
+  HttpApiEndpoint.get("getVersion", "/content/canvases/:canvas_id/versions/:version", {
+    params: versionPath,
+    success: CanvasVersion,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .pipe(described({
+    summary: "Get a canvas version",
+    does: "One version of the canvas's HTML.",
+    who: "canvases:read",
+    errors: { 404: "an unknown version, or an unknown or another company's canvas" }
+  })),
+  HttpApiEndpoint.post("restoreVersion", "/content/canvases/:canvas_id/versions/:version/restore", {
+    params: versionPath,
+    success: Canvas,
+    error: [BadRequest, Forbidden, NotFound]
+  })
+    .pipe(described({
+    summary: "Restore a canvas version",
+    does: "Saves that version's HTML as the canvas's newest version (source `restore`) and answers the canvas.",
+    who: "canvases:write",
+    errors: { 404: "an unknown version, or an unknown or another company's canvas" }
+  })),
   HttpApiEndpoint.post("render", "/content/canvases/:canvas_id/render", {
     params: canvasId,
     payload: RenderInput,
@@ -176,6 +269,6 @@ export class CanvasesApi extends HttpApiGroup.make("canvases").add(
     errors: unknownCanvas
   }))
 ).annotateMerge(OpenApi.annotations({
-  description: "Canvases: HTML pages a team edits together, each with its chat threads; a new thread becomes the active one.",
+  description: "Canvases: HTML pages a team edits together, each with its chat threads (an AI designer edits the HTML; a new thread becomes the active one), numbered versions and renders to images and looping video.",
   override: { "x-displayName": "Canvases" }
 })).middleware(Authentication).prefix("/api/v0") {}

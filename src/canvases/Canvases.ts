@@ -6,9 +6,17 @@ import { newId } from "../platform/Ids.ts"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { currentDate } from "../platform/Time.ts"
 import { windowOf } from "../storage/Windows.ts"
-import type { Canvas, CanvasPatch, CanvasThread, NewCanvas, NewThread } from "./Api.ts"
-import { type CanvasRecord, CanvasesRepo, type ThreadRecord } from "./CanvasesRepo.ts"
-import { CanvasNotFound } from "./Errors.ts"
+import type { Canvas, CanvasPatch, CanvasThread, CanvasVersion, CanvasVersionSummary, NewCanvas, NewThread } from "./Api.ts"
+import {
+  type CanvasChange,
+  type CanvasRecord,
+  CanvasesRepo,
+  type ThreadRecord,
+  type VersionRecord,
+  type VersionSource,
+  type VersionSummaryRecord
+} from "./CanvasesRepo.ts"
+import { CanvasNotFound, CanvasVersionNotFound } from "./Errors.ts"
 
 /**
  * Canvases are visible to the whole company; owners, admins and members
@@ -23,6 +31,7 @@ export const toCanvas = (record: CanvasRecord): typeof Canvas.Type => ({
   title: record.title,
   html: record.html,
   activeThreadId: record.activeThreadId,
+  htmlVersion: record.htmlVersion,
   created: record.createdAt.getTime(),
   updated: record.updatedAt.getTime()
 })
@@ -52,6 +61,7 @@ export const create = Effect.fn("Canvases.create")(function*(input: typeof NewCa
       title: input.title,
       html: input.html ?? "",
       activeThreadId: null,
+      htmlVersion: 1,
       createdAt: now,
       updatedAt: now
     })
@@ -75,11 +85,55 @@ export const update = Effect.fn("Canvases.update")(function*(id: string, patch: 
   const principal = yield* requireCompany(patch.companyId)
   const canvas = yield* find(principal.companyId, id)
   if (patch.title === undefined && patch.html === undefined) return toCanvas(canvas)
-  const now = yield* currentDate
-  const updated = yield* CanvasesRepo.use((repo) =>
-    repo.update(principal.companyId, id, { title: patch.title, html: patch.html }, now)
-  )
-  return toCanvas(yield* notFound(id)(updated))
+  const html = patch.html === undefined ? undefined : { html: patch.html, source: "api" as const }
+  return toCanvas(yield* change(principal.companyId, id, { title: patch.title, html }))
+})
+
+/**
+ * Saves `html` as the canvas's next version: the one way its HTML changes
+ * (PATCH, restore and the canvas chat all come through here).
+ */
+export const saveHtml = (companyId: string, id: string, html: string, source: VersionSource) =>
+  change(companyId, id, { html: { html, source } })
+
+const change = (companyId: string, id: string, canvasChange: CanvasChange) =>
+  Effect.gen(function*() {
+    const now = yield* currentDate
+    return yield* notFound(id)(yield* CanvasesRepo.use((repo) => repo.update(companyId, id, canvasChange, now)))
+  })
+
+const toVersionSummary = (record: VersionSummaryRecord): typeof CanvasVersionSummary.Type => ({
+  version: record.version,
+  source: record.source,
+  created: record.createdAt.getTime()
+})
+
+const toVersion = (record: VersionRecord): typeof CanvasVersion.Type => ({ ...toVersionSummary(record), html: record.html })
+
+export const listVersions = Effect.fn("Canvases.listVersions")(function*(canvasId: string, request: PageRequest) {
+  const { principal } = yield* Authorized("canvases:read")
+  yield* find(principal.companyId, canvasId)
+  const { rows, total } = yield* CanvasesRepo.use((repo) => repo.versions(principal.companyId, canvasId, windowOf(request)))
+  return toPage(rows.map(toVersionSummary), total, request)
+})
+
+const findVersion = (companyId: string, canvasId: string, version: number) =>
+  Effect.gen(function*() {
+    yield* find(companyId, canvasId)
+    const found = yield* CanvasesRepo.use((repo) => repo.version(companyId, canvasId, version))
+    return yield* orRefuse(() => new CanvasVersionNotFound({ canvasId, version }))(found)
+  })
+
+export const getVersion = Effect.fn("Canvases.getVersion")(function*(canvasId: string, version: number) {
+  const { principal } = yield* Authorized("canvases:read")
+  return toVersion(yield* findVersion(principal.companyId, canvasId, version))
+})
+
+/** Makes an earlier version's HTML the newest version again (source `restore`). */
+export const restoreVersion = Effect.fn("Canvases.restoreVersion")(function*(canvasId: string, version: number) {
+  const { principal } = yield* Authorized("canvases:write")
+  const found = yield* findVersion(principal.companyId, canvasId, version)
+  return toCanvas(yield* saveHtml(principal.companyId, canvasId, found.html, "restore"))
 })
 
 export const createThread = Effect.fn("Canvases.createThread")(function*(canvasId: string, input: typeof NewThread.Type) {

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { Array as Arr, Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
@@ -12,6 +12,8 @@ export const CanvasRecord = Schema.Struct({
   html: Schema.String,
   /** The newest thread made for the canvas; null before its first. */
   activeThreadId: Schema.NullOr(Schema.String),
+  /** The newest version of `html`: 1 when created, one more with every change of it. */
+  htmlVersion: NumberColumn,
   createdAt: Timestamp,
   updatedAt: Timestamp
 })
@@ -47,9 +49,36 @@ export const RenderRecord = Schema.Struct({
 })
 export type RenderRecord = typeof RenderRecord.Type
 
+/** Where a version came from: the API (create, PATCH), a restore, or an edit of the canvas chat. */
+export const VersionSource = Schema.Literals(["api", "restore", "chat"])
+export type VersionSource = typeof VersionSource.Type
+
+export const VersionSummaryRecord = Schema.Struct({
+  canvasId: Schema.String,
+  version: NumberColumn,
+  source: VersionSource,
+  createdAt: Timestamp
+})
+export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
+
+export const VersionRecord = Schema.Struct({ ...VersionSummaryRecord.fields, html: Schema.String })
+export type VersionRecord = typeof VersionRecord.Type
+
+/** A turn of a canvas chat thread. */
+export const MessageRecord = Schema.Struct({
+  id: Schema.String,
+  threadId: Schema.String,
+  companyId: Schema.String,
+  role: Schema.Literals(["user", "assistant"]),
+  content: Schema.String,
+  createdAt: Timestamp
+})
+export type MessageRecord = typeof MessageRecord.Type
+
 export interface CanvasChange {
   readonly title?: string | undefined
-  readonly html?: string | undefined
+  /** New HTML: saved as the next version, from `source`. */
+  readonly html?: { readonly html: string; readonly source: VersionSource } | undefined
 }
 
 export interface Rows<A> {
@@ -63,7 +92,7 @@ export interface CanvasesRepository {
   readonly get: (companyId: string, id: string) => Effect.Effect<Option.Option<CanvasRecord>>
   /** The company's canvases, newest first. */
   readonly list: (companyId: string, window: Window) => Effect.Effect<Rows<CanvasRecord>>
-  /** Applies the supplied fields; `updatedAt` becomes `now`, and always moves forward. */
+  /** Applies the supplied fields (new HTML is the next version, atomically); `updatedAt` becomes `now`, and always moves forward. */
   readonly update: (
     companyId: string,
     id: string,
@@ -77,6 +106,13 @@ export interface CanvasesRepository {
   readonly addThread: (thread: ThreadRecord) => Effect.Effect<Option.Option<ThreadRecord>>
   /** A canvas's threads, newest first. */
   readonly listThreads: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<ThreadRecord>>
+  readonly getThread: (companyId: string, canvasId: string, id: string) => Effect.Effect<Option.Option<ThreadRecord>>
+  /** A canvas's versions without their HTML, newest first. */
+  readonly versions: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<VersionSummaryRecord>>
+  readonly version: (companyId: string, canvasId: string, version: number) => Effect.Effect<Option.Option<VersionRecord>>
+  readonly addMessages: (messages: ReadonlyArray<MessageRecord>) => Effect.Effect<void>
+  /** A thread's messages, newest first. */
+  readonly listMessages: (companyId: string, threadId: string, window: Window) => Effect.Effect<Rows<MessageRecord>>
   readonly addRender: (render: RenderRecord) => Effect.Effect<RenderRecord>
   /** A canvas's renders, newest first. */
   readonly listRenders: (companyId: string, canvasId: string, window: Window) => Effect.Effect<Rows<RenderRecord>>
@@ -85,6 +121,8 @@ export interface CanvasesRepository {
 const CanvasRow = fromColumns(CanvasRecord)
 const ThreadRow = fromColumns(ThreadRecord)
 const RenderRow = fromColumns(RenderRecord)
+const VersionSummaryRow = fromColumns(VersionSummaryRecord)
+const MessageRow = fromColumns(MessageRecord)
 
 export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesRepository>()("canvases/CanvasesRepo") {
   static readonly layer = Layer.effect(CanvasesRepo, Effect.gen(function*() {
@@ -92,13 +130,22 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
     const canvases = readerOf(CanvasRow)
     const threads = readerOf(ThreadRow)
     const renders = readerOf(RenderRow)
+    const versionSummaries = readerOf(VersionSummaryRow)
+    const versions = readerOf(fromColumns(VersionRecord))
     return {
       create: Effect.fn("CanvasesRepo.create")(function*(canvas) {
         return yield* canvases.one(sql`
-          INSERT INTO canvases (id, company_id, owner_user_id, title, html, active_thread_id, created_at, updated_at)
-          VALUES (${canvas.id}, ${canvas.companyId}, ${canvas.ownerUserId}, ${canvas.title}, ${canvas.html},
-            ${canvas.activeThreadId}, ${canvas.createdAt}, ${canvas.updatedAt})
-          RETURNING *`)
+          WITH created AS (
+            INSERT INTO canvases (id, company_id, owner_user_id, title, html, html_version, active_thread_id, created_at,
+              updated_at)
+            VALUES (${canvas.id}, ${canvas.companyId}, ${canvas.ownerUserId}, ${canvas.title}, ${canvas.html},
+              ${canvas.htmlVersion}, ${canvas.activeThreadId}, ${canvas.createdAt}, ${canvas.updatedAt})
+            RETURNING *
+          ), first_version AS (
+            INSERT INTO canvas_versions (canvas_id, company_id, version, html, source, created_at)
+            SELECT id, company_id, html_version, html, 'api', created_at FROM created
+          )
+          SELECT * FROM created`)
       }, Effect.orDie),
       get: Effect.fn("CanvasesRepo.get")(function*(companyId, id) {
         return yield* canvases.first(sql`SELECT * FROM canvases WHERE company_id = ${companyId} AND id = ${id}`)
@@ -107,13 +154,22 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
         return yield* selectRecords(CanvasRow, sql, "canvases", sql`company_id = ${companyId}`, window)
       }, Effect.orDie),
       update: Effect.fn("CanvasesRepo.update")(function*(companyId, id, change, now) {
+        const html = change.html
         return yield* canvases.first(sql`
-          UPDATE canvases SET
-            title = coalesce(${change.title ?? null}, title),
-            html = coalesce(${change.html ?? null}, html),
-            updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
-          WHERE company_id = ${companyId} AND id = ${id}
-          RETURNING *`)
+          WITH changed AS (
+            UPDATE canvases SET
+              title = coalesce(${change.title ?? null}, title),
+              html = coalesce(${html?.html ?? null}, html),
+              html_version = html_version + ${html === undefined ? 0 : 1},
+              updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
+            WHERE company_id = ${companyId} AND id = ${id}
+            RETURNING *
+          ), saved AS (
+            INSERT INTO canvas_versions (canvas_id, company_id, version, html, source, created_at)
+            SELECT id, company_id, html_version, html, ${html?.source ?? "api"}, ${now} FROM changed
+            WHERE ${html === undefined ? sql`false` : sql`true`}
+          )
+          SELECT * FROM changed`)
       }, Effect.orDie),
       addThread: Effect.fn("CanvasesRepo.addThread")(function*(thread) {
         // One statement: the thread exists exactly when its canvas points at it.
@@ -132,6 +188,39 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
       listThreads: Effect.fn("CanvasesRepo.listThreads")(function*(companyId, canvasId, window) {
         const where = sql`company_id = ${companyId} AND canvas_id = ${canvasId}`
         return yield* selectRecords(ThreadRow, sql, "canvas_threads", where, window)
+      }, Effect.orDie),
+      getThread: Effect.fn("CanvasesRepo.getThread")(function*(companyId, canvasId, id) {
+        return yield* threads.first(sql`
+          SELECT * FROM canvas_threads WHERE company_id = ${companyId} AND canvas_id = ${canvasId} AND id = ${id}`)
+      }, Effect.orDie),
+      versions: Effect.fn("CanvasesRepo.versions")(function*(companyId, canvasId, window) {
+        const where = sql`company_id = ${companyId} AND canvas_id = ${canvasId}`
+        const [rows, count] = yield* Effect.all([
+          versionSummaries.all(sql`
+            SELECT canvas_id, version, source, created_at FROM canvas_versions WHERE ${where}
+            ORDER BY version DESC LIMIT ${window.limit} OFFSET ${window.offset}`),
+          sql<{ readonly count: number }>`SELECT count(*)::int AS count FROM canvas_versions WHERE ${where}`
+        ])
+        return { rows, total: count[0]!.count }
+      }, Effect.orDie),
+      version: Effect.fn("CanvasesRepo.version")(function*(companyId, canvasId, version) {
+        return yield* versions.first(sql`
+          SELECT * FROM canvas_versions WHERE company_id = ${companyId} AND canvas_id = ${canvasId} AND version = ${version}`)
+      }, Effect.orDie),
+      addMessages: Effect.fn("CanvasesRepo.addMessages")(function*(messages) {
+        if (!Arr.isReadonlyArrayNonEmpty(messages)) return
+        yield* sql`INSERT INTO canvas_messages ${sql.insert(Arr.map(messages, (message) => ({
+          id: message.id,
+          thread_id: message.threadId,
+          company_id: message.companyId,
+          role: message.role,
+          content: message.content,
+          created_at: message.createdAt
+        })))}`
+      }, Effect.orDie),
+      listMessages: Effect.fn("CanvasesRepo.listMessages")(function*(companyId, threadId, window) {
+        const where = sql`company_id = ${companyId} AND thread_id = ${threadId}`
+        return yield* selectRecords(MessageRow, sql, "canvas_messages", where, window)
       }, Effect.orDie),
       addRender: Effect.fn("CanvasesRepo.addRender")(function*(render) {
         return yield* renders.one(sql`

@@ -1,3 +1,5 @@
+// First: uPlot reads the browser's language when its module loads (locale.ts says why).
+import { formatNumber } from "./locale.ts"
 import { useEffect, useRef } from "preact/hooks"
 import uPlot from "uplot"
 import "uplot/dist/uPlot.min.css"
@@ -21,9 +23,10 @@ export const TimeChart = (props: { title: string; unit: string; x: ReadonlyArray
         label: series.label,
         stroke: palette[index % palette.length],
         width: 2,
-        points: { show: true }
+        points: { show: true },
+        value: (_: uPlot, value: number | null) => (value === null ? "" : formatNumber(value))
       }))],
-      axes: [{}, { label: props.unit }]
+      axes: [{}, { label: props.unit, values: (_, splits) => splits.map(formatNumber) }]
     }, [[...props.x], ...props.series.map((series) => [...series.values])], target.current)
     return () => plot.destroy()
   }, [props.x, props.series, props.unit])

@@ -3,7 +3,12 @@ import type { Campaign, RecipientMetrics } from "../campaigns/Api.ts"
 import type { CompanyKeySummary, KeyList, CreatedKey } from "../keys/Api.ts"
 import type { Me } from "../auth/Principal.ts"
 import type { OrganizationEntry, UsageEventResource, UsageSummary } from "../organizations/Api.ts"
-import type { Delivery, Webhook } from "../webhooks/Api.ts"
+import type { CreatedWebhook, Delivery, Webhook } from "../webhooks/Api.ts"
+import type { EventType } from "../storage/Outbox.ts"
+import type { Document, SearchResult } from "../documents/Api.ts"
+import type { InboxMessage, Mailbox, Thread as InboxThreadSummary, ThreadWithMessages, Draft } from "../inbox/Api.ts"
+import type { Agent, Employee } from "../agents/Api.ts"
+import type { Thread as ChatThread, ThreadSummary as ChatThreadSummary } from "../agents/ChatApi.ts"
 import type { Lead } from "../leads/Api.ts"
 import type { SmartList } from "../leads/SmartListsApi.ts"
 
@@ -32,6 +37,19 @@ export type UsageEvent = Wire<typeof UsageEventResource.Type>
 export type Summary = Wire<typeof UsageSummary.Type>
 export type WebhookRecord = Wire<typeof Webhook.Type>
 export type DeliveryRecord = Wire<typeof Delivery.Type>
+export type NewWebhook = Wire<typeof CreatedWebhook.Type>
+export type WebhookEvent = EventType
+export type DocumentRecord = Wire<typeof Document.Type>
+export type Found = Wire<typeof SearchResult.Type>
+export type MailboxRecord = Wire<typeof Mailbox.Type>
+export type InboxThread = Wire<typeof InboxThreadSummary.Type>
+export type InboxThreadWithMessages = Wire<typeof ThreadWithMessages.Type>
+export type InboxMessageRecord = Wire<typeof InboxMessage.Type>
+export type InboxDraft = Wire<typeof Draft.Type>
+export type AgentRecord = Wire<typeof Agent.Type>
+export type EmployeeRecord = Wire<typeof Employee.Type>
+export type ChatThreadRecord = Wire<typeof ChatThread.Type>
+export type ChatThreadSummaryRecord = Wire<typeof ChatThreadSummary.Type>
 export type LeadRecord = Wire<typeof Lead.Type>
 export type SmartListRecord = Wire<typeof SmartList.Type>
 export interface Page<A> { readonly items: ReadonlyArray<A>; readonly total: number; readonly hasNext: boolean }
@@ -61,20 +79,43 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls `/api/v0<path>` as the signed-in person in the selected company. */
-export const call = async <A>(credentials: Credentials, method: string, path: string, body?: unknown): Promise<A> => {
+/** Sends a request to `/api/v0<path>` as the signed-in person in the selected company; a refusal throws its `ApiError`. */
+const send = async (
+  credentials: Credentials,
+  method: string,
+  path: string,
+  init: { body?: BodyInit; type?: string; signal?: AbortSignal } = {}
+) => {
   const response = await fetch(`/api/v0${path}`, {
     method,
     headers: {
       "x-api-key": credentials.key,
       "x-company-id": credentials.companyId,
-      ...(body === undefined ? {} : { "content-type": "application/json" })
+      ...(init.type === undefined ? {} : { "content-type": init.type })
     },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    ...(init.body === undefined ? {} : { body: init.body }),
+    ...(init.signal === undefined ? {} : { signal: init.signal })
   })
-  const answer = await response.json().catch(() => ({ error: response.statusText }))
-  if (!response.ok) throw new ApiError(response.status, answer.error ?? response.statusText)
-  return answer as A
+  if (!response.ok) {
+    const refusal = await response.json().catch(() => ({})) as { error?: string }
+    throw new ApiError(response.status, refusal.error ?? response.statusText)
+  }
+  return response
+}
+
+/** Calls `/api/v0<path>` with a JSON body (if any) and answers its JSON (nothing for an empty answer). */
+export const call = async <A>(credentials: Credentials, method: string, path: string, body?: unknown): Promise<A> => {
+  const response = await send(credentials, method, path, body === undefined ? {} : { body: JSON.stringify(body), type: "application/json" })
+  const text = await response.text()
+  return (text === "" ? undefined : JSON.parse(text)) as A
 }
 
 export const get = <A>(credentials: Credentials, path: string) => call<A>(credentials, "GET", path)
+
+/** Posts a multipart form (the browser sets its boundary) and answers the JSON. */
+export const upload = async <A>(credentials: Credentials, path: string, form: FormData): Promise<A> =>
+  await (await send(credentials, "POST", path, { body: form })).json() as A
+
+/** Posts JSON and answers the response unread, for a body that streams (server-sent events); `signal` stops it. */
+export const open = (credentials: Credentials, path: string, body: unknown, signal: AbortSignal) =>
+  send(credentials, "POST", path, { body: JSON.stringify(body), type: "application/json", signal })

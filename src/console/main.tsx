@@ -1,7 +1,12 @@
+// First, before any library reads the browser's language (locale.ts).
+import "./locale.ts"
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { type Caller, type Company, type Credentials, get, type Page, session } from "./api.ts"
+import { Agents } from "./pages/Agents.tsx"
 import { Campaigns } from "./pages/Campaigns.tsx"
+import { Documents } from "./pages/Documents.tsx"
+import { Inbox } from "./pages/Inbox.tsx"
 import { Integrations } from "./pages/Integrations.tsx"
 import { Leads } from "./pages/Leads.tsx"
 import { Profile } from "./pages/Profile.tsx"
@@ -14,6 +19,9 @@ const pages = {
   usage: { title: "Usage", Page: Usage },
   campaigns: { title: "Campaigns", Page: Campaigns },
   leads: { title: "Leads", Page: Leads },
+  inbox: { title: "Inbox", Page: Inbox },
+  documents: { title: "Documents", Page: Documents },
+  agents: { title: "Agents", Page: Agents },
   profile: { title: "Profile", Page: Profile }
 } as const
 

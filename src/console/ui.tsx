@@ -42,3 +42,8 @@ export const Section = (props: { title: string; children: ComponentChildren }) =
 )
 
 export const date = (value: string | number | null) => (value === null ? "—" : new Date(value).toLocaleString())
+
+/** A table row's action: a button in its own cell, named for the row it acts on. */
+export const RowAction = (props: { name: string; kind: "danger" | "secondary"; onClick: () => void; children: ComponentChildren }) => (
+  <td><button type="button" class={props.kind} aria-label={props.name} onClick={props.onClick}>{props.children}</button></td>
+)

@@ -10,10 +10,10 @@ import type { Payer } from "../usage/Credits.ts"
 import { type DesignTarget, designTools } from "./DesignTools.ts"
 
 /**
- * The design chat shared by campaigns and templates: the agent (src/llm/Agent.ts)
- * with the design tools over the document the request sent, billed per model
- * call under feature `campaigns`, its events written as server-sent events.
- * Decisions in docs/design-chat.md.
+ * The design chat shared by campaigns, templates and canvases: the agent
+ * (src/llm/Agent.ts) with the design tools over the HTML it starts from,
+ * billed per model call under the chat's feature, its events written as
+ * server-sent events. Decisions in docs/design-chat.md.
  */
 
 /** The prompts live in the project's `prompts/` folder (beside `sql/`), found the same from src/ and dist/. */
@@ -22,14 +22,16 @@ const prompt = (name: string) => readFileSync(new URL(`../../prompts/design-chat
 export const systemPrompt = prompt("system")
 export const templatePrompt = prompt("template")
 
-/** A saved edit, as the `files_changed` event reports it. */
+/** A saved edit, as the `files_changed` event reports it: the new version and the saved document's fields. */
 export interface SavedBody {
   readonly version: number
-  readonly bodyDocument: Readonly<Record<string, unknown>>
+  readonly [field: string]: unknown
 }
 
 export interface DesignChat {
   readonly payer: Payer
+  /** The feature the model calls are billed under. */
+  readonly feature: string
   readonly system: string
   /** Earlier turns, then the user's message (with any images). */
   readonly messages: ReadonlyArray<LlmMessage>
@@ -38,6 +40,8 @@ export interface DesignChat {
   /** The body version before the chat's first edit. */
   readonly version: number
   readonly target: DesignTarget<SavedBody>
+  /** Keeps the turn once the agent finished: the text of its answer. */
+  readonly record?: ((answer: string) => Effect.Effect<void>) | undefined
 }
 
 /** The conversation the model reads: earlier turns as text, then the new message with its images. */
@@ -59,8 +63,8 @@ const inlineDocumentChars = 100_000
 /** The system prompt with the document the chat starts from (or, when large, how to read it). */
 const systemWithDocument = (system: string, html: string) =>
   html.length <= inlineDocumentChars
-    ? `${system}\n\nThe e-mail's HTML as the chat starts (read_document reads the current state):\n\n\`\`\`html\n${html}\n\`\`\``
-    : `${system}\n\nThe e-mail's HTML has ${html.length} characters: read the parts you need with read_document and a selector.`
+    ? `${system}\n\nThe HTML as the chat starts (read_document reads the current state):\n\n\`\`\`html\n${html}\n\`\`\``
+    : `${system}\n\nThe HTML has ${html.length} characters: read the parts you need with read_document and a selector.`
 
 const sse = (event: string, data: unknown): SseEvent => ({ event, data: JSON.stringify(data) })
 
@@ -76,6 +80,7 @@ export const open = (chat: DesignChat) =>
     const config = yield* DesignConfig
     const html = yield* Ref.make(chat.html)
     const version = yield* Ref.make(chat.version)
+    const answer = yield* Ref.make("")
     const target: DesignTarget<SavedBody> = {
       ...chat.target,
       saveHtml: (next) => Effect.tap(chat.target.saveHtml(next), (saved) => Ref.set(version, saved.version))
@@ -89,20 +94,26 @@ export const open = (chat: DesignChat) =>
       tools: designTools(target, html),
       maxRounds: config.maxRounds,
       maxMillis: config.timeoutMs,
-      call: BilledLlm.rounds(chat.payer, "campaigns")
+      call: BilledLlm.rounds(chat.payer, chat.feature)
     })
     const events = yield* afterFirstEvent(agent, (error): error is InsufficientCredits => error instanceof InsufficientCredits)
     return events.pipe(
-      Stream.mapEffect((event: AgentEvent<SavedBody>) => toSse(event, version)),
+      Stream.mapEffect((event: AgentEvent<SavedBody>) => toSse(event, version, answer, chat.record)),
       Stream.flatMap((event) => event === undefined ? Stream.empty : Stream.make(event)),
       Stream.catch((error) => Stream.make(sse("error", { error: agentFailureMessage(error, "The design chat failed") })))
     )
   })
 
-const toSse = (event: AgentEvent<SavedBody>, version: Ref.Ref<number>) =>
+const toSse = (
+  event: AgentEvent<SavedBody>,
+  version: Ref.Ref<number>,
+  answer: Ref.Ref<string>,
+  record: DesignChat["record"]
+) =>
   Effect.gen(function*(): Effect.fn.Return<SseEvent | undefined> {
     switch (event.type) {
       case "assistant":
+        yield* Ref.update(answer, (text) => text === "" || event.text === "" ? text + event.text : `${text}\n\n${event.text}`)
         return undefined
       case "text":
         return sse("text", { delta: event.delta })
@@ -113,8 +124,9 @@ const toSse = (event: AgentEvent<SavedBody>, version: Ref.Ref<number>) =>
       case "tool_error":
         return sse("tool_result", { id: event.id, name: event.name, error: event.error })
       case "extra":
-        return sse("files_changed", { version: event.event.version, bodyDocument: event.event.bodyDocument })
+        return sse("files_changed", event.event)
       case "finished":
+        if (record !== undefined) yield* record(yield* Ref.get(answer))
         return sse("done", { version: yield* Ref.get(version), usage: event.usage })
     }
   })

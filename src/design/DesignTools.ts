@@ -9,11 +9,12 @@ import * as HtmlEdits from "./HtmlEdits.ts"
  * and followed by the target's `files_changed` event.
  */
 
-/** What the chat edits: a campaign or a template, saved through their own services. */
+/** What the chat edits: a campaign, a template or a canvas, saved through their own services. */
 export interface DesignTarget<Saved> {
   /** Saves the HTML as the new body; answers the event announcing it (a failure is the tool's error). */
   readonly saveHtml: (html: string) => Effect.Effect<Saved, string>
-  readonly setSubject: (subject: string) => Effect.Effect<void, string>
+  /** An e-mail's subject: given, the chat also has the e-mail tools (`set_subject`, `set_preheader`). */
+  readonly setSubject?: ((subject: string) => Effect.Effect<void, string>) | undefined
   /** The most characters a body may have. */
   readonly maxHtmlChars: number
 }
@@ -24,15 +25,18 @@ const maxReadChars = 100_000
 const Selector = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1_000)).annotate({
   description: "A CSS selector (e.g. `h1`, `table.header td`, `a[href*=\"pricing\"]`); the edit applies to every element it matches"
 })
-const Html = Schema.String.check(Schema.isMaxLength(200_000)).annotate({
-  description: "Well-formed, e-mail-safe HTML (tables, inline styles); every element closed"
-})
+const htmlOf = (description: string) => Schema.String.check(Schema.isMaxLength(200_000)).annotate({ description })
+const EmailHtml = htmlOf("Well-formed, e-mail-safe HTML (tables, inline styles); every element closed")
+const PageHtml = htmlOf("Well-formed HTML; every element closed")
 
 const AttributeName = Schema.String.check(Schema.isPattern(/^[a-zA-Z_:][-a-zA-Z0-9_:.]{0,99}$/)).pipe(
-  Schema.check(Schema.makeFilter((name: string) => !/^on/i.test(name) || "event-handler attributes are not e-mail safe"))
+  Schema.check(Schema.makeFilter((name: string) => !/^on/i.test(name) || "event-handler attributes (on…) are refused"))
 ).annotate({ description: "An HTML attribute name; event handlers (on…) are refused" })
 
 export const designTools = <Saved>(target: DesignTarget<Saved>, html: Ref.Ref<string>): ReadonlyArray<AgentTool<Saved, never>> => {
+  const setSubject = target.setSubject
+  const Html = setSubject === undefined ? PageHtml : EmailHtml
+  const document = setSubject === undefined ? "page" : "e-mail"
   /** Applies an edit to the current HTML and saves it; the model reads how many elements matched. */
   const saveEdit = (edit: (current: string) => Result.Result<{ readonly html: string; readonly matched: number }, string>) =>
     Effect.gen(function*() {
@@ -47,10 +51,25 @@ export const designTools = <Saved>(target: DesignTarget<Saved>, html: Ref.Ref<st
       return success
     })
 
+  const emailTools = setSubject === undefined ? [] : [
+    agentTool(
+      "set_subject",
+      "Sets the e-mail's subject line.",
+      Schema.Struct({ subject: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(998)) }),
+      (input) => Effect.as(setSubject(input.subject), { result: { ok: true, subject: input.subject } })
+    ),
+    agentTool(
+      "set_preheader",
+      "Sets the preheader: the preview text inboxes show after the subject (kept in a hidden element at the start of the body).",
+      Schema.Struct({ preheader: Schema.String.check(Schema.isMaxLength(500)) }),
+      (input) => saveEdit((current) => HtmlEdits.setPreheader(current, input.preheader))
+    )
+  ]
+
   return [
     agentTool(
       "read_document",
-      "Reads the e-mail's current HTML, or only the elements a CSS selector matches (their outer HTML).",
+      `Reads the ${document}'s current HTML, or only the elements a CSS selector matches (their outer HTML).`,
       Schema.Struct({ selector: Schema.optional(Selector) }),
       ({ selector }) =>
         Effect.flatMap(Ref.get(html), (current) =>
@@ -100,17 +119,6 @@ export const designTools = <Saved>(target: DesignTarget<Saved>, html: Ref.Ref<st
       Schema.Struct({ selector: Selector }),
       (input) => saveEdit((current) => HtmlEdits.removeElement(current, input.selector))
     ),
-    agentTool(
-      "set_subject",
-      "Sets the e-mail's subject line.",
-      Schema.Struct({ subject: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(998)) }),
-      (input) => Effect.as(target.setSubject(input.subject), { result: { ok: true, subject: input.subject } })
-    ),
-    agentTool(
-      "set_preheader",
-      "Sets the preheader: the preview text inboxes show after the subject (kept in a hidden element at the start of the body).",
-      Schema.Struct({ preheader: Schema.String.check(Schema.isMaxLength(500)) }),
-      (input) => saveEdit((current) => HtmlEdits.setPreheader(current, input.preheader))
-    )
+    ...emailTools
   ]
 }

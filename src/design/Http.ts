@@ -51,6 +51,7 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
         >()
         return yield* open({
           payer: payerOf(principal),
+          feature: "campaigns",
           system: withBrand(systemPrompt, yield* brandGuide(principal.companyId)),
           messages: conversation(payload.history, payload.message),
           html: payload.bodyDocument.html,
@@ -80,6 +81,7 @@ export const DesignChatLive = HttpApiBuilder.group(api, "designChat", (handlers)
         const services = yield* Effect.context<Effect.Services<ReturnType<typeof Templates.update>>>()
         return yield* open({
           payer: payerOf(principal),
+          feature: "campaigns",
           system: withBrand(`${systemPrompt}\n${templatePrompt}`, yield* brandGuide(principal.companyId)),
           messages: conversation(payload.history, payload.message, images),
           html: payload.bodyDocument.html,

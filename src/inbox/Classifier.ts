@@ -10,9 +10,9 @@ import type { InboundMail } from "./InboundMail.ts"
  * What a reply means for the outreach it answers. A bounce report is a
  * `bounce` without asking anyone; everything else goes to the model (billed
  * under `campaigns`), which answers with the `classify_reply` tool. The
- * rule-based reading below is the tool's default (and first choice), so the offline `local`
- * model — which fills a tool's arguments with those — classifies by
- * the rules, and so does this function when the model fails.
+ * rule-based reading below is the tool's default (and first choice): what the
+ * offline `local` model would fill in, so with that model the rules answer
+ * directly, unbilled; they also answer when the model fails.
  */
 
 const rules: ReadonlyArray<readonly [Classification, RegExp]> = [
@@ -72,14 +72,20 @@ const answerOf = (response: LlmResponse) => {
   return decodeModelJson(ClassifyAnswer, response.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join(""))
 }
 
-/** The reply's class, by the model, paid by `payer`; by the rules when the model cannot answer (logged). */
-export const classify = (payer: Payer, mail: InboundMail) =>
+/**
+ * The reply's class, by the model, paid by the payer `payer` finds (looked up only for a billed call); by the
+ * rules when the model cannot answer (logged). The offline `local` model would answer the rules' reading (the
+ * tool's default): it is not asked, and nothing is held or charged for a reading that cost nothing.
+ */
+export const classify = (mail: InboundMail, payer: Effect.Effect<Option.Option<Payer>>) =>
   Effect.gen(function*() {
     const byRules = classifyByRules(mail)
     if (byRules === "bounce") return byRules
     const model = (yield* ModelCatalog).resolve(classifyingModelTier)
-    if (model === undefined) return byRules
-    return yield* BilledLlm.generate(payer, "campaigns", request(model.id, mail, byRules)).pipe(
+    if (model === undefined || model.provider === "local") return byRules
+    const paying = yield* payer
+    if (Option.isNone(paying)) return byRules
+    return yield* BilledLlm.generate(paying.value, "campaigns", request(model.id, mail, byRules)).pipe(
       Effect.map((response) => Option.match(answerOf(response), { onNone: () => byRules, onSome: (answer) => answer.classification })),
       Effect.catch((error) => Effect.as(Effect.logWarning("Reply classified by rules: the model failed", { reason: error.message }), byRules))
     )

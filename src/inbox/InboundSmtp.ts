@@ -22,8 +22,6 @@ import { DomainsRepo } from "../domains/DomainsRepo.ts"
 /** SMTP failure with its reply code, as smtp-server sends it. */
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code })
 
-type Session = SMTPServerSession & { destinations?: Array<Destination> }
-
 export interface InboundServer {
   readonly port: number
 }
@@ -40,6 +38,11 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
     const ingestion = yield* Ingestion
     const run = Effect.runPromiseWith(yield* Effect.context<never>())
     const shared = addressOf(mail.from).toLowerCase()
+    /**
+     * The destinations of each mail transaction, keyed by its envelope: smtp-server gives every transaction of a
+     * connection a new envelope but keeps one session, so a message never goes to an earlier message's recipients.
+     */
+    const destinations = new WeakMap<SMTPServerSession["envelope"], Array<Destination>>()
 
     /** Where mail to `address` goes; none: not ours. */
     const destinationOf = (address: string) =>
@@ -88,17 +91,19 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
             maxClients: 200,
             socketTimeout: 60_000,
             closeTimeout: 5_000,
-            onRcptTo(address, session: Session, callback) {
+            onRcptTo(address, session, callback) {
               run(destinationOf(address.address)).then((destination) => {
                 if (Option.isNone(destination)) return callback(smtpError(550, `5.1.1 <${address.address}>: no such recipient here`))
-                ;(session.destinations ??= []).push(destination.value)
+                const listed = destinations.get(session.envelope)
+                if (listed === undefined) destinations.set(session.envelope, [destination.value])
+                else listed.push(destination.value)
                 callback()
               }, () => callback(smtpError(451, "4.3.0 Temporary failure, try again later")))
             },
-            onData(stream, session: Session, callback) {
+            onData(stream, session, callback) {
               readAll(stream).then(async (raw) => {
                 if (raw === undefined) return callback(smtpError(552, `5.3.4 Message exceeds the maximum size of ${config.inboundMaxBytes} bytes`))
-                const outcome = await run(Effect.result(deliver(raw, session.destinations ?? [])))
+                const outcome = await run(Effect.result(deliver(raw, destinations.get(session.envelope) ?? [])))
                 if (outcome._tag === "Failure") return callback(smtpError(550, `5.6.0 ${outcome.failure.message}`))
                 callback(null, "Message accepted")
               }).catch((error: unknown) => {

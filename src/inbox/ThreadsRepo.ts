@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf, Timestamp } from "../storage/Columns.ts"
 import { jsonParam, toNumber } from "../storage/Rows.ts"
@@ -55,29 +55,41 @@ export interface ThreadFilter {
   readonly unread?: boolean | undefined
 }
 
+export interface ThreadLookup {
+  readonly threadId?: string | undefined
+  readonly messageIds: ReadonlyArray<string>
+  readonly contactKey: string
+  readonly subjectKey: string
+  /** The new message's Message-ID. */
+  readonly messageId: string
+}
+
 const ThreadRow = fromColumns(ThreadRecord)
+const decodeThread = Schema.decodeUnknownEffect(ThreadRow)
 const MessageRow = fromColumns(MessageRecord)
 
 export class ThreadsRepo extends Context.Service<ThreadsRepo, {
   /** The thread, among `companies`' (any company when undefined), holding a message with one of these Message-IDs. */
   readonly byMessageIds: (companies: ReadonlyArray<string> | undefined, messageIds: ReadonlyArray<string>) => Effect.Effect<Option.Option<ThreadRecord>>
-  /** The company's latest thread with this contact on this subject. */
-  readonly byContact: (companyId: string, contactKey: string, subjectKey: string) => Effect.Effect<Option.Option<ThreadRecord>>
-  readonly create: (thread: ThreadRecord) => Effect.Effect<ThreadRecord>
-  /** Whether the company holds a message of this Message-ID already. */
-  readonly hasMessage: (companyId: string, messageId: string) => Effect.Effect<boolean>
   /**
-   * Adds a message to its thread and brings the thread up to date (count,
-   * latest time, unread and class for an inbound one); false when the company
+   * Where a new message of the company goes, in one statement: the thread `threadId` names, else the latest one
+   * holding a message of `messageIds`, else the latest one with this contact on this subject; and whether the
+   * company holds a message of `messageId` already.
+   */
+  readonly locate: (companyId: string, lookup: ThreadLookup) => Effect.Effect<{ readonly thread: Option.Option<ThreadRecord>; readonly duplicate: boolean }>
+  /**
+   * Adds a message to its thread, in one statement: the thread (`created`, made with it, when given) is brought up
+   * to date (count, latest time, unread and class for an inbound one). Answers the thread; none when the company
    * holds a message of that Message-ID already (nothing changes).
    */
-  readonly addMessage: (message: MessageRecord) => Effect.Effect<boolean>
+  readonly addMessage: (message: MessageRecord, created?: ThreadRecord) => Effect.Effect<Option.Option<ThreadRecord>>
+  /** These threads, where they name no lead, name their contact's lead (if any); answers the lead each one now names. */
+  readonly linkLeads: (threadIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
   readonly list: (companyId: string, filter: ThreadFilter, window: Window) => Effect.Effect<{ readonly rows: ReadonlyArray<ThreadRecord>; readonly total: number }>
   readonly get: (companyId: string, id: string) => Effect.Effect<Option.Option<ThreadRecord>>
   /** Oldest first. */
   readonly messages: (threadId: string) => Effect.Effect<ReadonlyArray<MessageRecord>>
   readonly update: (companyId: string, id: string, change: { readonly status?: "open" | "archived" | undefined; readonly unread?: boolean | undefined }, now: Date) => Effect.Effect<Option.Option<ThreadRecord>>
-  readonly setLead: (threadId: string, leadId: string) => Effect.Effect<void>
 }>()("inbox/ThreadsRepo") {
   static readonly layer = Layer.effect(ThreadsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -92,36 +104,63 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
             WHERE m.message_id IN ${sql.in(messageIds)}
               ${companies === undefined ? sql`` : sql`AND m.company_id IN ${sql.in(companies)}`}
             ORDER BY m.received_at DESC LIMIT 1`).pipe(Effect.orDie),
-      byContact: (companyId, contactKey, subjectKey) =>
-        threads.first(sql`SELECT * FROM inbox_threads
-          WHERE company_id = ${companyId} AND contact_key = ${contactKey} AND subject_key = ${subjectKey}
-          ORDER BY last_message_at DESC LIMIT 1`).pipe(Effect.orDie),
-      create: (thread) =>
-        threads.one(sql`INSERT INTO inbox_threads ${sql.insert(Schema.encodeSync(ThreadRow)(thread) as Record<string, unknown>)} RETURNING *`)
-          .pipe(Effect.orDie),
-      hasMessage: (companyId, messageId) =>
-        Effect.map(sql`SELECT 1 FROM inbox_messages WHERE company_id = ${companyId} AND message_id = ${messageId}`, (rows) => rows.length > 0)
-          .pipe(Effect.orDie),
-      addMessage: (message) =>
-        sql.withTransaction(Effect.gen(function*() {
-          const inserted = yield* sql`
+      locate: (companyId, lookup) =>
+        Effect.gen(function*() {
+          const candidates = [
+            ...(lookup.threadId === undefined ? [] : [sql`(SELECT t.*, 0 AS rank FROM inbox_threads t WHERE t.company_id = ${companyId} AND t.id = ${lookup.threadId})`]),
+            ...(lookup.messageIds.length === 0 ? [] : [sql`(SELECT t.*, 1 AS rank FROM inbox_messages m JOIN inbox_threads t ON t.id = m.thread_id
+              WHERE m.company_id = ${companyId} AND m.message_id IN ${sql.in(lookup.messageIds)} ORDER BY m.received_at DESC LIMIT 1)`]),
+            sql`(SELECT t.*, 2 AS rank FROM inbox_threads t
+              WHERE t.company_id = ${companyId} AND t.contact_key = ${lookup.contactKey} AND t.subject_key = ${lookup.subjectKey}
+              ORDER BY t.last_message_at DESC LIMIT 1)`
+          ]
+          const rows = yield* sql<{ readonly duplicate: boolean; readonly id: string | null }>`
+            SELECT EXISTS (SELECT 1 FROM inbox_messages WHERE company_id = ${companyId} AND message_id = ${lookup.messageId}) AS duplicate, found.*
+            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+              SELECT * FROM (${sql.join(" UNION ALL ", false)(candidates)}) AS candidates ORDER BY rank LIMIT 1
+            ) AS found ON true`
+          const row = rows[0]!
+          return { thread: row.id === null ? Option.none() : Option.some(yield* decodeThread(row)), duplicate: row.duplicate }
+        }).pipe(Effect.orDie),
+      addMessage: (message, created) => {
+        const inbound = message.direction === "inbound"
+        const added = sql`added AS (
             INSERT INTO inbox_messages (id, company_id, thread_id, direction, message_id, from_address, to_addresses, subject,
               text_body, html_body, received_at, automatic, classification)
             VALUES (${message.id}, ${message.companyId}, ${message.threadId}, ${message.direction}, ${message.messageId},
               ${message.fromAddress}, ${jsonParam(message.toAddresses)}::jsonb, ${message.subject}, ${message.textBody},
               ${message.htmlBody}, ${message.receivedAt}, ${message.automatic}, ${message.classification})
-            ON CONFLICT (company_id, message_id) DO NOTHING RETURNING id`
-          if (inserted.length === 0) return false
-          const inbound = message.direction === "inbound"
-          yield* sql`UPDATE inbox_threads SET message_count = message_count + 1,
+            ON CONFLICT (company_id, message_id) DO NOTHING RETURNING thread_id)`
+        if (created !== undefined) {
+          // The thread and its first message in one statement: the message's reference to it is checked at the statement's end.
+          const row = Schema.encodeSync(ThreadRow)({
+            ...created,
+            messageCount: 1,
+            lastMessageAt: message.receivedAt,
+            unread: inbound,
+            classification: message.classification ?? created.classification,
+            status: "open"
+          }) as Record<string, unknown>
+          const columns = Object.keys(row)
+          const list = sql.join(", ", false)
+          return threads.first(sql`WITH ${added}
+            INSERT INTO inbox_threads (${list(columns.map((column) => sql`${sql(column)}`))})
+            SELECT ${list(columns.map((column) => sql`${row[column]}`))} WHERE EXISTS (SELECT 1 FROM added) RETURNING *`).pipe(Effect.orDie)
+        }
+        return threads.first(sql`WITH ${added}
+          UPDATE inbox_threads SET message_count = message_count + 1,
               last_message_at = greatest(last_message_at, ${message.receivedAt}),
               unread = ${inbound ? sql`true` : sql`unread`},
               classification = ${message.classification === null ? sql`classification` : sql`${message.classification}`},
               status = ${inbound ? sql`'open'` : sql`status`},
               updated_at = greatest(${message.receivedAt}::timestamptz, updated_at + interval '1 millisecond')
-            WHERE id = ${message.threadId}`
-          return true
-        })).pipe(Effect.orDie),
+            FROM added WHERE inbox_threads.id = added.thread_id RETURNING inbox_threads.*`).pipe(Effect.orDie)
+      },
+      linkLeads: (threadIds) =>
+        threadIds.length === 0 ? Effect.succeed(new Map()) : sql<{ readonly id: string; readonly lead_id: string }>`
+          UPDATE inbox_threads t SET lead_id = l.id FROM leads l
+          WHERE t.id IN ${sql.in(threadIds)} AND t.lead_id IS NULL AND l.company_id = t.company_id AND lower(l.email) = t.contact_key
+          RETURNING t.id, t.lead_id`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row.lead_id]))), Effect.orDie),
       list: (companyId, filter, window) => {
         const where = sql.and([
           sql`company_id = ${companyId}`,
@@ -146,9 +185,7 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
             status = coalesce(${change.status ?? null}, status),
             unread = coalesce(${change.unread ?? null}, unread),
             updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
-          WHERE company_id = ${companyId} AND id = ${id} RETURNING *`).pipe(Effect.orDie),
-      setLead: (threadId, leadId) =>
-        sql`UPDATE inbox_threads SET lead_id = ${leadId} WHERE id = ${threadId}`.pipe(Effect.asVoid, Effect.orDie)
+          WHERE company_id = ${companyId} AND id = ${id} RETURNING *`).pipe(Effect.orDie)
     }
   }))
 }

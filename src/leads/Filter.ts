@@ -153,7 +153,9 @@ export const compileFilter = (
   if ("any" in filter) return sql.or(filter.any.map((member) => compileFilter(sql, companyId, member, now)))
   if (filter.kind === "activity") {
     const since = new Date(now.getTime() - filter.days * 86_400_000)
-    // The company's recent activities of the type, read once and hashed, rather than probed lead by lead.
+    // The company's recent activities of the type, read once and hashed, rather than probed lead by lead. `IS TRUE`
+    // (a no-op: ids are never null) keeps the IN a hashed filter at the top of a WHERE too, where the planner would
+    // otherwise make it a join driven by every recent activity: a page could then no longer stop at its last lead.
     const recent = sql`SELECT a.lead_id FROM lead_activities a WHERE ${
       sql.and([
         sql`a.company_id = ${companyId}`,
@@ -163,7 +165,7 @@ export const compileFilter = (
         ...(filter.sequenceId === undefined ? [] : [sql`a.sequence_id = ${filter.sequenceId}`])
       ])
     }`
-    return filter.op === "within" ? sql`leads.id IN (${recent})` : sql`leads.id NOT IN (${recent})`
+    return filter.op === "within" ? sql`(leads.id IN (${recent})) IS TRUE` : sql`leads.id NOT IN (${recent})`
   }
   return fieldCondition(sql, filter)
 }

@@ -101,6 +101,8 @@ export interface LeadEvent {
   readonly threadId?: string | undefined
   readonly pageId?: string | undefined
   readonly detail?: Readonly<Record<string, unknown>> | undefined
+  /** The status the lead takes whatever it had, instead of the event's own move (a reply classified `interested`). */
+  readonly status?: LeadStatus | undefined
 }
 
 const allStatuses = LeadStatus.literals
@@ -173,18 +175,18 @@ export class Leads extends Context.Service<Leads, {
       }))
       const moves = new Map<string, StatusMove>()
       for (const event of events) {
-        const move = moveOf[event.type]
+        const move = event.status === undefined ? moveOf[event.type] : { to: event.status, from: allStatuses }
         if (move === undefined) continue
         const key = leadKey(event.companyId, event.contact.email)
         const earlier = moves.get(key)
-        if (earlier !== undefined && stage.indexOf(earlier.to) >= stage.indexOf(move.to)) continue
+        if (event.status === undefined && earlier !== undefined && stage.indexOf(earlier.to) >= stage.indexOf(move.to)) continue
         moves.set(key, {
           companyId: event.companyId,
           email: event.contact.email.trim(),
           ...move,
           at: event.at,
           activityId: newId("act"),
-          detail: {}
+          detail: event.status === undefined || event.threadId === undefined ? {} : { threadId: event.threadId }
         })
       }
       return apply(events.map((event) => toUpsert(event.companyId, event.contact)), [...moves.values()], activities)

@@ -3,6 +3,7 @@ import { SqlClient, type Statement } from "effect/sql"
 import { fromColumns, JsonObject, readerOf, Timestamp } from "../storage/Columns.ts"
 import type { EventType } from "../storage/Outbox.ts"
 import { containing, jsonParam } from "../storage/Rows.ts"
+import { tableStatistics } from "../storage/Statistics.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
 import { ActivityType, leadFields, LeadStatus } from "./Api.ts"
 
@@ -149,6 +150,9 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
   static readonly layer = Layer.effect(LeadsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const leads = readerOf(LeadRow)
+    // The columns smart lists and lists filter on (docs/leads.md, "Numbers").
+    const leadStatistics = tableStatistics(sql, "leads", ["company_id", "status", "tags", "fields", "created_at", "updated_at"])
+    const activityStatistics = tableStatistics(sql, "lead_activities", ["company_id", "lead_id", "type", "at", "campaign_id", "sequence_id"])
     // Webhook events (src/storage/Outbox.ts) written by the statement that makes the change, as a CTE: they
     // commit with it. `rows` selects the leads concerned (id, company_id, email, and was/status for a move).
     // Only for companies with a webhook subscribed to them: an import of 100,000 leads writes no event nobody reads.
@@ -307,7 +311,9 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
         return yield* leads.first(sql`DELETE FROM leads WHERE company_id = ${companyId} AND id = ${id} RETURNING *`)
       }, Effect.orDie),
       upsert: Effect.fn("LeadsRepo.upsert")(function*(given, mode, now) {
-        return yield* upsert(given, mode, now)
+        const counts = yield* upsert(given, mode, now)
+        yield* leadStatistics.written(counts.created + counts.updated)
+        return counts
       }, Effect.orDie),
       record: Effect.fn("LeadsRepo.record")(function*(contacts, moves, activities, now) {
         if (moves.length === 0 && activities.length === 0) return
@@ -361,7 +367,9 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           FROM jsonb_to_recordset(${jsonParam(added)}::jsonb) AS a(id text, company_id text, email text, type text,
             at timestamptz, campaign_id text, sequence_id text, thread_id text, page_id text, detail jsonb)
           JOIN leads l ON l.company_id = a.company_id AND lower(l.email) = lower(a.email)`
-        yield* sql.withTransaction(Effect.andThen(upsert(contacts, "fill", now), recorded))
+        const counts = yield* sql.withTransaction(Effect.tap(upsert(contacts, "fill", now), () => recorded))
+        yield* leadStatistics.written(counts.created + counts.updated + moves.length)
+        yield* activityStatistics.written(activities.length + moves.length)
       }, Effect.orDie),
       activities: Effect.fn("LeadsRepo.activities")(function*(companyId, leadId, window) {
         const where = sql`company_id = ${companyId} AND lead_id = ${leadId}`

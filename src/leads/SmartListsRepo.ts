@@ -2,6 +2,7 @@ import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fromColumns, JsonObject, readerOf, Timestamp } from "../storage/Columns.ts"
 import { jsonParam } from "../storage/Rows.ts"
+import { estimatedRows } from "../storage/Statistics.ts"
 import { selectRecords, type Window } from "../storage/Windows.ts"
 import { compileFilter, type LeadFilter } from "./Filter.ts"
 import { LeadRecord } from "./LeadsRepo.ts"
@@ -44,7 +45,10 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
     now: Date
   ) => Effect.Effect<Option.Option<SmartListRecord>>
   readonly remove: (companyId: string, id: string) => Effect.Effect<Option.Option<SmartListRecord>>
-  /** The company's leads matching `filter` at `now`, newest first, and how many match. */
+  /**
+   * The company's leads matching `filter` at `now`, newest first, and how many match: exactly on the last page,
+   * else the database's estimate (at least one more than the page reaches).
+   */
   readonly leads: (
     companyId: string,
     filter: LeadFilter,
@@ -92,13 +96,17 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
       }, Effect.orDie),
       leads: Effect.fn("SmartListsRepo.leads")(function*(companyId, filter, now, window) {
         const matching = matchingLeads(sql, companyId, filter, now)
-        // One evaluation of the filter answers the page and the total; a page past the end counts apart.
-        const page = yield* sql<{ readonly total: unknown }>`SELECT *, count(*) OVER () AS total FROM ${matching} AS leads
-          ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`
-        const total = page.length > 0 || window.offset === 0
-          ? Number(page[0]?.total ?? 0)
-          : Number((yield* sql<{ readonly count: unknown }>`SELECT count(*) AS count FROM ${matching} AS leads`)[0].count)
-        return { rows: yield* leads.all(Effect.succeed(page)), total }
+        // One lead more than the page tells whether another page follows; the walk in id order stops there.
+        const found = yield* leads.all(sql`SELECT * FROM ${matching} AS leads
+          ORDER BY id DESC LIMIT ${window.limit + 1} OFFSET ${window.offset}`)
+        const rows = found.slice(0, window.limit)
+        const seen = window.offset + rows.length
+        if (found.length <= window.limit && rows.length > 0) return { rows, total: seen }
+        // Counting would evaluate the filter over every lead: the planner's estimate instead, within what is known.
+        const estimate = yield* estimatedRows(sql, sql`SELECT 1 FROM ${matching} AS leads`)
+        return found.length > window.limit
+          ? { rows, total: Math.max(estimate, seen + 1) }
+          : { rows, total: window.offset === 0 ? 0 : Math.min(estimate, window.offset) }
       }, Effect.orDie),
       leadsAfter: Effect.fn("SmartListsRepo.leadsAfter")(function*(companyId, filter, now, afterId, limit) {
         return yield* leads.all(sql`SELECT * FROM ${matchingLeads(sql, companyId, filter, now)} AS leads

@@ -14,6 +14,9 @@ export const OrganizationEntry = Schema.Struct({
   status: Schema.String,
   creditLimit: Schema.Int,
   creditUsage: Schema.Int,
+  /** Beyond the spec's entry: the pool job searches draw from (1 data credit a search). */
+  dataCreditLimit: Schema.Int,
+  dataCreditUsage: Schema.Int,
   seats: Schema.Int,
   companyLimit: Schema.Int
 }).annotate({ identifier: "OrganizationEntry" })

@@ -2,28 +2,28 @@ import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { Pglite } from "../storage/PgliteClient.ts"
 import { sharedReads } from "../storage/SharedRead.ts"
-import { OrganizationsRepo } from "./OrganizationsRepo.ts"
+import { type CreditUsage, OrganizationsRepo } from "./OrganizationsRepo.ts"
 
 /** The entries of `usages` for `ids`. */
-const usagesOf = (usages: ReadonlyMap<string, number>, ids: ReadonlyArray<string>) =>
+const usagesOf = (usages: ReadonlyMap<string, CreditUsage>, ids: ReadonlyArray<string>) =>
   new Map(ids.flatMap((id) => {
     const usage = usages.get(id)
     return usage === undefined ? [] : [[id, usage] as const]
   }))
 
 /**
- * Each organization's credit usage, as the organizations listing shows it.
+ * Each organization's credit and data credit usage, as the organizations listing shows it.
  * It changes on every billed call, so it is never cached at the access
  * revision. On a shared PostgreSQL
  * (other processes bill too) it is read for every request, concurrent
  * requests sharing one read sent after they asked (`sharedReads`). The embedded
  * database serves one process, in one session: there usages are kept in
  * memory and all dropped whenever a statement changes one, which a trigger
- * reports on channel `credit_usage` (sql/0085) while that statement runs, so
+ * reports on channel `credit_usage` (sql/0085, sql/0230) while that statement runs, so
  * that no read can see the change before the cache does.
  */
 export class Balances extends Context.Service<Balances, {
-  readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
+  readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, CreditUsage>>
 }>()("organizations/Balances") {
   /** Organizations whose usage is kept; beyond it, the cache starts over. */
   static readonly capacity = 10_000
@@ -38,7 +38,7 @@ export class Balances extends Context.Service<Balances, {
       // A shared read holds other callers' organizations too: each caller gets only its own.
       return { creditUsage: (ids) => Effect.map(shared(ids), (usages) => usagesOf(usages, ids)) }
     }
-    const usages = new Map<string, number>()
+    const usages = new Map<string, CreditUsage>()
     /** Counts the notified changes, so that a read that overlapped one is not kept. */
     let changes = 0
     yield* Effect.acquireRelease(

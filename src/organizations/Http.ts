@@ -36,6 +36,8 @@ export const OrganizationsLive = HttpApiBuilder.group(api, "organizations", (han
           status: organization.status,
           creditLimit: organization.creditLimit,
           creditUsage: organization.creditUsage,
+          dataCreditLimit: organization.dataCreditLimit,
+          dataCreditUsage: organization.dataCreditUsage,
           seats: organization.seats,
           companyLimit: organization.companyLimit
         }))

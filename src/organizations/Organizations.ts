@@ -9,7 +9,7 @@ import { OrganizationsRepo, type OrganizationWithRole } from "./OrganizationsRep
  * Each user's organizations with their role, per process, at the access
  * revision they were read at (`RevisionCache`): every write that changes them
  * (ownership, owners list, memberships) bumps it. Credit usage changes on
- * every billed call and never bumps it, so the cached records' usage is never
+ * every billed call and never bumps it, so the cached records' usage (credits and data credits) is never
  * shown: `listCallersOrganizations` takes it from `Balances`.
  */
 export class MembershipsCache extends Context.Service<MembershipsCache, RevisionCache<ReadonlyArray<OrganizationWithRole>>>()(
@@ -30,7 +30,11 @@ export const listCallersOrganizations = Effect.gen(function*() {
   yield* settledSoFar
   const usage = yield* Balances.use((balances) => balances.creditUsage(entries.map(({ organization }) => organization.id)))
   return entries.map(({ organization, role }) => ({
-    organization: { ...organization, creditUsage: usage.get(organization.id) ?? organization.creditUsage },
+    organization: {
+      ...organization,
+      creditUsage: usage.get(organization.id)?.credits ?? organization.creditUsage,
+      dataCreditUsage: usage.get(organization.id)?.dataCredits ?? organization.dataCreditUsage
+    },
     role
   }))
 })

@@ -59,11 +59,14 @@ export interface OrganizationsRepository {
    * else `owner` for the owner user, else `admin` for the owners list.
    */
   readonly listForUser: (userId: string) => Effect.Effect<ReadonlyArray<OrganizationWithRole>>
-  /** The credits used of each of the organizations (those that exist), by id. */
-  readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
+  /** The credits and data credits used of each of the organizations (those that exist), by id. */
+  readonly creditUsage: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, CreditUsage>>
   /** The user's role in one organization by the same rule; none without a record. */
   readonly roleOf: (organizationId: string, userId: string) => Effect.Effect<Option.Option<OrgRole>>
 }
+
+/** What an organization used of each pool: credits (model calls) and data credits (job searches). */
+export interface CreditUsage { readonly credits: number; readonly dataCredits: number }
 
 export const resolveRole = (
   membershipRole: OrgRole | undefined,
@@ -156,9 +159,9 @@ export class OrganizationsRepo extends Context.Service<OrganizationsRepo, Organi
       }, Effect.orDie),
       creditUsage: Effect.fn("OrganizationsRepo.creditUsage")(function*(ids) {
         if (ids.length === 0) return new Map()
-        const rows = yield* sql<{ readonly id: string; readonly credit_usage: unknown }>`
-          SELECT id, credit_usage FROM organizations WHERE ${sql.in("id", ids)}`
-        return new Map(rows.map((row) => [row.id, toNumber(row.credit_usage)]))
+        const rows = yield* sql<{ readonly id: string; readonly credit_usage: unknown; readonly data_credit_usage: unknown }>`
+          SELECT id, credit_usage, data_credit_usage FROM organizations WHERE ${sql.in("id", ids)}`
+        return new Map(rows.map((row) => [row.id, { credits: toNumber(row.credit_usage), dataCredits: toNumber(row.data_credit_usage) }]))
       }, Effect.orDie),
       roleOf: Effect.fn("OrganizationsRepo.roleOf")(function*(organizationId, userId) {
         const organization = yield* get(organizationId)

@@ -32,10 +32,18 @@ export interface TrackedMessage {
 }
 
 export interface OutreachSender {
+  /** What its tracking ids begin with (`rcp_`): an id is looked up only by the sender that made it. */
+  readonly idPrefix: string
   /** The message of this area with tracking id `id`, if any. */
   readonly message: (id: string) => Effect.Effect<Option.Option<TrackedMessage>>
   /** The contact unsubscribed (it is on the suppression list already): stop mailing it. */
   readonly unsubscribed: (companyId: string, email: string, now: Date) => Effect.Effect<void>
+}
+
+/** The message with tracking id `id`, asked of the one sender whose ids begin like it (one lookup, not one per sender). */
+export const findMessage = (senders: ReadonlyArray<OutreachSender>, id: string): Effect.Effect<Option.Option<TrackedMessage>> => {
+  const sender = senders.find((candidate) => id.startsWith(candidate.idPrefix))
+  return sender === undefined ? Effect.succeedNone : sender.message(id)
 }
 
 export class OutreachSenders extends Context.Service<OutreachSenders, ReadonlyArray<OutreachSender>>()(

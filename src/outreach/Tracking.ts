@@ -5,7 +5,7 @@ import { Suppressions } from "../lists/Suppressions.ts"
 import { currentDate } from "../platform/Time.ts"
 import { escapeHtml } from "./MergeFields.ts"
 import { clickTarget, parseTemplates, type TrackingUrls } from "./Message.ts"
-import { OutreachSenders, type TrackedMessage } from "./Outreach.ts"
+import { findMessage, OutreachSenders, type TrackedMessage } from "./Outreach.ts"
 import { TrackingSecret } from "./TrackingSecret.ts"
 import { signToken, type TrackingLink, verifyToken } from "./TrackingTokens.ts"
 
@@ -29,15 +29,7 @@ export const trackingUrls = (baseUrl: string, key: Uint8Array, recipientId: stri
 const notFound = new LinkNotFound({})
 
 /** The message with tracking id `id`, from whichever sender made it. */
-const messageOf = (id: string) =>
-  OutreachSenders.use((senders) =>
-    Effect.gen(function*() {
-      for (const sender of senders) {
-        const found = yield* sender.message(id)
-        if (Option.isSome(found)) return found
-      }
-      return Option.none<TrackedMessage>()
-    }))
+const messageOf = (id: string) => OutreachSenders.use((senders) => findMessage(senders, id))
 
 /** The message a token of `kind` names; 404 for a forged, tampered or stale token. */
 const recipientOf = <K extends TrackingLink["kind"]>(token: string, kind: K) =>

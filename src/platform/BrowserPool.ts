@@ -89,11 +89,13 @@ export interface BrowserPoolService {
  * Flags for every browser. Every request a page makes is answered by the
  * caller's request handler (`context.route`); what could still leave on its
  * own (WebSockets, WebRTC, prefetches) goes to a proxy address where nothing
- * listens, so it fails instead of reaching the network.
+ * listens, so it fails instead of reaching the network. The zygote stays on
+ * (no `--no-zygote`): without it every page's renderer process starts from
+ * scratch, which cost a social card a quarter of its render time
+ * (docs/benchmarks.md).
  */
 const chromiumFlags = (settings: BrowserSettings) => [
   "--no-sandbox",
-  "--no-zygote",
   "--disable-gpu",
   "--disable-dev-shm-usage",
   "--disable-background-networking",

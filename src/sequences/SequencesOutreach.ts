@@ -6,6 +6,7 @@ import { SequencesRepo } from "./SequencesRepo.ts"
 export const sequencesSender = Effect.gen(function*() {
   const repo = yield* SequencesRepo
   return {
+    idPrefix: "sqx_",
     message: (id) =>
       Effect.map(repo.execution(id), Option.map((execution): TrackedMessage => ({
         id: execution.id,

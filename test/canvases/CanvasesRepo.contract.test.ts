@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { type CanvasRecord, CanvasesRepo, type RenderRecord } from "../../src/canvases/CanvasesRepo.ts"
+import { type CanvasRecord, CanvasesRepo, type MessageRecord, type RenderRecord } from "../../src/canvases/CanvasesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
 import { backends, seedTenant } from "../support/TestServer.ts"
 
@@ -18,6 +18,7 @@ const fixture = Effect.gen(function*() {
       title: "Canvas",
       html: "<p>hi</p>",
       activeThreadId: null,
+      htmlVersion: 1,
       createdAt: t0,
       updatedAt: t0,
       ...overrides
@@ -66,7 +67,7 @@ for (const backend of backends) {
         const first = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { title: "renamed" }, t0))
         expect(first).toMatchObject({ title: "renamed", html: canvas.html })
         expect(first.updatedAt.getTime()).toBe(t0.getTime() + 1)
-        const second = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { html: "" }, t1))
+        const second = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { html: { html: "", source: "api" } }, t1))
         expect(second).toMatchObject({ title: "renamed", html: "", updatedAt: t1, createdAt: t0 })
         expect(Option.isNone(yield* repo.update("cmp_other", canvas.id, { title: "x" }, t1))).toBe(true)
       }))
@@ -95,6 +96,56 @@ for (const backend of backends) {
         expect(Option.isNone(yield* repo.addThread(thread("cnv_unknown")))).toBe(true)
         expect(Option.getOrThrow(yield* repo.get(tenant.companyId, canvas.id)).activeThreadId).toBeNull()
         expect((yield* repo.listThreads(other.companyId, canvas.id, { offset: 0, limit: 10 })).total).toBe(0)
+      }))
+
+    it.effect("new HTML is the next version, stored with the change; versions list newest first, scoped by company", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create } = yield* fixture
+        const other = yield* seedTenant("other")
+        const canvas = yield* create({ html: "<p>one</p>" })
+        const renamed = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { title: "renamed" }, t1))
+        expect(renamed.htmlVersion).toBe(1)
+        const changed = Option.getOrThrow(yield* repo.update(tenant.companyId, canvas.id, { html: { html: "<p>two</p>", source: "chat" } }, t1))
+        expect(changed).toMatchObject({ html: "<p>two</p>", htmlVersion: 2 })
+        const versions = yield* repo.versions(tenant.companyId, canvas.id, { offset: 0, limit: 10 })
+        expect(versions).toEqual({
+          rows: [
+            { canvasId: canvas.id, version: 2, source: "chat", createdAt: t1 },
+            { canvasId: canvas.id, version: 1, source: "api", createdAt: t0 }
+          ],
+          total: 2
+        })
+        expect(Option.getOrThrow(yield* repo.version(tenant.companyId, canvas.id, 1)).html).toBe("<p>one</p>")
+        expect(Option.isNone(yield* repo.version(other.companyId, canvas.id, 1))).toBe(true)
+        expect((yield* repo.versions(other.companyId, canvas.id, { offset: 0, limit: 10 })).total).toBe(0)
+        expect(Option.isNone(yield* repo.update(other.companyId, canvas.id, { html: { html: "x", source: "api" } }, t1))).toBe(true)
+        expect((yield* repo.versions(tenant.companyId, canvas.id, { offset: 0, limit: 10 })).total).toBe(2)
+      }))
+
+    it.effect("a thread is found only on its own canvas and company; its messages list newest first", () =>
+      Effect.gen(function*() {
+        const { tenant, repo, create, thread } = yield* fixture
+        const other = yield* seedTenant("other")
+        const canvas = yield* create()
+        const second = yield* create()
+        const added = Option.getOrThrow(yield* repo.addThread(thread(canvas.id)))
+        expect(Option.getOrThrow(yield* repo.getThread(tenant.companyId, canvas.id, added.id))).toEqual(added)
+        expect(Option.isNone(yield* repo.getThread(tenant.companyId, second.id, added.id))).toBe(true)
+        expect(Option.isNone(yield* repo.getThread(other.companyId, canvas.id, added.id))).toBe(true)
+        const message = (role: MessageRecord["role"], content: string): MessageRecord => ({
+          id: newId("cmsg"),
+          threadId: added.id,
+          companyId: tenant.companyId,
+          role,
+          content,
+          createdAt: t1
+        })
+        const user = message("user", "Make it blue ✓")
+        const assistant = message("assistant", "Done.")
+        yield* repo.addMessages([user, assistant])
+        yield* repo.addMessages([])
+        expect(yield* repo.listMessages(tenant.companyId, added.id, { offset: 0, limit: 10 })).toEqual({ rows: [assistant, user], total: 2 })
+        expect((yield* repo.listMessages(other.companyId, added.id, { offset: 0, limit: 10 })).total).toBe(0)
       }))
 
     it.effect("keeps every field of a render (a still's duration and fps null) and lists a canvas's renders newest first", () =>

@@ -14,6 +14,7 @@ describe.each(backends)("canvases API on $name", ({ storage }) => {
           title: "Launch page",
           html: "",
           activeThreadId: null,
+          htmlVersion: 1,
           companyId: tenant.companyId,
           uid: tenant.userId
         })
@@ -23,11 +24,31 @@ describe.each(backends)("canvases API on $name", ({ storage }) => {
           params: { canvas_id: canvas.id },
           payload: { html: "<h1>Hello</h1>" }
         })
-        expect(patched).toEqual({ ...canvas, html: "<h1>Hello</h1>", updated: patched.updated })
+        expect(patched).toEqual({ ...canvas, html: "<h1>Hello</h1>", htmlVersion: 2, updated: patched.updated })
         expect(patched.updated).toBeGreaterThan(canvas.updated)
         const second = yield* api.canvases.create({ payload: { title: "Other", html: "<p>x</p>" } })
         const page = yield* api.canvases.list({ query: { pageSize: 1 } })
         expect(page).toEqual({ items: [second], total: 2, pages: 2, hasNext: true })
+      }))
+
+    it.effect("every change of the HTML is a version; a title change is not; an old version can be restored", () =>
+      Effect.gen(function*() {
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const canvas = yield* api.canvases.create({ payload: { title: "Card", html: "<h1>One</h1>" } })
+        const params = { canvas_id: canvas.id }
+        yield* api.canvases.update({ params, payload: { html: "<h1>Two</h1>" } })
+        expect((yield* api.canvases.update({ params, payload: { title: "Renamed" } })).htmlVersion).toBe(2)
+        const versions = yield* api.canvases.listVersions({ params, query: {} })
+        expect(versions.items.map((version) => [version.version, version.source])).toEqual([[2, "api"], [1, "api"]])
+        expect(versions.total).toBe(2)
+        expect(yield* api.canvases.getVersion({ params: { ...params, version: 1 } })).toMatchObject({ version: 1, html: "<h1>One</h1>" })
+        const restored = yield* api.canvases.restoreVersion({ params: { ...params, version: 1 } })
+        expect(restored).toMatchObject({ html: "<h1>One</h1>", htmlVersion: 3, title: "Renamed" })
+        expect((yield* api.canvases.listVersions({ params, query: { pageSize: 1 } })).items).toMatchObject([{ version: 3, source: "restore" }])
+        expect((yield* Effect.flip(api.canvases.getVersion({ params: { ...params, version: 9 } })))._tag).toBe("NotFound")
+        expectErrorResponse(yield* send(requestWithKey("GET", `/api/v0/content/canvases/${canvas.id}/versions/0`, tenant.apiKey)), 400, "version")
+        expectErrorResponse(yield* send(requestWithKey("GET", `/api/v0/content/canvases/${canvas.id}/versions/x`, tenant.apiKey)), 400, "version")
       }))
 
     it.effect("a new thread becomes the canvas's active thread", () =>
@@ -85,7 +106,10 @@ describe.each(backends)("canvases API on $name", ({ storage }) => {
             api.canvases.get({ params }),
             api.canvases.update({ params, payload: { title: "Mine" } }),
             api.canvases.createThread({ params, payload: { title: "Mine" } }),
-            api.canvases.listThreads({ params, query: {} })
+            api.canvases.listThreads({ params, query: {} }),
+            api.canvases.listVersions({ params, query: {} }),
+            api.canvases.getVersion({ params: { ...params, version: 1 } }),
+            api.canvases.restoreVersion({ params: { ...params, version: 1 } })
           ]
           for (const call of calls) expect((yield* Effect.flip(call))._tag).toBe("NotFound")
         }
@@ -107,7 +131,8 @@ describe.each(backends)("canvases API on $name", ({ storage }) => {
         const writes: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
           api.canvases.create({ payload: { title: "x" } }),
           api.canvases.update({ params, payload: { title: "x" } }),
-          api.canvases.createThread({ params, payload: { title: "x" } })
+          api.canvases.createThread({ params, payload: { title: "x" } }),
+          api.canvases.restoreVersion({ params: { ...params, version: 1 } })
         ]
         for (const call of writes) {
           expect((yield* Effect.flip(call))._tag).toBe("Forbidden")

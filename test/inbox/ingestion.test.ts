@@ -1,9 +1,11 @@
 import { expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { deliver, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
+import { deliver, Inbound, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
 import { backends } from "../support/TestServer.ts"
+import { settledOrganization, usageHistory } from "../support/Usage.ts"
+import nodemailer from "nodemailer"
 import { readFileSync } from "node:fs"
 
 /** A delivery status notification of `test/fixtures/dsn/` for `recipient`'s message `messageId`. */
@@ -77,6 +79,24 @@ for (const backend of backends) {
         expect((yield* api.inbox.listThreads({ query: { unread: "true" } })).total).toBe(0)
       }))
 
+    it.effect("a reply classified by the offline model's rules costs no credits: no usage event, nothing charged", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, tenant, messageIds } = yield* sentCampaign(["joy@example.com"])
+        const before = Option.getOrThrow(yield* settledOrganization(tenant.organizationId)).creditUsage
+        const raw = rawMail({
+          from: "joy@example.com",
+          to: sharedAddress,
+          subject: "Re: Quick question",
+          text: "No thanks, not interested.",
+          inReplyTo: messageIds.get("joy@example.com")!
+        })
+        expect(yield* deliver(sharedAddress, raw)).toMatchObject({ accepted: true })
+        expect((yield* api.inbox.listThreads({ query: {} })).items.map((thread) => thread.classification)).toEqual(["not_interested"])
+        expect((yield* usageHistory(tenant.organizationId, { featureKey: "campaigns" })).events).toEqual([])
+        expect(Option.getOrThrow(yield* settledOrganization(tenant.organizationId)).creditUsage).toBe(before)
+      }))
+
     it.effect("a forged In-Reply-To naming another company's message joins nothing of theirs", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
@@ -106,6 +126,38 @@ for (const backend of backends) {
         // The victim cannot read the attacker's thread, nor the attacker the victim's ids.
         const other = yield* Effect.flip(victim.api.inbox.getThread({ params: { threadId: theirs.items[0].id }, query: {} }))
         expect(other._tag).toBe("NotFound")
+      }))
+
+    it.effect("messages sent over one SMTP connection each go to their own recipients only", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const first = yield* sentCampaign(["hal@example.com"])
+        const second = yield* sentCampaign(["ivy@example.com"])
+        const mailbox = (owner: typeof first, email: string) =>
+          owner.api.inbox.createMailbox({
+            payload: {
+              email,
+              imap: { host: "imap.one.example", port: 993, secure: true, user: "u", password: "secret-imap" },
+              smtp: { host: "smtp.one.example", port: 465, secure: true, user: "u", password: "secret-smtp" }
+            }
+          })
+        yield* mailbox(first, "sales@first.example")
+        yield* mailbox(second, "sales@second.example")
+        const { port } = yield* Inbound
+        // One pooled connection: the second message is a second mail transaction of the same SMTP session.
+        yield* Effect.promise(async () => {
+          const transport = nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true, maxConnections: 1 })
+          try {
+            for (const [to, subject] of [["sales@first.example", "For the first"], ["sales@second.example", "For the second"]] as const) {
+              await transport.sendMail({ envelope: { from: "kim@example.net", to: [to] }, raw: rawMail({ from: "kim@example.net", to, subject, text: "Hello." }) })
+            }
+          } finally {
+            transport.close()
+          }
+        })
+        const subjects = (owner: typeof first) => Effect.map(owner.api.inbox.listThreads({ query: {} }), (page) => page.items.map((thread) => thread.subject))
+        expect(yield* subjects(first)).toEqual(["For the first"])
+        expect(yield* subjects(second)).toEqual(["For the second"])
       }))
 
     it.effect("mail to the shared address that answers none of our messages is accepted and dropped; unknown recipients 550", () =>

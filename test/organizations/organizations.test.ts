@@ -1,6 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Admin from "../../src/admin/Admin.ts"
+import { spend } from "../support/Billing.ts"
 import { addPerson, client, companyKeyBy, pgliteStorage, seedTenant, testServer, type Tenant } from "../support/TestServer.ts"
 
 /** The organizations a person's personal key lists, as [organization id, role] pairs. */
@@ -25,10 +26,27 @@ it.layer(testServer(pgliteStorage))("GET /api/v0/organizations", (it) => {
           status: "active",
           creditLimit: Admin.bootstrapAllowance.creditLimit,
           creditUsage: 0,
+          dataCreditLimit: Admin.bootstrapAllowance.dataCreditLimit,
+          dataCreditUsage: 0,
           seats: Admin.bootstrapAllowance.seats,
           companyLimit: Admin.bootstrapAllowance.companyLimit
         }]
       })
+    }))
+
+  it.effect("shows the data credits a job search spent at once, beside the credits", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant()
+      const api = yield* client({ apiKey: tenant.personalAccessKey, companyId: tenant.companyId })
+      const usage = Effect.map(api.organizations.list(), ({ organizations }) =>
+        organizations.map(({ creditUsage, dataCreditUsage }) => ({ creditUsage, dataCreditUsage })))
+      expect(yield* usage).toEqual([{ creditUsage: 0, dataCreditUsage: 0 }])
+      const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }
+      yield* spend(payer, { feature: "jobs", credits: 1, pool: "data" })
+      expect(yield* usage).toEqual([{ creditUsage: 0, dataCreditUsage: 1 }])
+      yield* spend(payer, { feature: "chat", credits: 4 })
+      yield* spend(payer, { feature: "jobs", credits: 1, pool: "data" })
+      expect(yield* usage).toEqual([{ creditUsage: 4, dataCreditUsage: 2 }])
     }))
 
   it.effect("role: the membership role, else owner for the owner user, else admin for the owners list", () =>

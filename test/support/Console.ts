@@ -1,7 +1,9 @@
 import axe from "axe-core"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import MailComposer from "nodemailer/lib/mail-composer"
 import type { Page } from "playwright-core"
+import { Ingestion } from "../../src/inbox/Ingestion.ts"
 import { BrowserPool } from "../../src/platform/BrowserPool.ts"
 import type * as Admin from "../../src/admin/Admin.ts"
 
@@ -9,16 +11,17 @@ import type * as Admin from "../../src/admin/Admin.ts"
 type Tenant = Effect.Success<ReturnType<typeof Admin.bootstrap>>
 
 /** The console's pages, by the hash that opens each and the heading it shows. */
-export const consolePages = ["integrations", "usage", "campaigns", "leads", "profile"] as const
+export const consolePages = ["integrations", "usage", "campaigns", "leads", "inbox", "documents", "agents", "profile"] as const
 
 /**
  * Runs `use` on a page of the service's own headless Chromium (the pool the
  * server uses, its requests relayed to the loopback server), failing on an
  * uncaught error of the page or a Content-Security-Policy violation.
+ * `locale` is the browser's language (`navigator.language`).
  */
-export const withConsolePage = <A>(use: (page: Page) => Promise<A>) =>
+export const withConsolePage = <A>(use: (page: Page) => Promise<A>, locale = "en-US") =>
   BrowserPool.use((pool) =>
-    pool.withPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" }, (page, context) =>
+    pool.withPage({ viewport: { width: 1280, height: 900 }, locale }, (page, context) =>
       Effect.promise(async () => {
         // The pool's browsers reach nothing on their own (docs/canvases.md): the test fetches each request for them.
         await context.route("**/*", async (route) => route.fulfill({ response: await route.fetch() }))
@@ -92,4 +95,18 @@ export const sentCampaign = (base: string, tenant: Tenant) => Effect.gen(functio
   }
   yield* sql`INSERT INTO campaign_recipient_counts (campaign_id, total, sent, opened, clicked) VALUES (${campaign.id}, 3, 3, 1, 1)`
   return campaign
+}).pipe(Effect.orDie)
+
+export const refundPolicy = "# Refund policy\n\nCustomers may return any product within 30 days of delivery for a full refund.\n"
+
+/** An HTML reply (with a script that must not run) taken in by the inbound path for the tenant's company: classified `interested`. */
+export const receivedReply = (tenant: Tenant) => Effect.gen(function*() {
+  const raw = yield* Effect.promise(() => new MailComposer({
+    from: "Ada <ada@customer.example>",
+    to: "sales@shop.example",
+    subject: "Your offer",
+    text: "Sounds great, let's talk about pricing.",
+    html: "<p>Sounds <b>great</b>, let's talk about pricing.</p><script>parent.hacked = true</script>"
+  }).compile().build())
+  return yield* Ingestion.use((ingestion) => ingestion.ingest(raw, { companies: [{ companyId: tenant.companyId, mailboxId: null }] }))
 }).pipe(Effect.orDie)

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks"
-import { call, type Credentials, type DeliveryRecord, get, type Keys, type Page, type WebhookRecord } from "../api.ts"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { call, type Credentials, get, type Keys } from "../api.ts"
+import { date, Loaded, RowAction, Section, useAction, useLoad } from "../ui.tsx"
+import { Webhooks } from "./Webhooks.tsx"
 
 /** Company API keys: created with the plaintext shown once, deleted by name. */
 const CompanyKeys = (props: { credentials: Credentials }) => {
@@ -48,68 +49,13 @@ const CompanyKeys = (props: { credentials: Credentials }) => {
                 {mine.map((key) => (
                   <tr>
                     <td>{key.name}</td><td><code>{key.maskedKey}</code></td><td>{date(key.createdDate)}</td>
-                    <td><button type="button" class="danger" onClick={() => remove(key.name)} aria-label={`Delete key ${key.name}`}>Delete</button></td>
+                    <RowAction kind="danger" name={`Delete key ${key.name}`} onClick={() => remove(key.name)}>Delete</RowAction>
                   </tr>
                 ))}
               </tbody>
             </table>
           )
         }}
-      </Loaded>
-    </Section>
-  )
-}
-
-const Deliveries = (props: { credentials: Credentials; webhook: WebhookRecord }) => {
-  const deliveries = useLoad(
-    () => get<Page<DeliveryRecord>>(props.credentials, `/webhooks/${props.webhook.id}/deliveries?pageSize=20`),
-    [props.credentials, props.webhook.id]
-  )
-  return (
-    <Loaded state={deliveries}>
-      {(page) => page.items.length === 0 ? <p>No deliveries yet.</p> : (
-        <table aria-label={`Deliveries of ${props.webhook.url}`}>
-          <thead><tr><th>Event</th><th>Status</th><th>Attempts</th><th>HTTP</th><th>Latency</th><th>Response</th></tr></thead>
-          <tbody>
-            {page.items.map((delivery) => (
-              <tr>
-                <td>{delivery.event}</td><td>{delivery.status}</td><td>{delivery.attempts}</td>
-                <td>{delivery.responseStatus ?? "—"}</td><td>{delivery.latencyMs === null ? "—" : `${delivery.latencyMs} ms`}</td>
-                <td>{delivery.responseExcerpt ?? delivery.error ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </Loaded>
-  )
-}
-
-/** Webhooks with their delivery log; a test delivery on demand. */
-const Webhooks = (props: { credentials: Credentials }) => {
-  const webhooks = useLoad(() => get<Page<WebhookRecord>>(props.credentials, "/webhooks?pageSize=50"), [props.credentials])
-  const [open, setOpen] = useState<string>()
-  const { run, Failure } = useAction()
-  return (
-    <Section title="Webhooks">
-      <Failure />
-      <Loaded state={webhooks}>
-        {(page) => page.items.length === 0 ? <p>No webhooks yet (create them with POST /api/v0/webhooks).</p> : (
-          <ul>
-            {page.items.map((webhook) => (
-              <li>
-                <code>{webhook.url}</code> — {webhook.enabled ? "enabled" : "disabled"}, {webhook.events.join(", ")}{" "}
-                <button type="button" class="secondary" onClick={() => setOpen(open === webhook.id ? undefined : webhook.id)}>
-                  {open === webhook.id ? "Hide deliveries" : "Show deliveries"}
-                </button>{" "}
-                <button type="button" class="secondary" onClick={() => run(() => call(props.credentials, "POST", `/webhooks/${webhook.id}/test`))}>
-                  Send a test
-                </button>
-                {open === webhook.id && <Deliveries credentials={props.credentials} webhook={webhook} />}
-              </li>
-            ))}
-          </ul>
-        )}
       </Loaded>
     </Section>
   )

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
 import { call, type Credentials, get, type Keys, type NewKey } from "../api.ts"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { date, Loaded, RowAction, Section, useAction, useLoad } from "../ui.tsx"
 
 /** The signed-in person's personal access keys: issued with an optional expiry (shown once), revoked. */
 export const Profile = (props: { credentials: Credentials }) => {
@@ -42,12 +42,9 @@ export const Profile = (props: { credentials: Credentials }) => {
               {list.personalAccessKeys.map((key) => (
                 <tr>
                   <td>{key.name}</td><td><code>{key.maskedKey}</code></td><td>{date(key.createdDate)}</td><td>{date(key.expiresAt)}</td>
-                  <td>
-                    <button type="button" class="danger" aria-label={`Revoke key ${key.name}`}
-                      onClick={() => run(() => call(credentials, "DELETE", `/keys/${key.id}`).then(keys.reload))}>
-                      Revoke
-                    </button>
-                  </td>
+                  <RowAction kind="danger" name={`Revoke key ${key.name}`} onClick={() => run(() => call(credentials, "DELETE", `/keys/${key.id}`).then(keys.reload))}>
+                    Revoke
+                  </RowAction>
                 </tr>
               ))}
             </tbody>

@@ -49,7 +49,7 @@ const load = async (credentials: Credentials) => {
   return { organization, summary, events, since }
 }
 
-/** Credits of the organization: its balance, totals and charts per day, by model and by feature. */
+/** Credits of the organization: its balance, totals and charts per day, by model and by feature; its data credits. */
 export const Usage = (props: { credentials: Credentials }) => {
   const usage = useLoad(() => load(props.credentials), [props.credentials])
   return (
@@ -64,8 +64,15 @@ export const Usage = (props: { credentials: Credentials }) => {
               <div><strong>{summary.totals.requests}</strong>billable calls in {days} days</div>
             </div>
           </Section>
+          <Section title="Data credits">
+            <div class="metrics">
+              <div><strong data-testid="data-credits-used">{organization?.dataCreditUsage ?? "—"}</strong>data credits used</div>
+              <div><strong data-testid="data-credit-limit">{organization?.dataCreditLimit ?? "—"}</strong>data credit limit</div>
+            </div>
+            <p>Data credits pay for job listing searches (one a search); model calls use credits.</p>
+          </Section>
           <TimeChart unit="credits" title="Credits per day" {...perDay(events, since)} />
-          <TimeChart unit="credits" title="Credits per day by model" {...perDay(events, since, (event) => event.model)} />
+          <TimeChart unit="credits" title="Credits per day by model" {...perDay(events, since, (event) => event.model === "" ? "no model" : event.model)} />
           <TimeChart unit="credits" title="Credits per day by feature" {...perDay(events, since, (event) => event.feature)} />
           <Section title={`By model and feature, last ${days} days`}>
             <table>
