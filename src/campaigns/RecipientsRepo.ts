@@ -154,15 +154,8 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
         const matches = searching ? sql`email ILIKE ${containing(search)}` : sql`true`
         const where = sql`campaign_id = ${campaignId} AND ${matches}`
         const [rows, counted, matching] = yield* Effect.all([
-          searching
-            // The matches first (the trigram index finds them), then their page: ordered by id, the scan would
-            // walk the whole campaign for a search matching few addresses.
-            ? sql`WITH matched AS MATERIALIZED (SELECT id FROM campaign_recipients WHERE ${where})
-              SELECT * FROM campaign_recipients WHERE id IN (
-                SELECT id FROM matched ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}
-              ) ORDER BY id DESC`
-            : sql`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
-              LIMIT ${window.limit} OFFSET ${window.offset}`,
+          sql`SELECT * FROM campaign_recipients WHERE ${where} ORDER BY id DESC
+            LIMIT ${window.limit} OFFSET ${window.offset}`,
           sql`SELECT total, sent, failed, skipped, uncertain, opened, clicked, replied, bounced FROM campaign_recipient_counts
             WHERE campaign_id = ${campaignId}`,
           searching ? sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM campaign_recipients WHERE ${where}` : Effect.succeed([])
