@@ -77,9 +77,10 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
   return {
     claim: Effect.fn("RecipientsRepo.claim")(function*(now, expiresAt, limit) {
       const token = newId("lease")
+      // The pick is materialised once: as an `IN (…)` subquery the planner may run it again per row
+      // updated, each run skipping what the last one locked, and the claim then took more than `limit`.
       const rows = yield* sql`
-        UPDATE campaign_recipients SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-        WHERE id IN (
+        WITH picked AS MATERIALIZED (
           SELECT r.id FROM campaign_recipients r
           WHERE r.status = 'pending'
             AND r.campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
@@ -88,8 +89,11 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
           ORDER BY r.campaign_id, r.id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
-        ) AND status = 'pending' AND ${leaseFree(now)}
-        RETURNING *`
+        )
+        UPDATE campaign_recipients SET lease_token = ${token}, lease_expires_at = ${expiresAt}
+        FROM picked
+        WHERE campaign_recipients.id = picked.id AND status = 'pending' AND ${leaseFree(now)}
+        RETURNING campaign_recipients.*`
       return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
     }, Effect.orDie),
     begin: Effect.fn("RecipientsRepo.begin")(function*(id, token, now) {

@@ -10,7 +10,9 @@ import { getRedirect, send } from "../support/Http.ts"
 import {
   anotherWorker,
   campaignTestServer,
+  countingInFlight,
   drainSender,
+  smtpMailer,
   testMailLeaseMs,
   testRetryBaseMs
 } from "../support/CampaignWorkerTest.ts"
@@ -307,6 +309,32 @@ for (const backend of backends) {
         const failed = yield* doomed.api.campaigns.get({ params: doomed.params })
         expect(failed).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/not found/) })
         expect(yield* worker.startDue).toBe(0)
+      }))
+  })
+
+  const most = { value: 0 }
+  const countingServer = Layer.unwrap(Effect.map(smtpServer(), (sink) =>
+    campaignTestServer(backend.storage, sink.url, { concurrency: 3 }, {}, {
+      campaign: { batchSize: 5 },
+      mailer: countingInFlight(smtpMailer(sink.url), most)
+    })))
+  it.layer(countingServer, { timeout: 60_000 })(`campaign sender loops on ${backend.name}`, (it) => {
+    it.effect("a claim keeps to MAIL_BATCH_SIZE; two sender loops of one worker side by side keep to MAIL_CONCURRENCY messages in flight", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, params } = yield* campaignFor(Array.from({ length: 20 }, (_, i) => ({ email: `loop${i}@example.com` })))
+        yield* api.campaigns.send({ params, payload: null })
+        // Made over this layer's settings (batches of 5, 3 in flight) and counting mailer.
+        const worker = yield* anotherWorker
+        // A claim keeps to MAIL_BATCH_SIZE however many are pending.
+        expect(yield* worker.sendBatch).toBe(5)
+        // As the server runs them: two loops over the same worker, each with its own batches of 5.
+        const [a, b] = yield* Effect.all([drainSender(worker), drainSender(worker)], { concurrency: 2 })
+        expect(a + b).toBe(15)
+        expect(Math.min(a, b)).toBeGreaterThan(0)
+        // Both loops had messages to start (3 each): the shared limit held them to 3 in flight, not 6.
+        expect(most.value).toBe(3)
+        expect((yield* api.campaigns.get({ params })).status).toBe("sent")
       }))
   })
 }
