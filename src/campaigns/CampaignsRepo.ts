@@ -165,16 +165,18 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
       Schema.Struct({ now: Schema.Date, expiresAt: Schema.Date, limit: Schema.Number }),
       ({ now, expiresAt, limit }) => {
         const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
+        // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
         return sql`
-          UPDATE campaigns SET lease_token = ${newId("lease")}, lease_expires_at = ${expiresAt}
-          WHERE id IN (
-            SELECT id FROM campaigns
+          WITH picked AS MATERIALIZED (
+            SELECT id AS picked_id FROM campaigns
             WHERE status = 'scheduled' AND scheduled_at <= ${now} AND ${free}
             ORDER BY scheduled_at
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
-          ) AND status = 'scheduled' AND ${free}
-          RETURNING *`
+          )
+          UPDATE campaigns SET lease_token = ${newId("lease")}, lease_expires_at = ${expiresAt}
+          FROM picked WHERE campaigns.id = picked.picked_id AND status = 'scheduled' AND ${free}
+          RETURNING campaigns.*`
       }
     )
     const ofCampaign = Schema.Struct({ campaignId: Schema.String, limit: Schema.Number, offset: Schema.Number })

@@ -275,12 +275,14 @@ export class DocumentsRepo extends Context.Service<DocumentsRepo, {
       claimIndexing: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
-          const rows = yield* sql`UPDATE knowledge_documents SET lease_token = ${token}, lease_until = ${leaseUntil}
-            WHERE id IN (
-              SELECT id FROM knowledge_documents
+          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
+          const rows = yield* sql`WITH picked AS MATERIALIZED (
+              SELECT id AS picked_id FROM knowledge_documents
               WHERE status = 'indexing' AND (lease_until IS NULL OR lease_until < ${now})
               ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
             )
+            UPDATE knowledge_documents SET lease_token = ${token}, lease_until = ${leaseUntil}
+            FROM picked WHERE knowledge_documents.id = picked.picked_id
             RETURNING ${columns}`
           const documents = yield* Schema.decodeUnknownEffect(Schema.Array(DocumentRow))(rows)
           return documents.map((document) => ({ document, token }))

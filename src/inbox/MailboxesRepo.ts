@@ -145,11 +145,13 @@ export class MailboxesRepo extends Context.Service<MailboxesRepo, {
       claim: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
-          const mailboxes = yield* records.all(sql`UPDATE mailboxes SET lease_token = ${token}, lease_expires_at = ${leaseUntil}
-            WHERE id IN (
-              SELECT id FROM mailboxes WHERE lease_expires_at IS NULL OR lease_expires_at < ${now}
+          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
+          const mailboxes = yield* records.all(sql`WITH picked AS MATERIALIZED (
+              SELECT id AS picked_id FROM mailboxes WHERE lease_expires_at IS NULL OR lease_expires_at < ${now}
               ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
             )
+            UPDATE mailboxes SET lease_token = ${token}, lease_expires_at = ${leaseUntil}
+            FROM picked WHERE mailboxes.id = picked.picked_id
             RETURNING ${selected}`)
           return mailboxes.map((mailbox) => ({ mailbox, token }))
         }).pipe(Effect.orDie),

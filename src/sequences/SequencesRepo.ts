@@ -109,9 +109,9 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
     const claim = (now: Date, expiresAt: Date, limit: number, due: Statement.Fragment) =>
       Effect.gen(function*() {
         const token = newId("lease")
-        // A CTE runs once: the rows it picks (and locks) are exactly the ones leased, never more than `limit`.
+        // Picked once (MATERIALIZED): the rows it picks (and locks) are exactly the ones leased, never more than `limit`.
         const rows = yield* sql`
-          WITH picked AS (
+          WITH picked AS MATERIALIZED (
             SELECT id FROM sequence_executions WHERE ${due} AND ${leaseFree(now)}
             ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
           )

@@ -204,17 +204,19 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
       claimDue: Effect.fn("TasksRepo.claimDue")(function*(now, expiresAt, limit) {
         const token = newId("lease")
         const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
+        // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
         const claimed = yield* tasks.all(sql`
-          UPDATE scheduled_tasks SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-          WHERE id IN (
-            SELECT id FROM scheduled_tasks
+          WITH picked AS MATERIALIZED (
+            SELECT id AS picked_id FROM scheduled_tasks
             WHERE deleted_at IS NULL AND ${free}
               AND ((status = 'active' AND next_run_at <= ${now}) OR pending_execution_id IS NOT NULL)
             ORDER BY next_run_at NULLS FIRST
             LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
-          ) AND ${free}
-          RETURNING *`)
+          )
+          UPDATE scheduled_tasks SET lease_token = ${token}, lease_expires_at = ${expiresAt}
+          FROM picked WHERE scheduled_tasks.id = picked.picked_id AND ${free}
+          RETURNING scheduled_tasks.*`)
         return claimed.map((task) => ({ task, token }))
       }, Effect.orDie),
       renewLease: Effect.fn("TasksRepo.renewLease")(function*(id, token, expiresAt) {

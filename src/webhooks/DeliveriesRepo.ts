@@ -60,10 +60,10 @@ export class DeliveriesRepo extends Context.Service<DeliveriesRepo, {
         Effect.gen(function*() {
           // The delivery id joins the event's and the webhook's (one delivery per pair), time-sortable by event.
           const rows = yield* sql`
-            WITH taken AS (
-              DELETE FROM event_outbox WHERE id IN (
-                SELECT id FROM event_outbox ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-              ) RETURNING *
+            WITH picked AS MATERIALIZED (
+              SELECT id AS picked_id FROM event_outbox ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+            ), taken AS (
+              DELETE FROM event_outbox USING picked WHERE event_outbox.id = picked.picked_id RETURNING event_outbox.*
             ), made AS (
               INSERT INTO webhook_deliveries (id, webhook_id, company_id, event_id, event_type, payload, event_at, test,
                 status, attempts, next_attempt_at, created_at, updated_at)
@@ -80,15 +80,17 @@ export class DeliveriesRepo extends Context.Service<DeliveriesRepo, {
       claim: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
+          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
           const rows = yield* sql`
-            UPDATE webhook_deliveries d SET lease_token = ${token}, lease_until = ${leaseUntil}, attempts = d.attempts + 1
-            FROM webhooks w
-            WHERE w.id = d.webhook_id AND d.id IN (
-              SELECT p.id FROM webhook_deliveries p JOIN webhooks h ON h.id = p.webhook_id
+            WITH picked AS MATERIALIZED (
+              SELECT p.id AS picked_id FROM webhook_deliveries p JOIN webhooks h ON h.id = p.webhook_id
               WHERE p.status = 'pending' AND p.next_attempt_at <= ${now}
                 AND (p.lease_until IS NULL OR p.lease_until < ${now}) AND (h.enabled OR p.test)
               ORDER BY p.next_attempt_at LIMIT ${limit} FOR UPDATE OF p SKIP LOCKED
             )
+            UPDATE webhook_deliveries d SET lease_token = ${token}, lease_until = ${leaseUntil}, attempts = d.attempts + 1
+            FROM picked, webhooks w
+            WHERE d.id = picked.picked_id AND w.id = d.webhook_id
             RETURNING d.*, w.url AS webhook_url, w.secret AS webhook_secret`
           const [deliveries, endpoints] = yield* Effect.all([decodeDeliveries(rows), decodeEndpoints(rows)])
           return deliveries.map((delivery, index): DeliveryClaim => ({
