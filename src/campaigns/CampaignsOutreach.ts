@@ -43,6 +43,8 @@ export const campaignsSender = Effect.gen(function*() {
         bounced: (_hard, now) => recipients.mark(id, "bounced", now)
       }))),
     // Suppressed addresses are skipped when a campaign starts; the list is checked there.
-    unsubscribed: () => Effect.void
+    unsubscribed: () => Effect.void,
+    // A campaign goes out once: a reply has nothing of it left to stop (the recipient counts as replied above).
+    contactReplied: () => Effect.void
   } satisfies OutreachSender
 })

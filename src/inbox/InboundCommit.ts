@@ -72,6 +72,7 @@ export const makeInboundCommit = Effect.gen(function*() {
       // What a machine sent (an absence notice, a delay report) is no reply.
       if (mail.automatic || classification === "out_of_office" || classification === "bounce") return []
       if (Option.isSome(answered)) yield* answered.value.replied(now)
+      yield* Effect.forEach(senders, (sender) => sender.contactReplied(companyId, contact, now), { discard: true })
       const status = classification === "interested" || classification === "not_interested" ? classification : undefined
       return [{ ...event, type: "replied", status } as const]
     })

@@ -25,7 +25,7 @@ export interface TrackedMessage {
   readonly messageId: string | null
   /** The campaign or sequence that sent it. */
   readonly origin: { readonly campaignId: string } | { readonly sequenceId: string }
-  /** The contact answered it (not an absence notice, not a bounce): counted as replied; sequences that stop on reply stop. */
+  /** The contact answered it (not an absence notice, not a bounce): counted as replied. */
   readonly replied: (now: Date) => Effect.Effect<void>
   /** A delivery status notification reported it failed; `hard`: permanently (the address is suppressed by then). */
   readonly bounced: (hard: boolean, now: Date) => Effect.Effect<void>
@@ -38,6 +38,8 @@ export interface OutreachSender {
   readonly message: (id: string) => Effect.Effect<Option.Option<TrackedMessage>>
   /** The contact unsubscribed (it is on the suppression list already): stop mailing it. */
   readonly unsubscribed: (companyId: string, email: string, now: Date) => Effect.Effect<void>
+  /** A person wrote back to the company (to any of its messages, or to its inbox): stop what stops on a reply. */
+  readonly contactReplied: (companyId: string, email: string, now: Date) => Effect.Effect<void>
 }
 
 /** The message with tracking id `id`, asked of the one sender whose ids begin like it (one lookup, not one per sender). */

@@ -18,13 +18,13 @@ export const sequencesSender = Effect.gen(function*() {
         track: (event, now) => repo.track(id, event, now),
         messageId: execution.messageId,
         origin: { sequenceId: execution.sequenceId },
-        replied: (now) =>
-          Effect.andThen(repo.mark(id, "replied", now), repo.leaveOnReply(execution.companyId, execution.email, now)),
+        replied: (now) => repo.mark(id, "replied", now),
         // A hard bounce put the address on the suppression list: the contact leaves every sequence.
         bounced: (hard, now) =>
           Effect.andThen(repo.mark(id, "bounced", now), hard ? repo.leave(execution.companyId, execution.email, "The address bounced", now) : Effect.void)
       }))),
     unsubscribed: (companyId, email, now) =>
-      Effect.asVoid(repo.leave(companyId, email, "The contact unsubscribed", now))
+      Effect.asVoid(repo.leave(companyId, email, "The contact unsubscribed", now)),
+    contactReplied: (companyId, email, now) => Effect.asVoid(repo.leaveOnReply(companyId, email, now))
   } satisfies OutreachSender
 })

@@ -4,7 +4,7 @@ import { TestClock } from "effect/testing"
 import { SequencesConfig } from "../../src/sequences/SequencesConfig.ts"
 import { SequencesRepo } from "../../src/sequences/SequencesRepo.ts"
 import { SequenceWorker } from "../../src/sequences/SequenceWorker.ts"
-import { deliver, inboundTestServer, rawMail, sharedAddress } from "../support/InboxTest.ts"
+import { deliver, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../support/InboxTest.ts"
 import { drain } from "../support/SequenceWorkerTest.ts"
 import { backends, client, seedTenant } from "../support/TestServer.ts"
 
@@ -67,6 +67,25 @@ for (const backend of backends) {
         expect(threads.items.map((thread) => [thread.contactEmail, thread.sequenceId, thread.classification]).toSorted()).toEqual([
           ["ada@example.com", stopping.id, "interested"],
           ["bob@example.com", stopping.id, "out_of_office"]
+        ])
+      }))
+
+    it.effect("a reply to a campaign message takes the contact out of the company's sequences that stop on reply too", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, messageIds } = yield* sentCampaign(["ada@example.com", "bob@example.com"])
+        const list = yield* api.lists.create({ payload: { name: "Nurture", rows: [{ email: "ada@example.com" }, { email: "bob@example.com" }] } })
+        const sequence = yield* api.sequences.create({ payload: { name: "Nurture", steps, listId: list.id } })
+        yield* api.sequences.enroll({ params: { sequenceId: sequence.id }, payload: { listId: list.id } })
+        yield* drain((yield* SequenceWorker).draftBatch)
+
+        const reply = rawMail({ from: "ada@example.com", to: sharedAddress, subject: "Re: Quick question", text: "Yes, tell me more.", inReplyTo: messageIds.get("ada@example.com")! })
+        expect(yield* deliver(sharedAddress, reply)).toMatchObject({ accepted: true })
+
+        const executions = yield* api.sequences.executions({ params: { sequenceId: sequence.id }, query: {} })
+        expect(executions.items.map((execution) => [execution.email, execution.status, execution.errorMessage]).toSorted()).toEqual([
+          ["ada@example.com", "skipped", "The contact replied"],
+          ["bob@example.com", "draft", null]
         ])
       }))
   })
