@@ -170,7 +170,10 @@ export class PagesRepo extends Context.Service<PagesRepo, {
             WHERE company_id = ${page.companyId} AND id = ${page.id}
               AND NOT EXISTS (SELECT 1 FROM landing_pages o WHERE o.company_id = ${page.companyId} AND o.slug = ${page.slug}
                 AND o.id <> ${page.id})
-            RETURNING *`)
+            RETURNING *`).pipe(
+            // Two writes taking one slug at once: the unique index stops the later one, which answers as taken.
+            Effect.catchTag("SqlError", (error) => error.reason._tag === "UniqueViolation" ? Effect.succeed([]) : Effect.fail(error))
+          )
           if (rows.length > 0 && newVersion !== undefined) yield* insertVersion(page, newVersion, now)
           return slugTaken(rows)
         }).pipe(Effect.orDie),
