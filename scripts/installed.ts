@@ -1,5 +1,5 @@
 // `npm ci`'s last step (`prepare`): one line saying what was installed and what to run next. npm may run on
-// any Node ≥ 20; the project brings its own Node 24 (the `node` devDependency), which every `npm run …` uses.
+// any Node ≥ 20; the project brings its own Node 24 (the `node-<os>-<cpu>` optional dependency), which every `npm run …` uses.
 const npmNode = /node\/(v[\d.]+)/.exec(process.env.npm_config_user_agent ?? "")?.[1]
 const brought = npmNode === undefined || npmNode === process.version
   ? ""
