@@ -65,7 +65,7 @@ export interface Window {
 
 /** The usage ledger (what `CreditsRepo.settle` records), read by the usage endpoints. */
 export interface UsageRepository {
-  /** Totals over every matching event; `window` pages the rows, ordered by credits descending. */
+  /** Totals over every matching event; `window` pages the rows, ordered by credits, then data credits, descending. */
   readonly summary: (organizationId: string, filter: UsageFilter, window: Window) => Effect.Effect<UsageSummary>
   /** Matching events, newest first. */
   readonly history: (
@@ -109,7 +109,7 @@ export class UsageRepo extends Context.Service<UsageRepo, UsageRepository>()("us
         groups.all(sql`
           SELECT ${sql(key)} AS key, ${sql.literal(poolSums)}, sum(tokens) AS tokens, count(*) AS requests
           FROM usage_events WHERE ${where(organizationId, filter)}
-          GROUP BY ${sql(key)} ORDER BY sum(credits) DESC, ${sql(key)}
+          GROUP BY ${sql(key)} ORDER BY credits DESC, data_credits DESC, ${sql(key)}
           LIMIT ${window.limit} OFFSET ${window.offset}`),
         (rows) =>
           rows.map(({ key: value, ...sums }): UsageRow => ({

@@ -480,41 +480,44 @@ describe.each(backends)("storage contract on $name", ({ storage }) => {
           expect(yield* charge("data", usageEvent(empty.id, { credits: 1 }))).toBe(false)
         }))
 
-      it.effect("the summary totals every matching event and groups by model and feature, by credits descending", () =>
+      it.effect("the summary totals every matching event and groups by model and feature, by credits descending, data credits apart", () =>
         Effect.gen(function*() {
-          const organization = yield* newOrganization({ creditLimit: 1_000 })
+          const organization = yield* newOrganization({ creditLimit: 1_000, dataCreditLimit: 100 })
           const other = yield* newOrganization({ creditLimit: 1_000 })
           const events = [
-            { model: "m1", feature: "chat", credits: 5, inputTokens: 100, outputTokens: 50 },
-            { model: "m2", feature: "chat", credits: 2, inputTokens: 10, outputTokens: 10 },
-            { model: "m1", feature: "content", credits: 1, inputTokens: 5, outputTokens: 0 },
-            { model: "m3", feature: "jobs", credits: 7, inputTokens: 0, outputTokens: 0 }
-          ]
-          for (const event of events) yield* charge("credits", usageEvent(organization.id, event))
+            { pool: "credits", model: "m1", feature: "chat", credits: 5, inputTokens: 100, outputTokens: 50 },
+            { pool: "credits", model: "m2", feature: "chat", credits: 2, inputTokens: 10, outputTokens: 10 },
+            { pool: "credits", model: "m1", feature: "content", credits: 1, inputTokens: 5, outputTokens: 0 },
+            { pool: "credits", model: "m3", feature: "tasks", credits: 7, inputTokens: 0, outputTokens: 0 },
+            { pool: "data", model: "", feature: "jobs", credits: 3, inputTokens: 0, outputTokens: 0 }
+          ] as const
+          for (const { pool, ...event } of events) yield* charge(pool, usageEvent(organization.id, event))
           yield* charge("credits", usageEvent(other.id, { model: "m1", feature: "chat", credits: 99 }))
           const summary = yield* UsageRepo.use((usage) => usage.summary(organization.id, {}, { offset: 0, limit: 100 }))
-          expect(summary.totals).toEqual({ credits: 15, tokens: 175, inputTokens: 115, outputTokens: 60, requests: 4 })
+          expect(summary.totals).toEqual({ credits: 15, dataCredits: 3, tokens: 175, inputTokens: 115, outputTokens: 60, requests: 5 })
           expect(summary.byModel).toEqual([
-            { model: "m3", feature: "", credits: 7, tokens: 0, requests: 1 },
-            { model: "m1", feature: "", credits: 6, tokens: 155, requests: 2 },
-            { model: "m2", feature: "", credits: 2, tokens: 20, requests: 1 }
+            { model: "m3", feature: "", credits: 7, dataCredits: 0, tokens: 0, requests: 1 },
+            { model: "m1", feature: "", credits: 6, dataCredits: 0, tokens: 155, requests: 2 },
+            { model: "m2", feature: "", credits: 2, dataCredits: 0, tokens: 20, requests: 1 },
+            { model: "", feature: "", credits: 0, dataCredits: 3, tokens: 0, requests: 1 }
           ])
-          // chat and jobs tie on credits: the name decides.
+          // chat and tasks tie on credits: the name decides; data credits come after every credit.
           expect(summary.byFeature).toEqual([
-            { model: "", feature: "chat", credits: 7, tokens: 170, requests: 2 },
-            { model: "", feature: "jobs", credits: 7, tokens: 0, requests: 1 },
-            { model: "", feature: "content", credits: 1, tokens: 5, requests: 1 }
+            { model: "", feature: "chat", credits: 7, dataCredits: 0, tokens: 170, requests: 2 },
+            { model: "", feature: "tasks", credits: 7, dataCredits: 0, tokens: 0, requests: 1 },
+            { model: "", feature: "content", credits: 1, dataCredits: 0, tokens: 5, requests: 1 },
+            { model: "", feature: "jobs", credits: 0, dataCredits: 3, tokens: 0, requests: 1 }
           ])
           const window = yield* UsageRepo.use((usage) => usage.summary(organization.id, {}, { offset: 1, limit: 1 }))
           expect(window.totals).toEqual(summary.totals)
           expect(window.byModel).toEqual([summary.byModel[1]])
           expect(window.byFeature).toEqual([summary.byFeature[1]])
           const filtered = yield* UsageRepo.use((usage) => usage.summary(organization.id, { featureKey: "chat" }, { offset: 0, limit: 100 }))
-          expect(filtered.totals).toMatchObject({ credits: 7, requests: 2 })
+          expect(filtered.totals).toMatchObject({ credits: 7, dataCredits: 0, requests: 2 })
           expect(filtered.byFeature.map((row) => row.feature)).toEqual(["chat"])
           const unused = yield* newOrganization()
           const none = yield* UsageRepo.use((usage) => usage.summary(unused.id, {}, { offset: 0, limit: 100 }))
-          expect(none).toEqual({ totals: { credits: 0, tokens: 0, inputTokens: 0, outputTokens: 0, requests: 0 }, byModel: [], byFeature: [] })
+          expect(none).toEqual({ totals: { credits: 0, dataCredits: 0, tokens: 0, inputTokens: 0, outputTokens: 0, requests: 0 }, byModel: [], byFeature: [] })
         }))
 
       it.effect("history is newest first and paged; user, feature and inclusive date filters apply", () =>
