@@ -13,9 +13,9 @@
  * `BENCH_ROUNDS` (default 3) rounds of each.
  */
 import { Effect, Layer } from "effect"
-import { OrganizationsRepo } from "../src/organizations/OrganizationsRepo.ts"
+import { OrganizationsRepo } from "../src/accounts/organizations/OrganizationsRepo.ts"
 import { settingsWith } from "../src/app/Settings.ts"
-import { Credits } from "../src/usage/Credits.ts"
+import { Credits } from "../src/accounts/usage/Credits.ts"
 import { makeTempDir, runScript } from "./bench/children.ts"
 import { pgliteStorageIn } from "./bench/databases.ts"
 import { numberFromEnv } from "./bench/env.ts"

@@ -7,10 +7,10 @@
 // (rules: score below 70; SpamAssassin: its score at or above 5), and the
 // lowest ham and highest spam score.
 import { Console, Effect, Option } from "effect"
-import { SpamAssassin } from "../src/content/SpamAssassin.ts"
-import { ContentConfig } from "../src/content/ContentConfig.ts"
-import { extremes, readCorpus, rocAuc, type ScoredMail, scoreCorpus } from "../test/content/SpamCorpus.ts"
-import { spamAssassinAvailable, startSpamd } from "../test/content/Spamd.ts"
+import { SpamAssassin } from "../src/work/content/SpamAssassin.ts"
+import { ContentConfig } from "../src/work/content/ContentConfig.ts"
+import { extremes, readCorpus, rocAuc, type ScoredMail, scoreCorpus } from "../test/work/content/SpamCorpus.ts"
+import { spamAssassinAvailable, startSpamd } from "../test/work/content/Spamd.ts"
 import { fixed, formatTable, writeResults } from "./bench/report.ts"
 
 /** Below this the spam check calls a mail spam (it then proposes a rewrite). */

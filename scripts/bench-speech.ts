@@ -10,8 +10,8 @@
 // second of wall time, and the first call's time (the thread loading eSpeak NG).
 import load from "@echogarden/espeak-ng-emscripten"
 import { Console, Effect, Layer } from "effect"
-import { AudioConfig } from "../src/audio/AudioConfig.ts"
-import { LocalVoice } from "../src/audio/LocalVoice.ts"
+import { AudioConfig } from "../src/media/audio/AudioConfig.ts"
+import { LocalVoice } from "../src/media/audio/LocalVoice.ts"
 import { Ffmpeg } from "../src/platform/Ffmpeg.ts"
 import { numberFromEnv } from "./bench/env.ts"
 import { fixed, formatTable, integer, writeResults } from "./bench/report.ts"

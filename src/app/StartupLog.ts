@@ -1,11 +1,11 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { join, resolve } from "node:path"
-import { catalogFrom } from "../llm/Catalog.ts"
-import { AudioConfig, type AudioSettings } from "../audio/AudioConfig.ts"
-import { FilesConfig, type FilesSettings } from "../files/FilesConfig.ts"
-import { ImagesConfig, type ImagesSettings } from "../images/ImagesConfig.ts"
-import { JobsConfig, type JobsSettings } from "../jobs/JobsConfig.ts"
-import { MailConfig, type OutgoingMailSettings } from "../mail/MailConfig.ts"
+import { catalogFrom } from "../models/llm/Catalog.ts"
+import { AudioConfig, type AudioSettings } from "../media/audio/AudioConfig.ts"
+import { FilesConfig, type FilesSettings } from "../media/files/FilesConfig.ts"
+import { ImagesConfig, type ImagesSettings } from "../media/images/ImagesConfig.ts"
+import { JobsConfig, type JobsSettings } from "../work/jobs/JobsConfig.ts"
+import { MailConfig, type OutgoingMailSettings } from "../outreach/mail/MailConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 
 /** A URL's scheme, host and port (and path when asked): never its user, password or query, which may be secrets. */

@@ -15,7 +15,7 @@ export interface ResolvedPrincipal {
 /**
  * What authentication and authorization need from storage, as a port: the
  * kernel knows no area, the areas that own keys, companies and organizations
- * implement it (`src/keys/Principals.ts`) and the composition root wires it.
+ * implement it (`src/accounts/keys/Principals.ts`) and the composition root wires it.
  */
 export class PrincipalLookup extends Context.Service<PrincipalLookup, {
   /** The principal a credential stands for, in the company the request named (if it named one). */

@@ -1,6 +1,6 @@
 import { Config, Context, Effect, Layer, Option, type Redacted, Schema } from "effect"
 
-/** One `LLM_MODELS` entry: a model of the catalog (src/llm/Catalog.ts). */
+/** One `LLM_MODELS` entry: a model of the catalog (src/models/llm/Catalog.ts). */
 export const ModelEntry = Schema.Struct({
   id: Schema.String.check(Schema.isMinLength(1)),
   provider: Schema.Literals(["openai", "anthropic", "local"]),

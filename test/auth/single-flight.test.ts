@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { generateKey } from "../../src/keys/KeyFormat.ts"
-import { KeysRepo } from "../../src/keys/KeysRepo.ts"
+import { generateKey } from "../../src/accounts/keys/KeyFormat.ts"
+import { KeysRepo } from "../../src/accounts/keys/KeysRepo.ts"
 import { getWithKey, send } from "../support/Http.ts"
 import { pgliteStorage, seedTenant, testServer } from "../support/TestServer.ts"
 

@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import { UsageConfig } from "../../src/usage/UsageConfig.ts"
+import { UsageConfig } from "../../src/accounts/usage/UsageConfig.ts"
 
 const settingsFrom = (env: Record<string, string>) => UsageConfig.fromEnv.parse(ConfigProvider.fromEnvRecord(env))
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { type Bootstrapped, firstRun } from "../../src/admin/FirstRun.ts"
-import { hashKey } from "../../src/keys/KeyFormat.ts"
-import { KeysRepo } from "../../src/keys/KeysRepo.ts"
+import { type Bootstrapped, firstRun } from "../../src/accounts/admin/FirstRun.ts"
+import { hashKey } from "../../src/accounts/keys/KeyFormat.ts"
+import { KeysRepo } from "../../src/accounts/keys/KeysRepo.ts"
 import { pgliteStorage, testConfig } from "../support/TestServer.ts"
 
 const organizations = SqlClient.SqlClient.use((sql) => sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM organizations`)

@@ -3,9 +3,9 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import MailComposer from "nodemailer/lib/mail-composer"
 import type { Page } from "playwright-core"
-import { Ingestion } from "../../src/inbox/Ingestion.ts"
+import { Ingestion } from "../../src/outreach/inbox/Ingestion.ts"
 import { BrowserPool } from "../../src/platform/BrowserPool.ts"
-import type * as Admin from "../../src/admin/Admin.ts"
+import type * as Admin from "../../src/accounts/admin/Admin.ts"
 
 /** A bootstrapped organization, company and owner with its keys. */
 type Tenant = Effect.Success<ReturnType<typeof Admin.bootstrap>>

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { UsersRepo } from "../../src/users/UsersRepo.ts"
+import { UsersRepo } from "../../src/accounts/users/UsersRepo.ts"
 import { pgliteStorage } from "./TestServer.ts"
 
 /** What a provoked defect carries, which must never reach a client. */

@@ -1,7 +1,7 @@
 import { Clock, Layer } from "effect"
-import { KnowledgeSettingsLive } from "../../src/documents/Http.ts"
-import { Scheduler } from "../../src/tasks/Scheduler.ts"
-import { SchedulerConfig, type SchedulerSettings } from "../../src/tasks/SchedulerConfig.ts"
+import { KnowledgeSettingsLive } from "../../src/work/documents/Http.ts"
+import { Scheduler } from "../../src/work/tasks/Scheduler.ts"
+import { SchedulerConfig, type SchedulerSettings } from "../../src/work/tasks/SchedulerConfig.ts"
 import { type Script, scriptedLlm } from "./ScriptedLlm.ts"
 import { testServer } from "./TestServer.ts"
 

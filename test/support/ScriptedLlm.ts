@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Ref, Stream } from "effect"
-import { Llm, LlmError, type LlmRequest, type StopReason, type TokenUsage } from "../../src/llm/Llm.ts"
-import { responseEvents } from "../../src/llm/local/LocalProvider.ts"
+import { Llm, LlmError, type LlmRequest, type StopReason, type TokenUsage } from "../../src/models/llm/Llm.ts"
+import { responseEvents } from "../../src/models/llm/local/LocalProvider.ts"
 
 /**
  * A deterministic in-memory `Llm` for tests: answers `generate` (and

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { OrganizationsRepo } from "../../src/organizations/OrganizationsRepo.ts"
-import { Credits } from "../../src/usage/Credits.ts"
-import { type UsageFilter, UsageRepo } from "../../src/usage/UsageRepo.ts"
+import { OrganizationsRepo } from "../../src/accounts/organizations/OrganizationsRepo.ts"
+import { Credits } from "../../src/accounts/usage/Credits.ts"
+import { type UsageFilter, UsageRepo } from "../../src/accounts/usage/UsageRepo.ts"
 
 /** Commits every call settled so far in this process: settlements are committed in groups. */
 export const settled = Credits.use((credits) => credits.flush)

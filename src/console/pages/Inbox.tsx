@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks"
-import type { Classification } from "../../inbox/Api.ts"
+import type { Classification } from "../../outreach/inbox/Api.ts"
 import {
   call,
   type Credentials,

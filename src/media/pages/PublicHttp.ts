@@ -1,0 +1,69 @@
+import { Effect, Option } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { areaApi } from "../../http/Area.ts"
+import { answer } from "../../http/Refusals.ts"
+import { PagesConfig } from "./PagesConfig.ts"
+import { PublicPagesApi } from "./PublicApi.ts"
+import { contentSecurityPolicy } from "./Rendering.ts"
+import * as Visitors from "./Visitors.ts"
+
+const api = areaApi(PublicPagesApi)
+
+/** The thank-you page of a form without a `thankYouUrl`. */
+const thankYou = `<!doctype html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Thank you</title></head>
+<body><h1>Thank you</h1><p>We received your details.</p></body></html>
+`
+
+/** Headers every public page answer carries: no script may run, nothing may frame it, no type sniffing. */
+const guarded = (thankYouUrl: string | null) => ({
+  "content-security-policy": contentSecurityPolicy(thankYouUrl),
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "strict-origin-when-cross-origin",
+  "x-frame-options": "DENY"
+})
+
+/** Whether `If-None-Match` names `etag` (a list, weak forms and `*` included, as RFC 9110 compares for GET). */
+const matches = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined &&
+  ifNoneMatch.split(",").some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag
+  })
+
+export const PublicPagesLive = HttpApiBuilder.group(api, "publicPages", (handlers) =>
+  Effect.gen(function*() {
+    const config = yield* PagesConfig
+    /** The visitor's address: the connection's, or the first X-Forwarded-For entry behind a trusted proxy. */
+    const visitorOf = (request: HttpServerRequest.HttpServerRequest): Visitors.Visitor => {
+      const forwarded = config.trustForwardedFor ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
+      return {
+        address: forwarded !== undefined && forwarded !== "" ? forwarded : Option.getOrElse(request.remoteAddress, () => "unknown"),
+        userAgent: request.headers["user-agent"] ?? ""
+      }
+    }
+    const cacheControl = `public, max-age=${config.cacheSeconds}, must-revalidate`
+    return handlers
+      .handle("view", ({ params, request }) =>
+        Effect.map(
+          answer(Visitors.view({ company: params.companySlug, page: params.slug }, visitorOf(request))),
+          (page) => {
+            const headers = { ...guarded(page.thankYouUrl), etag: page.servedEtag, "cache-control": cacheControl }
+            return matches(request.headers["if-none-match"], page.servedEtag)
+              ? HttpServerResponse.empty({ status: 304, headers })
+              : HttpServerResponse.text(page.servedHtml, { contentType: "text/html; charset=utf-8", headers })
+          }
+        ))
+      .handle("submit", ({ params, payload, request }) =>
+        Effect.map(
+          answer(Visitors.submit({ company: params.companySlug, page: params.slug }, payload, visitorOf(request))),
+          (page) =>
+            page.thankYouUrl === null
+              ? HttpServerResponse.text(thankYou, {
+                contentType: "text/html; charset=utf-8",
+                headers: { ...guarded(null), "cache-control": "no-store" }
+              })
+              : HttpServerResponse.redirect(page.thankYouUrl, { status: 303, headers: { "cache-control": "no-store" } })
+        ))
+  }))

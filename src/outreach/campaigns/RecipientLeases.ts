@@ -1,0 +1,193 @@
+import { Effect, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
+import { fromColumns, NumberColumn, readerOf } from "../../storage/Columns.ts"
+import { outboxOn } from "../../storage/Outbox.ts"
+import type { DeliveryOutcome } from "../messages/Delivery.ts"
+import { newId } from "../../platform/Ids.ts"
+import { uncertainReason } from "./CampaignStates.ts"
+import { decodeRecipients, type RecipientRecord, statusCounted } from "./RecipientRecord.ts"
+
+/**
+ * What the sending worker does with campaign recipients, under leases: claims
+ * them in batches, records each as in flight and then its outcome (each only
+ * while its lease is the worker's own), renews and releases the leases, takes
+ * over what a dead worker left, and ends the campaigns with nothing pending.
+ * Part of `RecipientsRepo`.
+ */
+
+/** Recipients leased to one worker until `expiresAt`; only the `token` holder may record them. */
+export interface RecipientClaim {
+  readonly token: string
+  readonly recipients: ReadonlyArray<RecipientRecord>
+}
+
+/** A campaign `completeFinished` ended, with its recipients' counts. */
+const FinishedCampaign = fromColumns(Schema.Struct({
+  id: Schema.String,
+  companyId: Schema.String,
+  name: Schema.String,
+  status: Schema.String,
+  sent: NumberColumn,
+  failed: NumberColumn
+}))
+
+/** The sender's statements (see above). */
+export interface RecipientLeases {
+  /**
+   * Leases up to `limit` pending recipients of `sending` campaigns that are due
+   * (no retry wait left) and not under another unexpired lease.
+   */
+  readonly claim: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<RecipientClaim>
+  /** Records the recipient as in flight (about to be handed to the mail server) while `token` holds it; false: do not send. */
+  readonly begin: (id: string, token: string, now: Date) => Effect.Effect<boolean>
+  /**
+   * Recipients left in flight by a worker whose lease ran out (it died between handing the message over
+   * and recording the answer) become `uncertain`: maybe delivered, never sent again by itself. Answers them.
+   */
+  readonly abandon: (now: Date) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly leaseToken: string }>>
+  /** Ends every unexpired lease at once (the process that held them is known dead); answers how many. */
+  readonly reclaim: (now: Date) => Effect.Effect<number>
+  /** Extends the lease of the claim's still-pending recipients whose campaign is still sending; false when none. */
+  readonly renew: (token: string, expiresAt: Date) => Effect.Effect<boolean>
+  /** Gives up the lease on the claim's recipients not recorded yet. */
+  readonly release: (token: string) => Effect.Effect<void>
+  /**
+   * Records a delivery attempt, only while `token` still holds the
+   * recipient's lease (checked in the same statement); false otherwise.
+   * `Retry` past `maxAttempts` becomes `failed`.
+   */
+  readonly record: (
+    id: string,
+    token: string,
+    outcome: DeliveryOutcome,
+    maxAttempts: number,
+    now: Date
+  ) => Effect.Effect<boolean>
+  /**
+   * `sending` campaigns with no pending recipient become `sent` with `completedAt`, or `failed` with an
+   * `errorMessage` when every recipient tried failed (none sent); answers their ids.
+   */
+  readonly completeFinished: (now: Date) => Effect.Effect<ReadonlyArray<string>>
+}
+
+export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
+  const outbox = outboxOn(sql)
+  const leaseFree = (now: Date) => sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
+  const countsKept = statusCounted(sql)
+  return {
+    claim: Effect.fn("RecipientsRepo.claim")(function*(now, expiresAt, limit) {
+      const token = newId("lease")
+      // The pick is materialised once: as an `IN (…)` subquery the planner may run it again per row
+      // updated, each run skipping what the last one locked, and the claim then took more than `limit`.
+      const rows = yield* sql`
+        WITH picked AS MATERIALIZED (
+          SELECT r.id FROM campaign_recipients r
+          WHERE r.status = 'pending'
+            AND r.campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
+            AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= ${now})
+            AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ${now})
+          ORDER BY r.campaign_id, r.id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE campaign_recipients SET lease_token = ${token}, lease_expires_at = ${expiresAt}
+        FROM picked
+        WHERE campaign_recipients.id = picked.id AND status = 'pending' AND ${leaseFree(now)}
+        RETURNING campaign_recipients.*`
+      return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
+    }, Effect.orDie),
+    begin: Effect.fn("RecipientsRepo.begin")(function*(id, token, now) {
+      const rows = yield* sql`UPDATE campaign_recipients SET send_started_at = ${now}
+        WHERE id = ${id} AND lease_token = ${token} AND status = 'pending' AND lease_expires_at > ${now}
+        RETURNING id`
+      return rows.length > 0
+    }, Effect.orDie),
+    abandon: Effect.fn("RecipientsRepo.abandon")(function*(now) {
+      return yield* sql<{ readonly id: string; readonly lease_token: string }>`
+        WITH changed AS (
+          UPDATE campaign_recipients SET status = 'uncertain', error_message = ${uncertainReason},
+            lease_token = NULL, lease_expires_at = NULL, updated_at = ${now}
+          FROM (SELECT id, lease_token AS held FROM campaign_recipients
+            WHERE status = 'pending' AND send_started_at IS NOT NULL AND lease_expires_at <= ${now}
+            FOR UPDATE SKIP LOCKED) AS abandoned
+          WHERE campaign_recipients.id = abandoned.id
+          RETURNING campaign_recipients.id, campaign_id, status, 'pending' AS was, abandoned.held
+        ), ${countsKept}
+        SELECT id, held AS lease_token FROM changed`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ id: row.id, leaseToken: row.lease_token })))
+      )
+    }, Effect.orDie),
+    reclaim: Effect.fn("RecipientsRepo.reclaim")(function*(now) {
+      const [recipients, campaigns] = yield* Effect.all([
+        sql`UPDATE campaign_recipients SET lease_expires_at = ${now}
+          WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`,
+        sql`UPDATE campaigns SET lease_expires_at = ${now} WHERE lease_token IS NOT NULL AND lease_expires_at > ${now} RETURNING id`
+      ])
+      return recipients.length + campaigns.length
+    }, Effect.orDie),
+    renew: Effect.fn("RecipientsRepo.renew")(function*(token, expiresAt) {
+      const rows = yield* sql`UPDATE campaign_recipients SET lease_expires_at = ${expiresAt}
+        WHERE lease_token = ${token} AND status = 'pending'
+          AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
+        RETURNING id`
+      return rows.length > 0
+    }, Effect.orDie),
+    release: Effect.fn("RecipientsRepo.release")(function*(token) {
+      yield* sql`UPDATE campaign_recipients SET lease_token = NULL, lease_expires_at = NULL
+        WHERE lease_token = ${token} AND status = 'pending' AND send_started_at IS NULL`
+    }, Effect.orDie),
+    record: Effect.fn("RecipientsRepo.record")(function*(id, token, outcome, maxAttempts, now) {
+      const done = sql`lease_token = NULL, lease_expires_at = NULL, send_started_at = NULL, updated_at = ${now}`
+      const change = outcome._tag === "Sent"
+        // A message sent after a cancel is still recorded as sent: what happened wins.
+        ? sql`status = 'sent', sent_at = ${now}, message_id = ${outcome.messageId}, error_message = NULL, ${done}`
+        : outcome._tag === "Failed"
+        ? sql`status = 'failed', error_message = ${outcome.error}, ${done}`
+        : sql`attempts = r.attempts + 1, error_message = ${outcome.error},
+            status = CASE WHEN r.attempts + 1 >= ${maxAttempts} THEN 'failed' ELSE 'pending' END,
+            next_attempt_at = ${outcome.at}, ${done}`
+      const from = outcome._tag === "Sent" ? sql`true` : sql`old.was = 'pending'`
+      const rows = yield* sql`
+        WITH old AS (
+          SELECT id, status AS was FROM campaign_recipients WHERE id = ${id} AND lease_token = ${token} FOR UPDATE
+        ), changed AS (
+          UPDATE campaign_recipients r SET ${change} FROM old WHERE r.id = old.id AND ${from}
+          RETURNING r.campaign_id, r.status, old.was
+        ), ${countsKept}
+        SELECT 1 FROM changed`
+      return rows.length > 0
+    }, Effect.orDie),
+    completeFinished: Effect.fn("RecipientsRepo.completeFinished")(function*(now) {
+      // Sent, unless every recipient it tried failed: then failed, with the most common reason.
+      // A sent campaign's `campaign.sent` event commits with its status.
+      const rows = yield* readerOf(FinishedCampaign).all(sql`
+        WITH finished AS (
+          SELECT c.id,
+            count(r.id) FILTER (WHERE r.status = 'sent') AS sent,
+            count(r.id) FILTER (WHERE r.status = 'failed') AS failed,
+            mode() WITHIN GROUP (ORDER BY r.error_message) FILTER (WHERE r.status = 'failed') AS reason
+          FROM campaigns c LEFT JOIN campaign_recipients r ON r.campaign_id = c.id
+          WHERE c.status = 'sending' AND NOT EXISTS (
+            SELECT 1 FROM campaign_recipients p WHERE p.campaign_id = c.id AND p.status = 'pending'
+          )
+          GROUP BY c.id
+        )
+        UPDATE campaigns SET
+          status = CASE WHEN f.sent = 0 AND f.failed > 0 THEN 'failed' ELSE 'sent' END,
+          error_message = CASE WHEN f.sent = 0 AND f.failed > 0
+            THEN 'Every recipient failed (' || f.failed || '); the most common reason: ' || coalesce(f.reason, 'unknown')
+            END,
+          completed_at = ${now},
+          updated_at = greatest(${now}::timestamptz, campaigns.updated_at + interval '1 millisecond')
+        FROM finished f
+        WHERE campaigns.id = f.id AND campaigns.status = 'sending'
+        RETURNING campaigns.id, campaigns.company_id, campaigns.name, campaigns.status, f.sent, f.failed`)
+      yield* outbox.emitAll(rows.filter((row) => row.status === "sent").map((row) => ({
+        companyId: row.companyId,
+        type: "campaign.sent",
+        payload: { campaignId: row.id, name: row.name, sent: row.sent, failed: row.failed, completedAt: now.toISOString() }
+      })))
+      return rows.map((row) => row.id)
+    }, sql.withTransaction, Effect.orDie)
+  }
+}

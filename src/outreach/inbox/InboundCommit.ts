@@ -1,0 +1,123 @@
+import { Deferred, Effect, Exit, Option, Queue, type Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { type LeadEvent, Leads } from "../leads/Leads.ts"
+import { Suppressions } from "../lists/Suppressions.ts"
+import { OutreachSenders, type TrackedMessage } from "../messages/Outreach.ts"
+import { outboxOn } from "../../storage/Outbox.ts"
+import type { InboundMail } from "./InboundMail.ts"
+import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
+
+/**
+ * Inbound messages stored in groups: messages ready while a group commits
+ * wait and commit together in the next one (at most `maxGroup`), in one
+ * transaction: each message with its thread (new ones made with it), then
+ * the effects of those that were new — every lead event of the group in one
+ * record — then the threads naming their leads and the webhook events. A
+ * message already stored (another delivery of it) changes nothing. Each
+ * caller learns the outcome only once its group committed, so an SMTP 250 or
+ * a remembered IMAP UID always follows a durable store; a failed group fails
+ * each of its messages (SMTP answers 451 and the sender retries).
+ */
+
+/** A parsed, threaded and classified message, with what its storing does. */
+export interface ReadyMessage {
+  readonly message: MessageRecord & { readonly classification: NonNullable<MessageRecord["classification"]> }
+  /** The thread to make with it; undefined: it joins `message.threadId`. */
+  readonly created: ThreadRecord | undefined
+  readonly contact: string
+  readonly mail: InboundMail
+  /** Our outreach message it answers, if any. */
+  readonly answered: Option.Option<TrackedMessage>
+  readonly now: Date
+}
+
+const maxGroup = 64
+
+export const makeInboundCommit = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const outbox = outboxOn(sql)
+  const threads = yield* ThreadsRepo
+  const suppressions = yield* Suppressions
+  const senders = yield* OutreachSenders
+  const leads = yield* Leads
+
+  /**
+   * What a new inbound message does to the outreach it answers, and the events
+   * of the contact's lead it makes: a bounce marks the message and (hard)
+   * suppresses; an unsubscribe request suppresses; a person's reply counts,
+   * stops sequences, and moves the lead (`replied`, or `interested` /
+   * `not_interested` as classified).
+   */
+  const effects = ({ message, contact, mail, answered, now }: ReadyMessage) =>
+    Effect.gen(function*() {
+      const { companyId, classification } = message
+      const event = {
+        companyId,
+        at: now,
+        contact: { email: contact },
+        threadId: message.threadId,
+        ...(Option.isSome(answered) ? answered.value.origin : {}),
+        detail: { classification, subject: mail.subject }
+      }
+      if (mail.bounce !== undefined) {
+        if (mail.bounce.hard) yield* suppressions.add(companyId, contact, "hard_bounce")
+        if (Option.isSome(answered)) yield* answered.value.bounced(mail.bounce.hard, now)
+        return mail.bounce.hard ? [{ ...event, type: "bounced", detail: { status: mail.bounce.status, diagnostic: mail.bounce.diagnostic } } as const] : []
+      }
+      if (classification === "unsubscribe") {
+        yield* suppressions.add(companyId, contact, "unsubscribed")
+        yield* Effect.forEach(senders, (sender) => sender.unsubscribed(companyId, contact, now), { discard: true })
+        return [{ ...event, type: "unsubscribed" } as const]
+      }
+      // What a machine sent (an absence notice, a delay report) is no reply.
+      if (mail.automatic || classification === "out_of_office" || classification === "bounce") return []
+      if (Option.isSome(answered)) yield* answered.value.replied(now)
+      yield* Effect.forEach(senders, (sender) => sender.contactReplied(companyId, contact, now), { discard: true })
+      const status = classification === "interested" || classification === "not_interested" ? classification : undefined
+      return [{ ...event, type: "replied", status } as const]
+    })
+
+  /** Stores a group in one transaction; answers the messages that were new. */
+  const commit = (group: ReadonlyArray<ReadyMessage>) =>
+    sql.withTransaction(Effect.gen(function*() {
+      const stored: Array<readonly [ReadyMessage, ThreadRecord]> = []
+      for (const ready of group) {
+        const thread = yield* threads.addMessage(ready.message, ready.created)
+        if (Option.isSome(thread)) stored.push([ready, thread.value])
+      }
+      const events: Array<LeadEvent> = []
+      for (const [ready] of stored) events.push(...(yield* effects(ready)))
+      yield* leads.record(events)
+      const linked = yield* threads.linkLeads(stored.flatMap(([, thread]) => (thread.leadId === null ? [thread.id] : [])))
+      yield* outbox.emitAll(stored.map(([{ message, mail, answered }, thread]) => ({
+        companyId: message.companyId,
+        type: "inbox.reply_received" as const,
+        payload: {
+          threadId: thread.id,
+          messageId: message.id,
+          from: mail.from,
+          subject: mail.subject,
+          classification: message.classification,
+          automatic: mail.automatic,
+          leadId: thread.leadId ?? linked.get(thread.id) ?? null,
+          ...(Option.isSome(answered) ? answered.value.origin : {}),
+          receivedAt: message.receivedAt.toISOString()
+        }
+      })))
+      return new Set(stored.map(([ready]) => ready))
+    })).pipe(Effect.orDie)
+
+  const waiting = yield* Queue.unbounded<readonly [ReadyMessage, Deferred.Deferred<boolean>]>()
+  yield* Effect.forkScoped(Effect.forever(
+    Effect.flatMap(Queue.takeBetween(waiting, 1, maxGroup), (group) =>
+      Effect.flatMap(Effect.exit(commit(group.map(([ready]) => ready))), (exit) =>
+        Effect.forEach(group, ([ready, outcome]) => Deferred.done(outcome, Exit.map(exit, (stored) => stored.has(ready))), { discard: true })))
+  ))
+
+  return {
+    /** Stores the message with its effects, once its group committed; false when it was stored already. */
+    store: (ready: ReadyMessage): Effect.Effect<boolean> =>
+      Effect.flatMap(Deferred.make<boolean>(), (outcome) =>
+        Effect.andThen(Queue.offer(waiting, [ready, outcome]), Deferred.await(outcome)))
+  }
+}) satisfies Effect.Effect<unknown, never, Scope.Scope | SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>

@@ -1,0 +1,114 @@
+import { expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
+import { ImapPoller } from "../../../src/outreach/inbox/ImapPoller.ts"
+import { SecretBox } from "../../../src/platform/Secrets.ts"
+import { type Dovecot, dovecot } from "../../support/Dovecot.ts"
+import { inboxTestServer, rawMail, sentCampaign } from "../../support/InboxTest.ts"
+import { smtpServer } from "../../support/SmtpServer.ts"
+import { backends } from "../../support/TestServer.ts"
+
+const start = Date.parse("2026-06-01T08:00:00Z")
+const users = [{ user: "sales", password: "imap-pass-1" }, { user: "support", password: "imap-pass-2" }, { user: "idle", password: "imap-pass-3" }]
+
+class Imap extends Context.Service<Imap, Dovecot>()("test/Imap") {}
+
+const serverWith = <A, E>(storage: Layer.Layer<A, E>) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const sink = yield* smtpServer()
+    const imap = yield* dovecot(users)
+    return ImapPoller.layer.pipe(
+      Layer.provideMerge(SecretBox.layer),
+      Layer.provideMerge(inboxTestServer(storage, sink.url, { outbound: { allowedHosts: ["127.0.0.1"] } })),
+      Layer.provideMerge(Layer.succeed(Imap, imap))
+    )
+  }))
+
+const mailboxFor = (user: string, password: string, host = "127.0.0.1") =>
+  Effect.gen(function*() {
+    const { port } = yield* Imap
+    return {
+      email: `${user}@shop.example`,
+      imap: { host, port, secure: false, user, password },
+      smtp: { host, port: 2525, secure: false, user, password }
+    }
+  })
+
+/** Real time passes (the service runs on TestClock): for the IMAP server's IDLE notice to arrive. */
+const waitFor = <A, E, R>(check: Effect.Effect<A, E, R>, done: (value: A) => boolean) =>
+  Effect.gen(function*() {
+    for (let tries = 0; tries < 100; tries++) {
+      const value = yield* check
+      if (done(value)) return value
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+    }
+    return yield* check
+  })
+
+for (const backend of backends) {
+  it.layer(serverWith(backend.storage), { timeout: 90_000 })(`IMAP poller against Dovecot on ${backend.name}`, (it) => {
+    it.effect("ingests each message once across polls, restarts and a lost UID; the mailbox shows ok; replies link to the campaign", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const imap = yield* Imap
+        const { api, campaign, messageIds } = yield* sentCampaign(["ada@example.com"])
+        const mailbox = yield* api.inbox.createMailbox({ payload: yield* mailboxFor("sales", "imap-pass-1") })
+        yield* imap.deliver("sales", rawMail({
+          from: "ada@example.com",
+          to: "sales@shop.example",
+          subject: "Re: Quick question",
+          text: "Tell me more, please.",
+          inReplyTo: messageIds.get("ada@example.com")!
+        }))
+        yield* imap.deliver("sales", rawMail({ from: "zed@example.com", to: "sales@shop.example", subject: "Hello", text: "A new conversation." }))
+        const poller = yield* ImapPoller
+        expect(yield* poller.syncOnce).toBeGreaterThanOrEqual(1)
+        const first = yield* api.inbox.listThreads({ query: { mailboxId: mailbox.id } })
+        expect(first.total).toBe(2)
+        const reply = first.items.find((thread) => thread.contactEmail === "ada@example.com")!
+        expect(reply).toMatchObject({ campaignId: campaign.id, classification: "interested", mailboxId: mailbox.id })
+        expect(yield* api.inbox.getMailbox({ params: { mailboxId: mailbox.id }, query: {} })).toMatchObject({ status: "ok", lastError: null })
+
+        yield* imap.deliver("sales", rawMail({ from: "zed@example.com", to: "sales@shop.example", subject: "Re: Hello", text: "And more." }))
+        yield* poller.syncOnce
+        // Another process (a fresh poller over the same database) finds nothing new.
+        yield* Effect.provide(ImapPoller.use((other) => other.syncOnce), ImapPoller.layer, { local: true })
+        // A crash after ingesting but before recording the UID: read again, kept once.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE mailboxes SET last_uid = 0 WHERE id = ${mailbox.id}`
+        yield* poller.syncOnce
+        const threads = yield* api.inbox.listThreads({ query: { mailboxId: mailbox.id } })
+        expect(threads.items.map((thread) => [thread.contactEmail, thread.messageCount]).toSorted()).toEqual([["ada@example.com", 1], ["zed@example.com", 2]])
+        const metrics = (yield* api.campaigns.listRecipients({ params: { campaignId: campaign.id }, query: {} })).metrics
+        expect(metrics.replied).toBe(1)
+      }))
+
+    it.effect("a wrong password or a host resolving inside the network shows as error with the reason, never the password", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api } = yield* sentCampaign(["bo@example.com"])
+        const wrong = yield* api.inbox.createMailbox({ payload: yield* mailboxFor("support", "not-the-password") })
+        const internal = yield* api.inbox.createMailbox({ payload: { ...yield* mailboxFor("support", "imap-pass-2", "localhost"), email: "other@shop.example" } })
+        yield* (yield* ImapPoller).syncOnce
+        const failed = yield* api.inbox.getMailbox({ params: { mailboxId: wrong.id }, query: {} })
+        expect(failed).toMatchObject({ status: "error", lastError: expect.stringMatching(/Authentication failed/) })
+        expect(failed.lastError).not.toContain("not-the-password")
+        const refused = yield* api.inbox.getMailbox({ params: { mailboxId: internal.id }, query: {} })
+        expect(refused).toMatchObject({ status: "error", lastError: expect.stringMatching(/localhost resolves to an internal address/) })
+      }))
+
+    it.effect("a session waits with IDLE and takes in new mail as the server announces it", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const imap = yield* Imap
+        const { api } = yield* sentCampaign(["cy@example.com"])
+        const mailbox = yield* api.inbox.createMailbox({ payload: yield* mailboxFor("idle", "imap-pass-3") })
+        yield* (yield* ImapPoller).claimSessions
+        yield* waitFor(api.inbox.getMailbox({ params: { mailboxId: mailbox.id }, query: {} }), (box) => box.status === "ok")
+        yield* imap.deliver("idle", rawMail({ from: "cy@example.com", to: "idle@shop.example", subject: "Ping", text: "Are you there?" }))
+        const threads = yield* waitFor(api.inbox.listThreads({ query: { mailboxId: mailbox.id } }), (page) => page.total === 1)
+        expect(threads.items.map((thread) => thread.contactEmail)).toEqual(["cy@example.com"])
+      }))
+  })
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Context, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { type ParsedMail, simpleParser } from "mailparser"
+import { generateKeyPairSync } from "node:crypto"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Mailer, type MailSettings, pacer } from "../../../src/outreach/mail/Mailer.ts"
+import { listUnsubscribeHeaders, type OutgoingMessage } from "../../../src/outreach/mail/Message.ts"
+import { parseMail, smtpServer, type SmtpServerScript } from "../../support/SmtpServer.ts"
+
+const settings: MailSettings = { from: "Acme News <news@acme.test>", ratePerSecond: 0, dkim: Option.none() }
+
+const message: OutgoingMessage = {
+  to: "Ada Lovelace <ada@example.com>",
+  replyTo: "replies@acme.test",
+  subject: "Spring offers — 20% off",
+  html: "<h1>Hello Ada</h1><p>Read <a href=\"https://acme.test/offers?id=1\">our offers</a> today.</p>" +
+    "<img src=\"https://acme.test/pixel.gif\" alt=\"\">",
+  headers: listUnsubscribeHeaders("https://mail.acme.test/api/v0/t/u/token123")
+}
+
+/** The raw line of a header as it was sent. */
+const headerLine = (mail: ParsedMail, key: string) => mail.headerLines.find((line) => line.key === key)?.line ?? ""
+
+/** The mailer of `layer`, alive for the enclosing scope. */
+const built = <E>(layer: Layer.Layer<Mailer, E>) => Effect.map(Layer.build(layer), (context) => Context.get(context, Mailer))
+
+/** Runs `use` with an SMTP mailer against a loopback SMTP server following `script`. */
+const withSmtp = <A, E>(
+  script: SmtpServerScript,
+  use: (
+    mailer: Mailer["Service"],
+    server: Effect.Success<ReturnType<typeof smtpServer>>
+  ) => Effect.Effect<A, E>,
+  overrides: Partial<MailSettings> = {}
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const server = yield* smtpServer(script)
+    const mailer = yield* built(Mailer.smtp({ ...settings, ...overrides, url: Redacted.make(server.url), poolSize: 2 })
+    )
+    return yield* use(mailer, server)
+  }))
+
+describe("the SMTP mailer against a real SMTP server", () => {
+  it.effect("delivers both parts, the headers and a unique Message-ID", () =>
+    withSmtp({}, (mailer, server) =>
+      Effect.gen(function*() {
+        const outcome = yield* mailer.send(message)
+        expect(outcome._tag).toBe("Accepted")
+        if (outcome._tag !== "Accepted") return
+        expect(outcome.response).toMatch(/^250/)
+        expect(outcome.messageId).toMatch(/^<[0-9a-f-]{36}@acme\.test>$/)
+        const [received] = yield* server.received
+        expect(received).toMatchObject({ from: "news@acme.test", to: ["ada@example.com"] })
+        const mail = yield* parseMail(received)
+        expect(mail.messageId).toBe(outcome.messageId)
+        expect(mail.subject).toBe("Spring offers — 20% off")
+        expect(mail.from?.value).toEqual([{ name: "Acme News", address: "news@acme.test" }])
+        expect(mail.to).toMatchObject({ value: [{ name: "Ada Lovelace", address: "ada@example.com" }] })
+        expect(mail.replyTo?.value).toEqual([{ name: "", address: "replies@acme.test" }])
+        expect(headerLine(mail, "list-unsubscribe")).toBe("List-Unsubscribe: <https://mail.acme.test/api/v0/t/u/token123>")
+        expect(headerLine(mail, "list-unsubscribe-post")).toBe("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+        expect(mail.html).toContain("<a href=\"https://acme.test/offers?id=1\">our offers</a>")
+        expect(mail.text).toContain("HELLO ADA")
+        expect(mail.text).toContain("our offers [https://acme.test/offers?id=1]")
+        expect(mail.text).not.toContain("pixel.gif")
+        const second = yield* mailer.send(message)
+        expect(second.messageId).not.toBe(outcome.messageId)
+      })))
+
+  it.effect("a 4xx reply is a temporary failure with the server's text", () =>
+    withSmtp({ onRecipient: () => ({ code: 451, message: "Greylisted, try again later" }) }, (mailer, server) =>
+      Effect.gen(function*() {
+        const outcome = yield* mailer.send(message)
+        expect(outcome).toMatchObject({ _tag: "TemporaryFailure", code: 451 })
+        expect(outcome._tag === "TemporaryFailure" && outcome.response).toContain("Greylisted, try again later")
+        expect(yield* server.received).toHaveLength(0)
+      })))
+
+  it.effect("a 5xx refusal of the recipient is a permanent failure and a hard bounce", () =>
+    withSmtp({ onRecipient: () => ({ code: 550, message: "5.1.1 No such user here" }) }, (mailer) =>
+      Effect.gen(function*() {
+        const outcome = yield* mailer.send(message)
+        expect(outcome).toMatchObject({ _tag: "PermanentFailure", code: 550, hardBounce: true })
+        expect(outcome._tag === "PermanentFailure" && outcome.response).toContain("No such user here")
+      })))
+
+  it.effect("a 5xx refusal of the content is permanent but not a bounce of the address", () =>
+    withSmtp({ onData: () => ({ code: 554, message: "5.7.1 Message rejected as spam" }) }, (mailer, server) =>
+      Effect.gen(function*() {
+        const outcome = yield* mailer.send(message)
+        expect(outcome).toMatchObject({ _tag: "PermanentFailure", code: 554, hardBounce: false })
+        expect(outcome._tag === "PermanentFailure" && outcome.response).toContain("Message rejected as spam")
+        expect(yield* server.received).toHaveLength(0)
+      })))
+
+  it.effect("4xx then accepted: the retry of the same message gets through", () =>
+    withSmtp(
+      { onRecipient: (_, attempt) => (attempt === 1 ? { code: 421, message: "Too busy" } : undefined) },
+      (mailer, server) =>
+        Effect.gen(function*() {
+          expect((yield* mailer.send(message))._tag).toBe("TemporaryFailure")
+          expect((yield* mailer.send(message))._tag).toBe("Accepted")
+          expect(server.attemptsFor("ada@example.com")).toBe(2)
+          expect(yield* server.received).toHaveLength(1)
+        })
+    ))
+
+  it.effect("many messages at once share the pool; each arrives once with its own Message-ID", () =>
+    withSmtp({}, (mailer, server) =>
+      Effect.gen(function*() {
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => ({ ...message, to: `user${i}@example.com` })),
+          (each) => mailer.send(each),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.every((outcome) => outcome._tag === "Accepted")).toBe(true)
+        const received = yield* server.received
+        expect(received.map((mail) => mail.to[0]).sort()).toEqual(
+          Array.from({ length: 40 }, (_, i) => `user${i}@example.com`).sort()
+        )
+        const ids = yield* Effect.forEach(received, (mail) => Effect.map(parseMail(mail), (parsed) => parsed.messageId))
+        expect(new Set(ids).size).toBe(40)
+      })))
+
+  it.effect("signs with DKIM when configured", () => {
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
+    const dkim = Option.some({
+      domain: "acme.test",
+      selector: "mail2026",
+      privateKey: Redacted.make(privateKey)
+    })
+    return withSmtp({}, (mailer, server) =>
+      Effect.gen(function*() {
+        expect((yield* mailer.send(message))._tag).toBe("Accepted")
+        const mail = yield* parseMail((yield* server.received)[0])
+        const signature = headerLine(mail, "dkim-signature")
+        expect(signature).toMatch(/d=acme\.test/)
+        expect(signature).toMatch(/s=mail2026/)
+        // A 2048-bit RSA signature is 344 base64 characters (folded over several lines).
+        expect(signature.replace(/\s+/g, "")).toMatch(/;b=[A-Za-z0-9+/]{342}={0,2}$/)
+      }), { dkim })
+  })
+
+  it.effect("an unreachable server is a temporary failure without a reply code", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const closedPort = yield* Effect.scoped(Effect.map(smtpServer(), (server) => server.url))
+      const mailer = yield* built(Mailer.smtp({ ...settings, url: Redacted.make(closedPort), poolSize: 1 })
+      )
+      expect(yield* mailer.send(message)).toMatchObject({ _tag: "TemporaryFailure", code: null })
+    })))
+})
+
+describe("the outbox mailer", () => {
+  it.effect("writes each message as a real .eml file", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const folder = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "outbox-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const outbox = join(folder, "outbox")
+      const mailer = yield* built(Mailer.outbox(outbox, settings))
+      expect(mailer.backend).toBe("outbox")
+      const first = yield* mailer.send(message)
+      const second = yield* mailer.send({ ...message, to: "grace@example.com", text: "Plain words." })
+      expect(first).toMatchObject({ _tag: "Accepted", response: expect.stringContaining(outbox) })
+      const files = readdirSync(outbox).sort()
+      expect(files).toHaveLength(2)
+      expect(files.every((file) => file.endsWith(".eml"))).toBe(true)
+      const parsed = yield* Effect.forEach(files, (file) => Effect.promise(() => simpleParser(readFileSync(join(outbox, file)))))
+      const byId = new Map(parsed.map((mail) => [mail.messageId, mail]))
+      const mail = byId.get(first.messageId)!
+      expect(mail.subject).toBe(message.subject)
+      expect(mail.html).toContain("our offers")
+      expect(mail.text).toContain("our offers [https://acme.test/offers?id=1]")
+      expect(headerLine(mail, "list-unsubscribe-post")).toBe("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+      expect(byId.get(second.messageId)!.text).toBe("Plain words.")
+      expect(readFileSync(join(outbox, files[0])).toString()).toContain("\r\n")
+    })))
+})
+
+describe("the send rate", () => {
+  it.effect("MAIL_RATE_PER_SECOND spaces concurrent sends evenly", () =>
+    Effect.gen(function*() {
+      const pace = yield* pacer(10)
+      const fiber = yield* Effect.forkChild(
+        Effect.all(Array.from({ length: 4 }, () => Effect.andThen(pace, Clock.currentTimeMillis)), { concurrency: 4 })
+      )
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(fiber)).toSorted((a, b) => a - b)).toEqual([0, 100, 200, 300])
+    }))
+})
