@@ -1,5 +1,5 @@
-import { Effect, Schema } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
 import { toNumber } from "./Rows.ts"
 
 /**
@@ -44,15 +44,3 @@ export const tableStatistics = (
       })
   }
 }
-
-/** `EXPLAIN (FORMAT JSON)`'s answer, parsed by the driver (PostgreSQL) or as text. */
-const ExplainedPlan = Schema.Tuple([Schema.Struct({ Plan: Schema.Struct({ "Plan Rows": Schema.Number }) })])
-const decodePlan = Schema.decodeUnknownEffect(Schema.Union([ExplainedPlan, Schema.fromJsonString(ExplainedPlan)]))
-
-/** How many rows the planner expects `statement` to answer: a count that costs a plan, not an execution. */
-export const estimatedRows = (sql: SqlClient.SqlClient, statement: Statement.Fragment) =>
-  Effect.gen(function*() {
-    const [explained] = yield* sql<{ readonly "QUERY PLAN": unknown }>`EXPLAIN (FORMAT JSON) ${statement}`
-    const [{ Plan }] = yield* decodePlan(explained?.["QUERY PLAN"])
-    return Math.round(Plan["Plan Rows"])
-  })

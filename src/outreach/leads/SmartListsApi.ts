@@ -61,7 +61,7 @@ export class SmartListsApi extends HttpApiGroup.make("smartLists")
     error: [BadRequest, Forbidden, NotFound]
   }).pipe(described({
     summary: "The leads of a smart list",
-    does: "The company's leads that match the filter now, newest first, paged. `hasNext` is exact; `total` (and `pages`) is exact on the last page and the database's estimate before it, never less than the pages seen so far show: loop on `hasNext`.",
+    does: "The company's leads that match the filter now, newest first, paged. `total`, `pages` and `hasNext` are exact.",
     who: "campaigns:read"
   }))
 ).middleware(Authentication).prefix("/api/v0") {}

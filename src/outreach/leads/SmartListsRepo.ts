@@ -1,8 +1,7 @@
 import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fromColumns, JsonObject, readerOf, Timestamp } from "../../storage/Columns.ts"
-import { jsonParam } from "../../storage/Rows.ts"
-import { estimatedRows } from "../../storage/Statistics.ts"
+import { jsonParam, toNumber } from "../../storage/Rows.ts"
 import { selectRecords, type Window } from "../../storage/Windows.ts"
 import { compileFilter, type LeadFilter } from "./Filter.ts"
 import { LeadRecord } from "./LeadsRepo.ts"
@@ -46,8 +45,8 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
   ) => Effect.Effect<Option.Option<SmartListRecord>>
   readonly remove: (companyId: string, id: string) => Effect.Effect<Option.Option<SmartListRecord>>
   /**
-   * The company's leads matching `filter` at `now`, newest first, and how many match: exactly on the last page,
-   * else the database's estimate (at least one more than the page reaches).
+   * The company's leads matching `filter` at `now`, newest first, and how many match (counted only when the
+   * page is not the last one: on the last, the walk saw them all).
    */
   readonly leads: (
     companyId: string,
@@ -102,11 +101,9 @@ export class SmartListsRepo extends Context.Service<SmartListsRepo, {
         const rows = found.slice(0, window.limit)
         const seen = window.offset + rows.length
         if (found.length <= window.limit && rows.length > 0) return { rows, total: seen }
-        // Counting would evaluate the filter over every lead: the planner's estimate instead, within what is known.
-        const estimate = yield* estimatedRows(sql, sql`SELECT 1 FROM ${matching} AS leads`)
-        return found.length > window.limit
-          ? { rows, total: Math.max(estimate, seen + 1) }
-          : { rows, total: window.offset === 0 ? 0 : Math.min(estimate, window.offset) }
+        // Not the last page: the matches counted, as the envelope's `total` promises (the walk above stopped early).
+        const [counted] = yield* sql<{ readonly total: unknown }>`SELECT count(*) AS total FROM ${matching} AS leads`
+        return { rows, total: toNumber(counted!.total) }
       }, Effect.orDie),
       leadsAfter: Effect.fn("SmartListsRepo.leadsAfter")(function*(companyId, filter, now, afterId, limit) {
         return yield* leads.all(sql`SELECT * FROM ${matchingLeads(sql, companyId, filter, now)} AS leads
