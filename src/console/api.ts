@@ -11,6 +11,7 @@ import type { Agent, Employee } from "../work/agents/Api.ts"
 import type { Thread as ChatThread, ThreadSummary as ChatThreadSummary } from "../work/agents/ChatApi.ts"
 import type { Lead } from "../outreach/leads/Api.ts"
 import type { SmartList } from "../outreach/leads/SmartListsApi.ts"
+import type { LandingPage, PageStats } from "../media/pages/Api.ts"
 
 /**
  * The console's only way to the service: the public API with the signed-in
@@ -52,6 +53,8 @@ export type ChatThreadRecord = Wire<typeof ChatThread.Type>
 export type ChatThreadSummaryRecord = Wire<typeof ChatThreadSummary.Type>
 export type LeadRecord = Wire<typeof Lead.Type>
 export type SmartListRecord = Wire<typeof SmartList.Type>
+export type LandingPageRecord = Wire<typeof LandingPage.Type>
+export type LandingPageStats = Wire<typeof PageStats.Type>
 export interface Page<A> { readonly items: ReadonlyArray<A>; readonly total: number; readonly hasNext: boolean }
 
 export interface Credentials { readonly key: string; readonly companyId: string }

@@ -8,6 +8,7 @@ import { Campaigns } from "./pages/Campaigns.tsx"
 import { Documents } from "./pages/Documents.tsx"
 import { Inbox } from "./pages/Inbox.tsx"
 import { Integrations } from "./pages/Integrations.tsx"
+import { LandingPages } from "./pages/LandingPages.tsx"
 import { Leads } from "./pages/Leads.tsx"
 import { Profile } from "./pages/Profile.tsx"
 import { Usage } from "./pages/Usage.tsx"
@@ -18,6 +19,7 @@ const pages = {
   integrations: { title: "Integrations", Page: Integrations },
   usage: { title: "Usage", Page: Usage },
   campaigns: { title: "Campaigns", Page: Campaigns },
+  "landing-pages": { title: "Landing pages", Page: LandingPages },
   leads: { title: "Leads", Page: Leads },
   inbox: { title: "Inbox", Page: Inbox },
   documents: { title: "Documents", Page: Documents },

@@ -151,6 +151,36 @@ it.layer(server, { timeout: 180_000 })("the console's pages in a browser", (it) 
       })
     }))
 
+  it.effect("lists landing pages, shows one's submissions and body in a frame without scripts, and unpublishes it", () =>
+    Effect.gen(function*() {
+      const tenant = yield* seedTenant("landing")
+      const base = yield* serverUrl
+      const api = yield* client({ apiKey: tenant.apiKey })
+      const html = "<h1>Spring offer</h1><form><input name=\"email\"><button>Join</button></form>"
+      const created = yield* api.landingPages.create({ payload: { name: "Spring", slug: "spring", bodyDocument: { html }, status: "published" } })
+      const submitted = yield* Effect.promise(() =>
+        fetch(`${base}${new URL(created.url!).pathname}/submit`, { method: "POST", body: new URLSearchParams({ email: "ada@example.com" }), redirect: "manual" }))
+      expect(submitted.status).toBe(200)
+      yield* withConsolePage(async (page) => {
+        await signIn(page, base, tenant)
+        await openPage(page, "landing-pages")
+        const row = page.getByRole("row", { name: /Spring/ })
+        expect(await row.getByRole("cell").nth(1).textContent()).toBe("published")
+        await row.getByRole("button", { name: "Spring" }).click()
+        await page.getByRole("heading", { name: "Landing page “Spring”" }).waitFor()
+        expect(await page.getByTestId("page-submissions").textContent()).toBe("1")
+        expect(await page.getByTitle("Body of Spring").getAttribute("sandbox")).toBe("")
+        expect(await page.frameLocator("iframe.preview").getByText("Spring offer").count()).toBe(1)
+        expect(await seriousViolations(page)).toEqual([])
+        await page.getByRole("button", { name: "Unpublish" }).click()
+        await page.getByRole("button", { name: "Publish", exact: true }).waitFor()
+        expect(await page.getByTestId("page-status").textContent()).toBe("draft")
+        // The list is read again after the change.
+        await row.getByRole("cell", { name: "draft", exact: true }).waitFor()
+      })
+      expect((yield* api.landingPages.get({ params: { pageId: created.id } })).status).toBe("draft")
+    }))
+
   it.effect("lists a thread with its class, shows the HTML message in a frame without scripts, drafts and sends a reply", () =>
     Effect.gen(function*() {
       const tenant = yield* seedTenant("inbox")

@@ -11,7 +11,7 @@ import type * as Admin from "../../src/accounts/admin/Admin.ts"
 type Tenant = Effect.Success<ReturnType<typeof Admin.bootstrap>>
 
 /** The console's pages, by the hash that opens each and the heading it shows. */
-export const consolePages = ["integrations", "usage", "campaigns", "leads", "inbox", "documents", "agents", "profile"] as const
+export const consolePages = ["integrations", "usage", "campaigns", "landing-pages", "leads", "inbox", "documents", "agents", "profile"] as const
 
 /**
  * Runs `use` on a page of the service's own headless Chromium (the pool the
@@ -47,8 +47,9 @@ export const signIn = async (page: Page, base: string, tenant: Tenant) => {
 }
 
 export const openPage = async (page: Page, name: typeof consolePages[number]) => {
-  await page.getByRole("link", { name: new RegExp(`^${name}$`, "i") }).click()
-  await page.getByRole("heading", { level: 1, name: new RegExp(`^${name}$`, "i") }).waitFor()
+  const title = new RegExp(`^${name.replaceAll("-", " ")}$`, "i")
+  await page.getByRole("link", { name: title }).click()
+  await page.getByRole("heading", { level: 1, name: title }).waitFor()
   await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector: (selector: string) => unknown } }).document.querySelector("[aria-busy=true]") === null)
 }
 
