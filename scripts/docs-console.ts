@@ -33,7 +33,7 @@ const receiver = Effect.acquireRelease(
   (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
 )
 
-/** Seeds a company with usage, a campaign, a webhook, documents, a reply and a conversation, then shoots each page at `base`. */
+/** Seeds a company with usage, a campaign, a landing page, a webhook, documents, a reply and a conversation, then shoots each page at `base`. */
 const shoot = (base: string) => Effect.gen(function*() {
   const tenant = yield* Admin.bootstrap({ organization: "Acme", company: "Acme Shop", email: "owner@acme.example" })
   const payer = { organizationId: tenant.organizationId, companyId: tenant.companyId, userId: tenant.userId }
@@ -42,10 +42,10 @@ const shoot = (base: string) => Effect.gen(function*() {
   }
   yield* spend(payer, { feature: "jobs", credits: 1, pool: "data" })
   yield* sentCampaign(base, tenant)
-  const api = (method: string, path: string, body: unknown) =>
+  const api = <A extends { id: string } = { id: string }>(method: string, path: string, body: unknown) =>
     Effect.promise(() =>
       fetch(`${base}/api/v0${path}`, { method, headers: { "x-api-key": tenant.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) })
-        .then((response) => response.json() as Promise<{ id: string }>))
+        .then((response) => response.json() as Promise<A>))
   const hooks = yield* receiver
   const webhook = yield* api("POST", "/webhooks", {
     url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`,
@@ -58,6 +58,15 @@ const shoot = (base: string) => Effect.gen(function*() {
   yield* receivedReply(tenant)
   const agent = yield* api("POST", "/agents", { name: "Support", description: "answers customers", instructions: "Answer customers' questions." })
   yield* api("POST", `/agents/${agent.id}/chat`, { message: "How many days do customers have to return a product?", stream: false })
+  const landing = yield* api<{ id: string; url: string }>("POST", "/landing-pages", {
+    name: "Spring launch",
+    slug: "spring",
+    status: "published",
+    bodyDocument: { html: "<h1>Spring launch</h1><p>Early access for our newsletter readers.</p><form><input name=\"email\" placeholder=\"you@example.com\"><button>Join</button></form>" }
+  })
+  const published = `${base}${new URL(landing.url).pathname}`
+  yield* Effect.promise(() => fetch(published))
+  yield* Effect.promise(() => fetch(`${published}/submit`, { method: "POST", body: new URLSearchParams({ email: "ada@example.com" }) }))
   yield* drain(yield* DeliveryWorker)
   yield* Indexer.use((indexer) => indexer.runDue)
   yield* withConsolePage(async (page) => {
@@ -68,6 +77,7 @@ const shoot = (base: string) => Effect.gen(function*() {
       await openPage(page, name)
       if (name === "integrations") await page.getByRole("button", { name: "Show deliveries" }).click()
       if (name === "campaigns") await page.getByRole("button", { name: "Spring sale" }).click()
+      if (name === "landing-pages") await page.getByRole("button", { name: "Spring launch" }).click()
       if (name === "inbox") await page.getByRole("button", { name: "Your offer" }).click()
       if (name === "documents") {
         await page.getByLabel("Search documents").fill("refund days")
