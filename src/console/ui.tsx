@@ -43,6 +43,17 @@ export const Section = (props: { title: string; children: ComponentChildren }) =
 
 export const date = (value: string | number | null) => (value === null ? "—" : new Date(value).toLocaleString())
 
+/** A rate (0–1) as a percentage with one decimal. */
+export const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`
+
+/**
+ * HTML of the company's or a correspondent's making (a campaign body, a landing page, a received mail): shown in a
+ * frame with no scripts, forms or same-origin rights.
+ */
+export const SandboxedHtml = (props: { title: string; html: string; class?: string }) => (
+  <iframe class={props.class ?? "preview"} title={props.title} sandbox="" srcdoc={props.html} />
+)
+
 /** A table row's action: a button in its own cell, named for the row it acts on. */
 export const RowAction = (props: { name: string; kind: "danger" | "secondary"; onClick: () => void; children: ComponentChildren }) => (
   <td><button type="button" class={props.kind} aria-label={props.name} onClick={props.onClick}>{props.children}</button></td>

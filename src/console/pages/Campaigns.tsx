@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { type CampaignRecord, type Credentials, get, type Metrics, type Page } from "../api.ts"
 import { TimeChart } from "../Chart.tsx"
-import { date, Loaded, Section, useLoad } from "../ui.tsx"
+import { date, Loaded, percent, SandboxedHtml, Section, useLoad } from "../ui.tsx"
 
 interface Recipient { readonly sentAt: string | null; readonly firstOpenedDate: string | null; readonly firstClickedDate: string | null }
 interface Recipients { readonly items: ReadonlyArray<Recipient>; readonly total: number; readonly metrics: Metrics }
@@ -30,7 +30,6 @@ const overTime = (recipients: ReadonlyArray<Recipient>) => {
   }
 }
 
-const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`
 
 const CampaignDetail = (props: { credentials: Credentials; campaign: CampaignRecord }) => {
   const { campaign } = props
@@ -56,8 +55,7 @@ const CampaignDetail = (props: { credentials: Credentials; campaign: CampaignRec
         }}
       </Loaded>
       <h3>Body preview</h3>
-      {/* The campaign's HTML is the company's content: shown in a frame with no scripts, forms or same-origin rights. */}
-      <iframe class="preview" title={`Body of ${campaign.name}`} sandbox="" srcdoc={campaign.bodyDocument.html} />
+      <SandboxedHtml title={`Body of ${campaign.name}`} html={campaign.bodyDocument.html} />
     </Section>
   )
 }

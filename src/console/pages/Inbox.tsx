@@ -11,7 +11,7 @@ import {
   type MailboxRecord,
   type Page
 } from "../api.ts"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { date, Loaded, SandboxedHtml, Section, useAction, useLoad } from "../ui.tsx"
 
 /** Every class the API gives a reply (its `Classification`: a new one fails the type check), as shown. */
 const classLabels: Record<Classification, string> = {
@@ -25,11 +25,11 @@ const classLabels: Record<Classification, string> = {
 
 const label = (classification: Classification | null) => (classification === null ? "—" : classLabels[classification])
 
-/** A message's body: its HTML in a frame with no scripts, forms or same-origin rights, else its text. */
+/** A message's body: its HTML sandboxed, else its text. */
 const Body = (props: { message: InboxMessageRecord }) =>
   props.message.html === null
     ? <pre class="mail-text">{props.message.text}</pre>
-    : <iframe class="preview mail" title={`Message from ${props.message.from}: ${props.message.subject}`} sandbox="" srcdoc={props.message.html} />
+    : <SandboxedHtml class="preview mail" title={`Message from ${props.message.from}: ${props.message.subject}`} html={props.message.html} />
 
 /** A reply: written, or drafted by the model (billed) and edited, then sent through the thread's mailbox. */
 const Reply = (props: { credentials: Credentials; thread: InboxThreadWithMessages; onSent: () => void }) => {

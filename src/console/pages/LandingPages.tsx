@@ -1,10 +1,9 @@
 import { useState } from "preact/hooks"
 import { call, type Credentials, get, type LandingPageRecord, type LandingPageStats, type Page } from "../api.ts"
 import { TimeChart } from "../Chart.tsx"
-import { date, Loaded, Section, useAction, useLoad } from "../ui.tsx"
+import { date, Loaded, percent, SandboxedHtml, Section, useAction, useLoad } from "../ui.tsx"
 
 const days = 30
-const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`
 
 /** A page's last 30 days (views, visitors, submissions per day) and its body, with publishing at hand. */
 const PageDetail = (props: { credentials: Credentials; page: LandingPageRecord; onChanged: (page: LandingPageRecord) => void }) => {
@@ -47,8 +46,7 @@ const PageDetail = (props: { credentials: Credentials; page: LandingPageRecord; 
         )}
       </Loaded>
       <h3>Body preview</h3>
-      {/* The page's HTML is the company's content: shown in a frame with no scripts, forms or same-origin rights. */}
-      <iframe class="preview" title={`Body of ${page.name}`} sandbox="" srcdoc={page.bodyDocument.html} />
+      <SandboxedHtml title={`Body of ${page.name}`} html={page.bodyDocument.html} />
     </Section>
   )
 }
