@@ -1,10 +1,11 @@
-import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Ref, Result } from "effect"
 import nodemailer from "nodemailer"
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { AppConfig } from "../../platform/AppConfig.ts"
+import { makeDkimSigner } from "./DkimSigning.ts"
 import { type DkimSettings, MailConfig } from "./MailConfig.ts"
-import { dkimOptionsOf, failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
+import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
 
 /**
  * Outgoing e-mail. One `send` per message and recipient, answering a typed
@@ -13,7 +14,7 @@ import { dkimOptionsOf, failureOutcome, type OutgoingMessage, type SendOutcome, 
  * real .eml file under `DATA_DIR/outbox/`, so a fresh machine sends nothing
  * yet shows every message. Both sign with DKIM: with the message's own key
  * (its sender's verified domain, `OutgoingMessage.dkim`), else with `DKIM_*`
- * when configured; and
+ * when configured, on signing threads (`DkimSigning.ts`); and
  * both keep to `MAIL_RATE_PER_SECOND`. Settings in docs/mail.md.
  */
 export interface MailerService {
@@ -39,9 +40,6 @@ export interface SmtpSettings extends MailSettings {
   readonly poolSize: number
 }
 
-const dkimOptions = (dkim: Option.Option<DkimSettings>) =>
-  Option.match(dkim, { onNone: () => ({}), onSome: (settings) => ({ dkim: dkimOptionsOf(settings) }) })
-
 /** Spaces sends `1 / rate` seconds apart across every fiber of the process; a rate of 0 does not wait. */
 export const pacer = (ratePerSecond: number) =>
   Effect.gen(function*() {
@@ -58,19 +56,31 @@ export const pacer = (ratePerSecond: number) =>
     })
   })
 
-/** A mailer over a nodemailer transport: paced, and every failure read as an outcome. */
+/**
+ * A mailer over a nodemailer transport: paced, signed with the message's key
+ * or the configured one (before `start`, so that the transport gets the
+ * message at once), and every failure read as an outcome.
+ */
 const mailerOver = <Info>(
   backend: MailerService["backend"],
   settings: MailSettings,
   deliver: (options: ReturnType<typeof toMailOptions>) => Promise<Info>,
   accepted: (info: Info) => string
 ) =>
-  Effect.map(pacer(settings.ratePerSecond), (pace): MailerService => {
+  Effect.gen(function*() {
+    const pace = yield* pacer(settings.ratePerSecond)
+    const sign = yield* makeDkimSigner
     const sendStarting = (message: OutgoingMessage, start: Effect.Effect<boolean>) =>
       Effect.gen(function*() {
         yield* pace
-        const prepared = toMailOptions(message, settings.from)
+        const composed = toMailOptions(message, settings.from)
+        const key = message.dkim ?? Option.getOrUndefined(settings.dkim)
+        const options = key === undefined ? Result.succeed(composed.options) : yield* sign(composed.options, key)
         if (!(yield* start)) return Option.none<SendOutcome>()
+        if (Result.isFailure(options)) {
+          return Option.some<SendOutcome>({ _tag: "TemporaryFailure", messageId: composed.messageId, code: null, response: options.failure })
+        }
+        const prepared = { options: options.success, messageId: composed.messageId }
         return yield* Effect.tryPromise(() => deliver(prepared)).pipe(
           Effect.map((info): SendOutcome => ({ _tag: "Accepted", messageId: prepared.messageId, response: accepted(info) })),
           Effect.catch((error) => Effect.succeed(failureOutcome(prepared.messageId, error.cause))),
@@ -81,7 +91,7 @@ const mailerOver = <Info>(
       backend,
       sendStarting,
       send: (message) => Effect.map(sendStarting(message, Effect.succeed(true)), Option.getOrThrow)
-    }
+    } satisfies MailerService
   })
 
 /** File name of a message in the outbox: sortable by time, unique by Message-ID. */
@@ -101,8 +111,7 @@ export class Mailer extends Context.Service<Mailer, MailerService>()("mail/Maile
             maxMessages: 1_000,
             connectionTimeout: 30_000,
             greetingTimeout: 30_000,
-            socketTimeout: 60_000,
-            ...dkimOptions(settings.dkim)
+            socketTimeout: 60_000
           })
         ),
         (transport) => Effect.sync(() => transport.close())
@@ -117,8 +126,7 @@ export class Mailer extends Context.Service<Mailer, MailerService>()("mail/Maile
       const transport = nodemailer.createTransport({
         streamTransport: true,
         buffer: true,
-        newline: "windows",
-        ...dkimOptions(settings.dkim)
+        newline: "windows"
       })
       return yield* mailerOver("outbox", settings, async ({ options, messageId }) => {
         const info = await transport.sendMail(options)

@@ -2,7 +2,6 @@ import { convert } from "html-to-text"
 import type { SendMailOptions } from "nodemailer"
 import addressparser from "nodemailer/lib/addressparser"
 import { randomUUID } from "node:crypto"
-import { Redacted } from "effect"
 import type { DkimSettings } from "./MailConfig.ts"
 
 /**
@@ -89,14 +88,7 @@ export const textOf = (html: string): string =>
     ]
   })
 
-/** nodemailer's DKIM options for a signing key (nodemailer signs; relaxed/relaxed canonicalisation, rsa-sha256). */
-export const dkimOptionsOf = ({ domain, selector, privateKey }: DkimSettings) => ({
-  domainName: domain,
-  keySelector: selector,
-  privateKey: Redacted.value(privateKey)
-})
-
-/** The nodemailer message: both parts, the headers, and the Message-ID fixed before sending. */
+/** The nodemailer message: both parts, the headers, and the Message-ID fixed before sending (unsigned: the `Mailer` signs). */
 export const toMailOptions = (message: OutgoingMessage, defaultFrom: string) => {
   const from = message.from ?? defaultFrom
   const messageId = message.messageId ?? newMessageId(from)
@@ -108,8 +100,7 @@ export const toMailOptions = (message: OutgoingMessage, defaultFrom: string) => 
     html: message.html,
     text: message.text ?? textOf(message.html),
     headers: { ...message.headers },
-    messageId,
-    ...(message.dkim === undefined ? {} : { dkim: dkimOptionsOf(message.dkim) })
+    messageId
   }
   return { options, messageId }
 }

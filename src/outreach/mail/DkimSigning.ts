@@ -1,0 +1,60 @@
+import { Effect, Redacted, Result } from "effect"
+import type { SendMailOptions } from "nodemailer"
+import MailComposer from "nodemailer/lib/mail-composer"
+import type { KeyObject } from "node:crypto"
+import { makeWorkerPool, siblingModule } from "../../platform/WorkerPool.ts"
+import type { DkimSettings } from "./MailConfig.ts"
+
+/** A built message and the key to sign it with, as a signing thread gets them. */
+export interface SigningJob {
+  readonly raw: Uint8Array
+  readonly domain: string
+  readonly selector: string
+  readonly privateKey: KeyObject
+}
+
+/** The DKIM-Signature header (with its CRLF) to put in front of the message, or why the key could not sign. */
+export type SigningReply = { readonly header: string } | { readonly refused: string }
+
+/**
+ * Two threads: the RSA-2048 signature (and the canonicalisation and hashing
+ * before it) runs on the other core while the request thread goes on with
+ * the next messages.
+ */
+const signingThreads = 2
+const signingMemoryMb = 128
+const signingTimeoutMs = 30_000
+
+const threadFailures = { timeout: "timed out", "out-of-memory": "ran out of memory", crashed: "crashed" } as const
+
+/**
+ * Signs messages with DKIM off the request thread: each message is built
+ * here (nodemailer's composer), signed on a signing thread, and answered as
+ * nodemailer options carrying the signed message as `raw` with its envelope.
+ * Threads start with the first signed message.
+ */
+export const makeDkimSigner = Effect.map(
+  makeWorkerPool<SigningJob, SigningReply>({
+    file: siblingModule(import.meta.url, "DkimWorker"),
+    workers: signingThreads,
+    memoryMb: signingMemoryMb,
+    timeoutMs: signingTimeoutMs
+  }),
+  (run) => (options: SendMailOptions, key: DkimSettings): Effect.Effect<Result.Result<SendMailOptions, string>> =>
+    Effect.gen(function*() {
+      // Composing throws on some bad input (as in nodemailer's own sendMail): a failure to read, not a crash.
+      const { message, raw } = yield* Effect.tryPromise(async () => {
+        const message = new MailComposer(options).compile()
+        return { message, raw: await message.build() }
+      })
+      const reply = yield* run({ raw, domain: key.domain, selector: key.selector, privateKey: Redacted.value(key.privateKey) })
+      if ("refused" in reply) return Result.fail(`DKIM signing failed: ${reply.refused}`)
+      const signed = Buffer.concat([Buffer.from(reply.header, "latin1"), raw])
+      return Result.succeed<SendMailOptions>({ envelope: message.getEnvelope(), raw: signed, messageId: options.messageId })
+    }).pipe(
+      Effect.catchTags({
+        UnknownError: (failed) => Effect.succeed(Result.fail(`The message could not be built: ${String(failed.cause)}`)),
+        WorkerFailed: (failed) => Effect.succeed(Result.fail(`DKIM signing failed: the signing thread ${threadFailures[failed.reason]}`))
+      })
+    )
+)
