@@ -1,8 +1,8 @@
-import { Effect, Redacted, Result } from "effect"
+import { Deferred, Effect, Exit, Redacted, Result, Semaphore } from "effect"
 import type { SendMailOptions } from "nodemailer"
 import MailComposer from "nodemailer/lib/mail-composer"
 import type { KeyObject } from "node:crypto"
-import { makeWorkerPool, siblingModule } from "../../platform/WorkerPool.ts"
+import { makeWorkerPool, siblingModule, type WorkerFailed } from "../../platform/WorkerPool.ts"
 import type { DkimSettings } from "./MailConfig.ts"
 
 /** A built message and the key to sign it with, as a signing thread gets them. */
@@ -22,6 +22,11 @@ export type SigningReply = { readonly header: string } | { readonly refused: str
  * the next messages.
  */
 const signingThreads = 2
+/**
+ * The messages waiting when a thread is free go to it together: one hand-over
+ * (a wake-up of the thread, a reply) per batch instead of per message.
+ */
+const batchSize = 32
 const signingMemoryMb = 128
 const signingTimeoutMs = 30_000
 
@@ -33,28 +38,51 @@ const threadFailures = { timeout: "timed out", "out-of-memory": "ran out of memo
  * nodemailer options carrying the signed message as `raw` with its envelope.
  * Threads start with the first signed message.
  */
-export const makeDkimSigner = Effect.map(
-  makeWorkerPool<SigningJob, SigningReply>({
+export const makeDkimSigner = Effect.gen(function*() {
+  const run = yield* makeWorkerPool<ReadonlyArray<SigningJob>, ReadonlyArray<SigningReply>>({
     file: siblingModule(import.meta.url, "DkimWorker"),
     workers: signingThreads,
     memoryMb: signingMemoryMb,
     timeoutMs: signingTimeoutMs
-  }),
-  (run) => (options: SendMailOptions, key: DkimSettings): Effect.Effect<Result.Result<SendMailOptions, string>> =>
+  })
+  const scope = yield* Effect.scope
+  const threads = yield* Semaphore.make(signingThreads)
+  const waiting: Array<{ readonly job: SigningJob; readonly signed: Deferred.Deferred<SigningReply, WorkerFailed> }> = []
+
+  /** Once a thread is free: what waits then (if anything), to it. */
+  const handOver = threads.withPermits(1)(Effect.suspend(() => {
+    const batch = waiting.splice(0, batchSize)
+    if (batch.length === 0) return Effect.void
+    return Effect.flatMap(
+      Effect.exit(run(batch.map(({ job }) => job))),
+      (replies) => Effect.forEach(batch, ({ signed }, at) => Deferred.done(signed, Exit.map(replies, (all) => all[at]!)), { discard: true })
+    )
+  }))
+
+  const signed = (job: SigningJob) =>
+    Effect.gen(function*() {
+      const signed = yield* Deferred.make<SigningReply, WorkerFailed>()
+      waiting.push({ job, signed })
+      yield* Effect.forkIn(handOver, scope)
+      return yield* Deferred.await(signed)
+    })
+
+  return (options: SendMailOptions, key: DkimSettings): Effect.Effect<Result.Result<SendMailOptions, string>> =>
     Effect.gen(function*() {
       // Composing throws on some bad input (as in nodemailer's own sendMail): a failure to read, not a crash.
       const { message, raw } = yield* Effect.tryPromise(async () => {
         const message = new MailComposer(options).compile()
         return { message, raw: await message.build() }
       })
-      const reply = yield* run({ raw, domain: key.domain, selector: key.selector, privateKey: Redacted.value(key.privateKey) })
+      // A copy of just the message: the built Buffer is a view into a 64 KB slab, which would be copied whole.
+      const reply = yield* signed({ raw: new Uint8Array(raw), domain: key.domain, selector: key.selector, privateKey: Redacted.value(key.privateKey) })
       if ("refused" in reply) return Result.fail(`DKIM signing failed: ${reply.refused}`)
-      const signed = Buffer.concat([Buffer.from(reply.header, "latin1"), raw])
-      return Result.succeed<SendMailOptions>({ envelope: message.getEnvelope(), raw: signed, messageId: options.messageId })
+      const signedRaw = Buffer.concat([Buffer.from(reply.header, "latin1"), raw])
+      return Result.succeed<SendMailOptions>({ envelope: message.getEnvelope(), raw: signedRaw, messageId: options.messageId })
     }).pipe(
       Effect.catchTags({
         UnknownError: (failed) => Effect.succeed(Result.fail(`The message could not be built: ${String(failed.cause)}`)),
         WorkerFailed: (failed) => Effect.succeed(Result.fail(`DKIM signing failed: the signing thread ${threadFailures[failed.reason]}`))
       })
     )
-)
+})

@@ -5,8 +5,8 @@ import { answerJobs } from "../../platform/WorkerPool.ts"
 import type { SigningJob, SigningReply } from "./DkimSigning.ts"
 
 /**
- * The body of a DKIM signing thread: nodemailer's signer over the built
- * message (relaxed/relaxed, rsa-sha256), answering only the header it puts in
+ * The body of a DKIM signing thread: nodemailer's signer over each built
+ * message of a batch (relaxed/relaxed, rsa-sha256), answering only the header it puts in
  * front, so that the message itself is not copied back.
  */
 const sign = async ({ raw, domain, selector, privateKey }: SigningJob): Promise<SigningReply> => {
@@ -18,4 +18,10 @@ const sign = async ({ raw, domain, selector, privateKey }: SigningJob): Promise<
   return header.startsWith("DKIM-Signature:") ? { header } : { refused: `the key of ${domain} could not sign the message` }
 }
 
-answerJobs((job: SigningJob) => Effect.promise(() => sign(job)))
+answerJobs((jobs: ReadonlyArray<SigningJob>) =>
+  Effect.promise(async () => {
+    const replies: Array<SigningReply> = []
+    for (const job of jobs) replies.push(await sign(job))
+    return replies
+  })
+)
