@@ -1,13 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
+import { dkimVerify } from "mailauth"
 import { type ParsedMail, simpleParser } from "mailparser"
-import { generateKeyPairSync } from "node:crypto"
+import { generateKeyPairSync, type KeyObject } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Mailer, type MailSettings, pacer } from "../../../src/outreach/mail/Mailer.ts"
-import { listUnsubscribeHeaders, type OutgoingMessage } from "../../../src/outreach/mail/Message.ts"
+import type { DkimSettings } from "../../../src/outreach/mail/MailConfig.ts"
+import { addressOf, listUnsubscribeHeaders, type OutgoingMessage } from "../../../src/outreach/mail/Message.ts"
+import { loopbackDns } from "../../support/LoopbackDns.ts"
 import { parseMail, smtpServer, type SmtpServerScript } from "../../support/SmtpServer.ts"
 
 const settings: MailSettings = { from: "Acme News <news@acme.test>", ratePerSecond: 0, dkim: Option.none() }
@@ -179,6 +182,74 @@ describe("the outbox mailer", () => {
       expect(byId.get(second.messageId)!.text).toBe("Plain words.")
       expect(readFileSync(join(outbox, files[0])).toString()).toContain("\r\n")
     })))
+})
+
+/** A fresh 2048-bit key for `domain`, its public half published in `dns` as a DNS provider would (in 255-octet strings). */
+const signingKey = (dns: Effect.Success<typeof loopbackDns>, domain: string, selector: string): DkimSettings => {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
+  const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: "spki", format: "der" }).toString("base64")}`
+  dns.publish(`${selector}._domainkey.${domain}`, record.match(/.{1,255}/g)!)
+  return { domain, selector, privateKey: Redacted.make<KeyObject>(privateKey) }
+}
+
+/** mailauth's verdict on each DKIM signature of a message, its keys looked up in `dns`. */
+const verdicts = (raw: Buffer, dns: Effect.Success<typeof loopbackDns>) =>
+  Effect.map(Effect.promise(() => dkimVerify(raw, { resolver: dns.resolve })), (verdict) =>
+    verdict.results.map((result) => ({ domain: result.signingDomain, selector: result.selector, result: result.status.result })))
+
+// Live clock: the signing threads' time limits run on real time.
+describe("DKIM signing on signing threads", () => {
+  it.live("concurrent messages from three domains, each with its own key or the configured one, all verify with mailauth against DNS", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dns = yield* loopbackDns
+      const keys = [signingKey(dns, "one.test", "s1"), signingKey(dns, "two.test", "s2")]
+      const configured = signingKey(dns, "acme.test", "mail2026")
+      const server = yield* smtpServer()
+      const mailer = yield* built(Mailer.smtp({ ...settings, dkim: Option.some(configured), url: Redacted.make(server.url), poolSize: 3 }))
+      // Every third message from MAIL_FROM (the configured key), the others from a domain with its own key.
+      const sent = Array.from({ length: 30 }, (_, i): OutgoingMessage => {
+        const key = i % 3 === 2 ? undefined : keys[i % 3]
+        return { ...message, to: `reader${i}@example.com`, subject: `Offer ${i}`, ...(key ? { from: `news@${key.domain}`, dkim: key } : {}) }
+      })
+      const outcomes = yield* Effect.forEach(sent, (outgoing) => mailer.send(outgoing), { concurrency: "unbounded" })
+      expect(outcomes.every((outcome) => outcome._tag === "Accepted")).toBe(true)
+      const received = yield* server.received
+      expect(received).toHaveLength(30)
+      for (const mail of received) {
+        const outgoing = sent.find((candidate) => candidate.to === mail.to[0])!
+        // Sent as the built message with its own envelope: the sender's and the recipient's addresses.
+        expect(mail.from).toBe(addressOf(outgoing.from ?? settings.from))
+        const key = outgoing.dkim ?? configured
+        expect(yield* verdicts(mail.raw, dns)).toEqual([{ domain: key.domain, selector: key.selector, result: "pass" }])
+        expect((yield* parseMail(mail)).subject).toBe(outgoing.subject)
+      }
+    })))
+
+  it.live("the outbox's .eml files are signed the same way", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dns = yield* loopbackDns
+      const folder = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "outbox-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const mailer = yield* built(Mailer.outbox(folder, settings))
+      const key = signingKey(dns, "one.test", "s1")
+      const outcome = yield* mailer.send({ ...message, from: "news@one.test", dkim: key })
+      expect(outcome._tag).toBe("Accepted")
+      const [file] = readdirSync(folder)
+      expect(yield* verdicts(readFileSync(join(folder, file!)), dns)).toEqual([{ domain: "one.test", selector: "s1", result: "pass" }])
+    })))
+
+  it.live("a key that cannot sign RSA-SHA256: a temporary failure, and nothing goes out unsigned", () =>
+    withSmtp({}, (mailer, server) =>
+      Effect.gen(function*() {
+        const { privateKey } = generateKeyPairSync("ed25519")
+        const outcome = yield* mailer.send({ ...message, dkim: { domain: "acme.test", selector: "s1", privateKey: Redacted.make(privateKey) } })
+        expect(outcome).toMatchObject({ _tag: "TemporaryFailure", code: null, response: expect.stringContaining("DKIM signing failed") })
+        expect(yield* server.received).toHaveLength(0)
+        // The next message, with a good key, goes out.
+        expect((yield* mailer.send(message))._tag).toBe("Accepted")
+      })))
 })
 
 describe("the send rate", () => {
