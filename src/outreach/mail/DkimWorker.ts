@@ -1,27 +1,33 @@
 import { Effect } from "effect"
 import DKIM from "nodemailer/lib/dkim"
+import MailComposer from "nodemailer/lib/mail-composer"
 import { buffer } from "node:stream/consumers"
 import { answerJobs } from "../../platform/WorkerPool.ts"
 import type { SigningJob, SigningReply } from "./DkimSigning.ts"
 
 /**
- * The body of a DKIM signing thread: nodemailer's signer over each built
- * message of a batch (relaxed/relaxed, rsa-sha256), answering only the header it puts in
- * front, so that the message itself is not copied back.
+ * The body of a DKIM signing thread: each message of a batch built by
+ * nodemailer's composer and signed by nodemailer's signer (relaxed/relaxed,
+ * rsa-sha256), answered whole with its envelope.
  */
-const sign = async ({ raw, domain, selector, privateKey }: SigningJob): Promise<SigningReply> => {
-  // A Buffer arrives as a plain Uint8Array; nodemailer's signer takes a Buffer.
-  const message = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const signed = await buffer(new DKIM({ domainName: domain, keySelector: selector, privateKey }).sign(message))
-  const header = signed.subarray(0, signed.length - message.length).toString("latin1")
+const sign = async ({ options, domain, selector, privateKey }: SigningJob): Promise<SigningReply> => {
+  const message = new MailComposer(options).compile()
+  const signed = await buffer(new DKIM({ domainName: domain, keySelector: selector, privateKey }).sign(await message.build()))
   // nodemailer leaves a message unsigned when its key cannot sign; such a message must not go out.
-  return header.startsWith("DKIM-Signature:") ? { header } : { refused: `the key of ${domain} could not sign the message` }
+  if (!signed.subarray(0, 15).equals(signatureStart)) return { refused: `the key of ${domain} could not sign the message` }
+  // A copy of just the message: the Buffer is a view into a larger slab, which would be copied whole.
+  return { raw: new Uint8Array(signed), envelope: message.getEnvelope() }
 }
+
+const signatureStart = Buffer.from("DKIM-Signature:")
 
 answerJobs((jobs: ReadonlyArray<SigningJob>) =>
   Effect.promise(async () => {
     const replies: Array<SigningReply> = []
-    for (const job of jobs) replies.push(await sign(job))
+    for (const job of jobs) {
+      // Composing throws on some bad input (as in nodemailer's own sendMail): that message's failure, not the batch's.
+      replies.push(await sign(job).catch((error: unknown) => ({ refused: `the message could not be built: ${String(error)}` })))
+    }
     return replies
   })
 )
