@@ -30,7 +30,7 @@ const signingThreads = 1
  */
 const batchSize = 64
 const signingMemoryMb = 256
-/** Building and signing a message leaves ~100 KB of short-lived objects: V8's default young generation made the thread collect constantly. */
+/** Building and signing allocate many short-lived objects: with V8's default young generation the thread spent half its time collecting. */
 const signingYoungGenerationMb = 64
 const signingTimeoutMs = 30_000
 
