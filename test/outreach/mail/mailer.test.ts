@@ -224,6 +224,8 @@ describe("DKIM signing on signing threads", () => {
         // Sent as the built message with its own envelope: the sender's and the recipient's addresses.
         expect(mail.from).toBe(addressOf(outgoing.from ?? settings.from))
         const key = outgoing.dkim ?? configured
+        // The signed message as built, nothing added in front of its signature.
+        expect(mail.raw.subarray(0, 15).toString()).toBe("DKIM-Signature:")
         expect(yield* verdicts(mail.raw, dns)).toEqual([{ domain: key.domain, selector: key.selector, result: "pass" }])
         expect((yield* parseMail(mail)).subject).toBe(outgoing.subject)
       }
