@@ -134,7 +134,7 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
         // Independent set-up steps go to the browser at once: each awaited round trip costs a render time
         // (on a loaded machine, a scheduling delay of the browser's processes and this one).
         const [cdp] = yield* Effect.promise(() =>
-          Promise.all([context.newCDPSession(page), sandbox(context, request.html, files), context.addInitScript(frameClockScript), context.addInitScript(stayOnPageScript)])
+          Promise.all([context.newCDPSession(page), sandbox(context, request.html, files), context.addInitScript(`${frameClockScript};\n${stayOnPageScript}`)])
         )
         // A page stuck in a script is stopped before its context closes. After a render that succeeded the
         // page was just answering, so the stop is sent without waiting for its reply.
