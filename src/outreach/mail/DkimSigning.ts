@@ -29,8 +29,8 @@ const signingThreads = 1
  * hand-over (a wake-up of the thread, a reply) per batch instead of per message.
  */
 const batchSize = 64
+/** With a 128 MB heap and V8's default young generation, the thread spent half its time collecting garbage. */
 const signingMemoryMb = 256
-/** Building and signing allocate many short-lived objects: with V8's default young generation the thread spent half its time collecting. */
 const signingYoungGenerationMb = 64
 const signingTimeoutMs = 30_000
 
