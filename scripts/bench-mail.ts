@@ -8,7 +8,8 @@
 // 0 skips the kill -9 runs), BENCH_MAIL_BACKENDS (default `postgres,pglite`), BENCH_MAIL_SEND (`off`: make the
 // recipients and measure the page only), BENCH_MAIL_DKIM (default `off,on`: each end-to-end run once from MAIL_FROM,
 // unsigned, and once from a verified sending domain of the company, DKIM-signed with its key; repeat them to
-// interleave, e.g. `off,on,off,on`: the cost is taken between the modes' mean rates).
+// interleave, e.g. `off,on,off,on`: the cost is taken between the modes' mean rates, and between their CPU time per
+// message, the process's and its main thread's).
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
