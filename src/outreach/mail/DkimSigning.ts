@@ -21,7 +21,7 @@ export type SigningReply =
 /**
  * One thread: building the message, the canonicalisation, the hashing and
  * the RSA-2048 signature run on the other core while the request thread goes
- * on with the next messages (one thread signs ~2,000 messages a second).
+ * on with the next messages (one thread signs ~1,200 messages a second here).
  */
 const signingThreads = 1
 /**
@@ -40,7 +40,7 @@ const threadFailures = { timeout: "timed out", "out-of-memory": "ran out of memo
  * Signs messages with DKIM off the request thread: each message is built
  * (nodemailer's composer) and signed on a signing thread, and answered as
  * nodemailer options carrying the signed message as `raw` with its envelope.
- * The thread starts with the first signed message.
+ * The thread starts with the first signed message and ends when idle (`WorkerPool`).
  */
 export const makeDkimSigner = Effect.gen(function*() {
   const run = yield* makeWorkerPool<ReadonlyArray<SigningJob>, ReadonlyArray<SigningReply>>({

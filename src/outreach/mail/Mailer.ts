@@ -14,7 +14,7 @@ import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions }
  * real .eml file under `DATA_DIR/outbox/`, so a fresh machine sends nothing
  * yet shows every message. Both sign with DKIM: with the message's own key
  * (its sender's verified domain, `OutgoingMessage.dkim`), else with `DKIM_*`
- * when configured, on signing threads (`DkimSigning.ts`); and
+ * when configured, on a signing thread (`DkimSigning.ts`); and
  * both keep to `MAIL_RATE_PER_SECOND`. Settings in docs/mail.md.
  */
 export interface MailerService {
