@@ -283,6 +283,8 @@ for (const backend of backends) {
         // The recipient marked in flight is the one a dead worker would leave uncertain.
         yield* TestClock.adjust(testMailLeaseMs)
         expect((yield* repo.abandon(new Date(start + testMailLeaseMs))).map((recipient) => recipient.id)).toEqual([begun!.id])
+        // Nothing of it is left for the next test's sender.
+        yield* api.campaigns.cancel({ params, payload: null })
       }))
 
     it.effect("at start, the embedded database's leases are taken over at once; PostgreSQL's wait for expiry", () =>
