@@ -2,7 +2,10 @@
 // in-memory PGlite): a published landing page, GET /p/{companySlug}/{slug}, served by the platform in its own process
 // versus a raw `node:http` server in its own process answering the same bytes with the same headers, measured
 // alternately in the same run (BENCH_ROUNDS rounds of BENCH_SECONDS seconds each, BENCH_CONNECTIONS connections, by
-// autocannon in a child process). Reports requests/s, p50/p99 and the platform's share of the raw server's requests/s.
+// autocannon in a child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share of
+// the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the same
+// rounds as the framework's ceiling. BENCH_PROFILE=1 profiles the platform (`--cpu-prof`) and prints its top functions
+// by self time under the page's load.
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Layer, Option, Redacted } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -13,13 +16,15 @@ import { settingsWith } from "../src/app/Settings.ts"
 import { inMemoryStorage } from "../src/app/Storage.ts"
 import { freePort, makeTempDir, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
 import { postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
-import { numberFromEnv } from "./bench/env.ts"
+import { printSelfTimes } from "./bench/cpu-profile.ts"
+import { flagFromEnv, numberFromEnv } from "./bench/env.ts"
 import { runLoad, type LoadResult } from "./bench/load.ts"
 import { fixed, formatTable, integer } from "./bench/report.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 5)
 const rounds = numberFromEnv("BENCH_ROUNDS", 2)
 const connections = numberFromEnv("BENCH_CONNECTIONS", 32)
+const profiling = flagFromEnv("BENCH_PROFILE")
 const adminKey = "bench-pages-admin-key"
 
 /** A typical landing page: a hero, three feature blocks, a form, some CSS. */
@@ -63,16 +68,23 @@ const json = async (url: string, init: RequestInit & { readonly body?: string })
   return await response.json() as Record<string, any>
 }
 
-const start = async (args: ReadonlyArray<string>, label: string, readyPath: string) => {
+const start = async (args: ReadonlyArray<string>, label: string, readyPath: string, nodeArgs: ReadonlyArray<string> = []) => {
   const port = await freePort()
-  const child = spawnChild(process.execPath, [import.meta.filename, args[0]!, String(port), ...args.slice(1)], { server: label })
+  const child = spawnChild(process.execPath, [...nodeArgs, import.meta.filename, args[0]!, String(port), ...args.slice(1)], { server: label })
   const baseUrl = `http://127.0.0.1:${port}`
   await waitUntilReady(child, `${baseUrl}${readyPath}`)
   return { child, baseUrl }
 }
 
 const measure = async (backend: string, databaseUrl: string | undefined) => {
-  const platform = await start(["serve", ...(databaseUrl === undefined ? [] : [databaseUrl])], `the platform on ${backend}`, "/health")
+  const profileDir = makeTempDir("bench-pages-profile-")
+  const profileFile = join(profileDir, "platform.cpuprofile")
+  const platform = await start(
+    ["serve", ...(databaseUrl === undefined ? [] : [databaseUrl])],
+    `the platform on ${backend}`,
+    "/health",
+    profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=platform.cpuprofile"] : []
+  )
   const bootstrap = await json(`${platform.baseUrl}/api/v0/admin/bootstrap`, {
     method: "POST",
     headers: { authorization: `Bearer ${adminKey}` },
@@ -96,24 +108,41 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
   const rawBody = await (await fetch(`${raw.baseUrl}${path}`)).text()
   if (rawBody !== recorded.body) throw new Error("the raw server does not answer the same bytes")
 
-  const results: Record<"platform" | "raw", Array<LoadResult>> = { platform: [], raw: [] }
+  const targets = [
+    ["platform", platform, path],
+    ["platform /health", platform, "/health"],
+    ["raw", raw, path]
+  ] as const
+  const results = new Map<string, Array<LoadResult>>(targets.map(([name]) => [name, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const [name, server] of [["platform", platform], ["raw", raw]] as const) {
-      const result = await runLoad({ url: `${server.baseUrl}${path}`, headers: {}, connections, durationSeconds: seconds, serverPid: server.child.pid })
+    for (const [name, server, target] of targets) {
+      const result = await runLoad({ url: `${server.baseUrl}${target}`, headers: {}, connections, durationSeconds: seconds, serverPid: server.child.pid })
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-      results[name].push(result)
+      results.get(name)!.push(result)
     }
   }
   await Promise.all([platform.child.stop(), raw.child.stop()])
-  const best = (list: ReadonlyArray<LoadResult>) => list.toSorted((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0]!
-  const rows = (["platform", "raw"] as const).map((name) => {
-    const top = best(results[name])
-    return [name, integer(top.requestsPerSecond), fixed(top.p50Ms), fixed(top.p99Ms), results[name].map((r) => integer(r.requestsPerSecond)).join(" / ")]
+  const best = (name: string) => results.get(name)!.toSorted((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0]!
+  const rows = targets.map(([name]) => {
+    const top = best(name)
+    return [
+      name,
+      integer(top.requestsPerSecond),
+      fixed(top.p50Ms),
+      fixed(top.p99Ms),
+      top.serverCpuMicrosPerRequest === undefined ? "" : integer(top.serverCpuMicrosPerRequest),
+      results.get(name)!.map((r) => integer(r.requestsPerSecond)).join(" / ")
+    ]
   })
   console.log(`\n${backend}: GET ${path} (${integer(recorded.body.length)} bytes), ${connections} connections, ${rounds} × ${seconds} s each`)
-  console.log(formatTable(["server", "req/s (best)", "p50 ms", "p99 ms", "req/s per round"], rows))
-  const ratio = best(results.platform).requestsPerSecond / best(results.raw).requestsPerSecond
-  console.log(`platform / raw node:http: ${fixed(ratio * 100)} % of the requests/s (goal ≥ 30 %)`)
+  console.log(formatTable(["server", "req/s (best)", "p50 ms", "p99 ms", "CPU µs/req", "req/s per round"], rows))
+  const share = (name: string) => fixed((best(name).requestsPerSecond / best("raw").requestsPerSecond) * 100)
+  console.log(`platform / raw node:http: ${share("platform")} % of the requests/s (goal ≥ 30 %); /health: ${share("platform /health")} %`)
+  if (profiling) {
+    for (const name of ["platform", "platform /health"]) {
+      for (const result of results.get(name)!) printSelfTimes(`the platform on ${backend}: ${name}`, profileFile, process.cwd(), result.window)
+    }
+  }
 }
 
 const main = async () => {

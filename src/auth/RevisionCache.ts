@@ -24,6 +24,8 @@ export interface RevisionCache<A> {
    * effect can cost as much as a cache hit: `Effect.fn` takes a stack trace).
    */
   readonly through: <E, R>(key: string, read: () => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R | RequestRevision>
+  /** `through` at `revision`, for a read outside an authenticated request (e.g. a public page). */
+  readonly at: <E, R>(revision: number, key: string, read: () => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 interface Entry<A> {
@@ -45,18 +47,19 @@ export const makeRevisionCache = <A>(capacity: number): RevisionCache<A> => {
     if (entries.size >= capacity) entries.delete(entries.keys().next().value!)
     entries.set(key, { value, revision, validUntil: Date.now() + revisionCacheTtlMs })
   }
+  const at = <E, R>(revision: number, key: string, read: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const entry = entries.get(key)
+    if (entry !== undefined && entry.revision === revision && entry.validUntil > Date.now()) {
+      // Moved to the end: the first key is the least recently used.
+      entries.delete(key)
+      entries.set(key, entry)
+      return Effect.succeed(entry.value)
+    }
+    return Effect.tap(read(), (value) => Effect.sync(() => remember(key, value, revision)))
+  }
   return {
-    through: (key, read) =>
-      Effect.flatMap(RequestRevision, ({ revision }) => {
-        const entry = entries.get(key)
-        if (entry !== undefined && entry.revision === revision && entry.validUntil > Date.now()) {
-          // Moved to the end: the first key is the least recently used.
-          entries.delete(key)
-          entries.set(key, entry)
-          return Effect.succeed(entry.value)
-        }
-        return Effect.tap(read(), (value) => Effect.sync(() => remember(key, value, revision)))
-      })
+    through: (key, read) => Effect.flatMap(RequestRevision, ({ revision }) => at(revision, key, read)),
+    at
   }
 }
 

@@ -58,13 +58,9 @@ export class PublishedPages extends Context.Service<PublishedPages, {
   }))
 }
 
-/** The published page at `address`, its view counted. */
-export const view = Effect.fn("Visitors.view")(function*(address: PageAddress, visitor: Visitor) {
-  const page = yield* PublishedPages.use((pages) => pages.find(address))
-  const now = yield* currentDate
-  yield* PageTraffic.use((traffic) => traffic.viewed(page.id, visitor.address, visitor.userAgent, now))
-  return page
-})
+/** Counts a view of `page` by `visitor` (in memory, see `PageTraffic`). */
+export const countView = (page: PublishedRecord, visitor: Visitor) =>
+  Effect.flatMap(currentDate, (now) => PageTraffic.use((traffic) => traffic.viewed(page.id, visitor.address, visitor.userAgent, now)))
 
 /** The lead fields a form may fill; any other field becomes a custom field of the lead. */
 const contactFields = ["firstName", "lastName", "company", "title", "phone", "website", "linkedinUrl"] as const
