@@ -69,13 +69,14 @@ export const PublicPagesLive = HttpApiBuilder.group(api, "publicPages", (handler
     /**
      * Published pages ready to serve, trusted at the access revision they were
      * read at (`RevisionCache`): every change of a page goes through
-     * `AccessRevision.changing`, so the next request in any process reads it anew.
+     * `AccessRevision.changing`, so this process's next request reads it anew,
+     * and another's within `recentRevisionMillis`.
      */
     const served = makeRevisionCache<Served>(servedCapacity)
     const revisions = yield* AccessRevision
     const pages = yield* Visitors.PublishedPages
     const servedAt = (address: PageAddress) =>
-      Effect.flatMap(revisions.current, (revision) =>
+      Effect.flatMap(revisions.recent, (revision) =>
         served.at(revision, `${address.company}/${address.page}`, () => Effect.map(pages.find(address), serve)))
     return handlers
       .handle("view", ({ params, request }) =>
