@@ -1,7 +1,7 @@
 // `npm run bench:pages` (under scripts/with-postgres.sh, or with BENCH_DATABASE_URL set, for PostgreSQL as well as
 // in-memory PGlite): a published landing page, GET /p/{companySlug}/{slug}, served by the platform in its own process
-// versus a raw `node:http` server in its own process answering the same bytes with the same headers, measured
-// alternately in the same run (BENCH_ROUNDS rounds of BENCH_SECONDS seconds each, BENCH_CONNECTIONS connections, by
+// (on PostgreSQL through the service's own multiplexed client) versus a raw `node:http` server in its own process
+// answering the same bytes with the same headers, measured alternately in the same run (BENCH_ROUNDS rounds of BENCH_SECONDS seconds each, BENCH_CONNECTIONS connections, by
 // autocannon in a child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share of
 // the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the same
 // rounds as the framework's ceiling. BENCH_PROFILE=1 profiles the platform (`--cpu-prof`) and prints its top functions
@@ -13,9 +13,10 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import { makeServer } from "../src/app/Server.ts"
 import { settingsWith } from "../src/app/Settings.ts"
-import { inMemoryStorage } from "../src/app/Storage.ts"
+import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
+import { postgresClient } from "../src/storage/Database.ts"
 import { freePort, makeTempDir, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
-import { postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
+import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
 import { printSelfTimes } from "./bench/cpu-profile.ts"
 import { flagFromEnv, numberFromEnv } from "./bench/env.ts"
 import { runLoad, type LoadResult } from "./bench/load.ts"
@@ -38,7 +39,7 @@ const pageCss = `.hero{padding:64px;background:#0b1f3a;color:#fff}.feature{paddi
 const serve = (port: number, databaseUrl: string | undefined) =>
   Layer.launch(makeServer(
     NodeHttpServer.layer(createServer, { host: "127.0.0.1", port }),
-    databaseUrl === undefined ? inMemoryStorage : postgresStorage(databaseUrl),
+    databaseUrl === undefined ? inMemoryStorage : sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres"),
     { logAddress: false }
   ).pipe(Layer.provide(settingsWith({
     adminApiKey: Option.some(Redacted.make(adminKey)),

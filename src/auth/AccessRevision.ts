@@ -14,17 +14,23 @@ import { sharedRead } from "../storage/SharedRead.ts"
  * serves one process, so a counter in memory is enough.
  */
 
-/** How old the revision `recent` answers may be, when this process changed nothing since it was read. */
+/**
+ * How old the revision `recent` answers may be, when this process changed
+ * nothing since it was read: up to `recentRevisionMillis` it is trusted as
+ * read; then a new read is sent while the last one still answers, up to
+ * `staleRevisionMillis`, after which a request waits for the new read.
+ */
 export const recentRevisionMillis = 100
+export const staleRevisionMillis = 1_000
 
 export class AccessRevision extends Context.Service<AccessRevision, {
   readonly current: Effect.Effect<number>
   /**
-   * The revision as read at most `recentRevisionMillis` ago, and after this
-   * process's last change: for caches of public content that may show another
-   * process's change a moment late (landing pages, themselves cacheable for a
-   * minute), without a round trip per request. The same as `current` on the
-   * embedded database.
+   * The revision as read about `recentRevisionMillis` ago (never more than
+   * `staleRevisionMillis`), and after this process's last change: for caches
+   * of public content that may show another process's change a moment late
+   * (landing pages, themselves cacheable for a minute), without a round trip
+   * per request. The same as `current` on the embedded database.
    */
   readonly recent: Effect.Effect<number>
   readonly bump: Effect.Effect<void>
@@ -61,19 +67,26 @@ export class AccessRevision extends Context.Service<AccessRevision, {
     /** This process's changes so far: a read asked for before the last one does not count as recent. */
     let changes = 0
     let last: { readonly revision: number; readonly askedAt: number; readonly changes: number } | undefined
+    let refreshing = false
+    const readRecent = (asked: { readonly askedAt: number; readonly changes: number }) =>
+      Effect.tap(current, (revision) =>
+        Effect.sync(() => {
+          if (last === undefined || asked.askedAt >= last.askedAt) last = { revision, ...asked }
+        }))
 
     return {
       current,
       recent: Effect.suspend(() => {
         const now = Date.now()
-        if (last !== undefined && last.changes === changes && now - last.askedAt < recentRevisionMillis) {
-          return Effect.succeed(last.revision)
+        const age = last !== undefined && last.changes === changes ? now - last.askedAt : Infinity
+        if (age < recentRevisionMillis) return Effect.succeed(last!.revision)
+        const read = readRecent({ askedAt: now, changes })
+        if (age >= staleRevisionMillis) return read
+        if (!refreshing) {
+          refreshing = true
+          runDetached(Effect.ensuring(read, Effect.sync(() => void (refreshing = false))))
         }
-        const asked = { askedAt: now, changes }
-        return Effect.tap(current, (revision) =>
-          Effect.sync(() => {
-            if (last === undefined || asked.askedAt >= last.askedAt) last = { revision, ...asked }
-          }))
+        return Effect.succeed(last!.revision)
       }),
       bump,
       changing: (write) =>
