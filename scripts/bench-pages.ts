@@ -1,8 +1,9 @@
 // `npm run bench:pages` (under scripts/with-postgres.sh, or with BENCH_DATABASE_URL set, for PostgreSQL as well as
 // in-memory PGlite): a published landing page, GET /p/{companySlug}/{slug}, served by the platform in its own process
 // (on PostgreSQL through the service's own multiplexed client) versus a raw `node:http` server in its own process
-// answering the same bytes with the same headers, measured alternately in the same run (BENCH_ROUNDS rounds of BENCH_SECONDS seconds each, BENCH_CONNECTIONS connections, by
-// autocannon in a child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share of
+// answering the same bytes with the same headers, measured alternately in the same run (BENCH_ROUNDS rounds of
+// BENCH_SECONDS seconds each after BENCH_WARMUP_SECONDS unmeasured, BENCH_CONNECTIONS connections, by autocannon in a
+// child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share of
 // the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the same
 // rounds as the framework's ceiling. BENCH_PROFILE=1 profiles the platform (`--cpu-prof`) and prints its top functions
 // by self time under the page's load.
@@ -25,6 +26,7 @@ import { fixed, formatTable, integer } from "./bench/report.ts"
 const seconds = numberFromEnv("BENCH_SECONDS", 5)
 const rounds = numberFromEnv("BENCH_ROUNDS", 2)
 const connections = numberFromEnv("BENCH_CONNECTIONS", 32)
+const warmupSeconds = numberFromEnv("BENCH_WARMUP_SECONDS", 1)
 const profiling = flagFromEnv("BENCH_PROFILE")
 const adminKey = "bench-pages-admin-key"
 
@@ -115,6 +117,10 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
     ["raw", raw, path]
   ] as const
   const results = new Map<string, Array<LoadResult>>(targets.map(([name]) => [name, []]))
+  // Unmeasured: each server's code compiled by the JIT before the rounds, as a long-running server's would be.
+  for (const [, server, target] of targets) {
+    await runLoad({ url: `${server.baseUrl}${target}`, headers: {}, connections, durationSeconds: warmupSeconds, serverPid: server.child.pid })
+  }
   for (let round = 0; round < rounds; round++) {
     for (const [name, server, target] of targets) {
       const result = await runLoad({ url: `${server.baseUrl}${target}`, headers: {}, connections, durationSeconds: seconds, serverPid: server.child.pid })
