@@ -1,34 +1,28 @@
 // `npm run bench:pages` (under scripts/with-postgres.sh, or with BENCH_DATABASE_URL set, for PostgreSQL as well as
-// in-memory PGlite): a published landing page, GET /p/{companySlug}/{slug}, served by the platform in its own process
-// (on PostgreSQL through the service's own multiplexed client) versus a raw `node:http` server in its own process
-// answering the same bytes with the same headers, measured alternately in the same run (BENCH_ROUNDS rounds of
-// BENCH_SECONDS seconds each after BENCH_WARMUP_SECONDS unmeasured, BENCH_CONNECTIONS connections, by autocannon in a
-// child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share of
-// the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the same
+// PGlite): a published landing page, GET /p/{companySlug}/{slug}, served by the built platform in its own process as
+// `npm start` runs it (its Node flags, its workers, PGlite in a data folder) versus a raw `node:http` server in its
+// own process answering the same bytes with the same headers, measured alternately in the same run (BENCH_ROUNDS
+// rounds of BENCH_SECONDS seconds each after BENCH_WARMUP_SECONDS unmeasured, BENCH_CONNECTIONS connections, by
+// autocannon in a child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share
+// of the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the same
 // rounds as the framework's ceiling. BENCH_PROFILE=1 profiles the platform (`--cpu-prof`) and prints its top functions
 // by self time under the page's load.
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Layer, Option, Redacted } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { join } from "node:path"
-import { makeServer } from "../src/app/Server.ts"
-import { settingsWith } from "../src/app/Settings.ts"
-import { inMemoryStorage, sqlStorage } from "../src/app/Storage.ts"
-import { postgresClient } from "../src/storage/Database.ts"
 import { freePort, makeTempDir, runScript, spawnChild, waitUntilReady } from "./bench/children.ts"
-import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
 import { printSelfTimes } from "./bench/cpu-profile.ts"
+import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/databases.ts"
 import { flagFromEnv, numberFromEnv } from "./bench/env.ts"
 import { runLoad, type LoadResult } from "./bench/load.ts"
 import { fixed, formatTable, integer } from "./bench/report.ts"
+import { ensureBuilt, root, seedTenant, startPlatform } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 5)
 const rounds = numberFromEnv("BENCH_ROUNDS", 2)
 const connections = numberFromEnv("BENCH_CONNECTIONS", 32)
 const warmupSeconds = numberFromEnv("BENCH_WARMUP_SECONDS", 1)
 const profiling = flagFromEnv("BENCH_PROFILE")
-const adminKey = "bench-pages-admin-key"
 
 /** A typical landing page: a hero, three feature blocks, a form, some CSS. */
 const pageHtml = `<header class="hero"><h1>Ship faster with Acme</h1><p>The platform teams trust for launches.</p>
@@ -36,18 +30,6 @@ const pageHtml = `<header class="hero"><h1>Ship faster with Acme</h1><p>The plat
 ${["Fast", "Safe", "Simple"].map((title) => `<section class="feature"><h2>${title}</h2><p>${"Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(6)}</p><img src="https://example.com/${title}.png" alt="${title}"></section>`).join("\n")}
 <form><label for="email">E-mail</label><input id="email" name="email" type="email" required><input name="firstName"><button type="submit">Get the guide</button></form>`
 const pageCss = `.hero{padding:64px;background:#0b1f3a;color:#fff}.feature{padding:24px;max-width:720px;margin:auto}.cta{background:#ff5a36;color:#fff;padding:12px 24px;border-radius:6px}`
-
-/** The platform alone, in this process: `node scripts/bench-pages.ts serve <port> [postgres URL]`. */
-const serve = (port: number, databaseUrl: string | undefined) =>
-  Layer.launch(makeServer(
-    NodeHttpServer.layer(createServer, { host: "127.0.0.1", port }),
-    databaseUrl === undefined ? inMemoryStorage : sqlStorage(postgresClient(Redacted.make(databaseUrl)), "postgres"),
-    { logAddress: false }
-  ).pipe(Layer.provide(settingsWith({
-    adminApiKey: Option.some(Redacted.make(adminKey)),
-    logLevel: "Error",
-    bootstrap: false
-  })))).pipe(NodeRuntime.runMain)
 
 interface Recorded {
   readonly status: number
@@ -71,31 +53,26 @@ const json = async (url: string, init: RequestInit & { readonly body?: string })
   return await response.json() as Record<string, any>
 }
 
-const start = async (args: ReadonlyArray<string>, label: string, readyPath: string, nodeArgs: ReadonlyArray<string> = []) => {
+/** The raw server in its own process, ready once it answers `path`. */
+const startBaseline = async (file: string, path: string) => {
   const port = await freePort()
-  const child = spawnChild(process.execPath, [...nodeArgs, import.meta.filename, args[0]!, String(port), ...args.slice(1)], { server: label })
+  const child = spawnChild(process.execPath, [import.meta.filename, "baseline", String(port), file], { server: "the raw node:http server" })
   const baseUrl = `http://127.0.0.1:${port}`
-  await waitUntilReady(child, `${baseUrl}${readyPath}`)
+  await waitUntilReady(child, `${baseUrl}${path}`)
   return { child, baseUrl }
 }
 
 const measure = async (backend: string, databaseUrl: string | undefined) => {
   const profileDir = makeTempDir("bench-pages-profile-")
   const profileFile = join(profileDir, "platform.cpuprofile")
-  const platform = await start(
-    ["serve", ...(databaseUrl === undefined ? [] : [databaseUrl])],
-    `the platform on ${backend}`,
-    "/health",
-    profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=platform.cpuprofile"] : []
-  )
-  const bootstrap = await json(`${platform.baseUrl}/api/v0/admin/bootstrap`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminKey}` },
-    body: JSON.stringify({ organization: "Bench", company: "Acme Bench", email: `bench-${Date.now()}@example.com` })
+  const platform = await startPlatform({
+    databaseUrl,
+    nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=platform.cpuprofile"] : []
   })
+  const tenant = await seedTenant(platform, 0)
   const page = await json(`${platform.baseUrl}/api/v0/landing-pages`, {
     method: "POST",
-    headers: { "x-api-key": bootstrap.apiKey },
+    headers: { "x-api-key": tenant.apiKey },
     body: JSON.stringify({ name: "Launch", slug: "launch", status: "published", bodyDocument: { html: pageHtml, css: pageCss } })
   })
   const path = new URL(page.url).pathname
@@ -107,7 +84,7 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
   const recorded: Recorded = { status: served.status, headers, body: await served.text() }
   const file = join(makeTempDir("bench-pages-"), "page.json")
   writeFileSync(file, JSON.stringify(recorded))
-  const raw = await start(["baseline", file], "the raw node:http server", path)
+  const raw = await startBaseline(file, path)
   const rawBody = await (await fetch(`${raw.baseUrl}${path}`)).text()
   if (rawBody !== recorded.body) throw new Error("the raw server does not answer the same bytes")
 
@@ -147,19 +124,19 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
   console.log(`platform / raw node:http: ${share("platform")} % of the requests/s (goal ≥ 30 %); /health: ${share("platform /health")} %`)
   if (profiling) {
     for (const name of ["platform", "platform /health"]) {
-      for (const result of results.get(name)!) printSelfTimes(`the platform on ${backend}: ${name}`, profileFile, process.cwd(), result.window)
+      for (const result of results.get(name)!) printSelfTimes(`the platform on ${backend}: ${name}`, profileFile, root, result.window)
     }
   }
 }
 
 const main = async () => {
-  await measure("in-memory PGlite", undefined)
+  ensureBuilt()
+  await measure("PGlite", undefined)
   const postgres = postgresFromEnv()
   if (postgres === undefined) console.log(`\n${postgresNotSet}`)
   else await measure("PostgreSQL", (await throwawayDatabase(postgres.url)).url)
 }
 
 const [mode, port, argument] = process.argv.slice(2)
-if (mode === "serve") serve(Number(port), argument)
-else if (mode === "baseline") baseline(Number(port), argument!)
+if (mode === "baseline") baseline(Number(port), argument!)
 else runScript(main)

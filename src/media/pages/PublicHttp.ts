@@ -29,13 +29,16 @@ const guarded = (thankYouUrl: string | null) => ({
 
 /** A published page's two answers, made once per page and process rather than per request. */
 interface Served {
-  readonly page: PublishedRecord
+  readonly pageId: string
+  readonly etag: string
+  readonly bytes: number
   readonly ok: HttpServerResponse.HttpServerResponse
   readonly notModified: HttpServerResponse.HttpServerResponse
 }
 
-/** How many published pages a process keeps ready to serve. */
+/** How many published pages, and how many of their bytes, a process keeps ready to serve. */
 const servedCapacity = 10_000
+const servedBytes = 64 * 1024 * 1024
 
 /** Whether `If-None-Match` names `etag` (a list, weak forms and `*` included, as RFC 9110 compares for GET). */
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
@@ -60,9 +63,12 @@ export const PublicPagesLive = HttpApiBuilder.group(api, "publicPages", (handler
     const encoder = new TextEncoder()
     const serve = (page: PublishedRecord): Served => {
       const headers = { ...guarded(page.thankYouUrl), etag: page.servedEtag, "cache-control": cacheControl }
+      const body = encoder.encode(page.servedHtml)
       return {
-        page,
-        ok: HttpServerResponse.uint8Array(encoder.encode(page.servedHtml), { contentType: "text/html; charset=utf-8", headers }),
+        pageId: page.id,
+        etag: page.servedEtag,
+        bytes: body.length,
+        ok: HttpServerResponse.uint8Array(body, { contentType: "text/html; charset=utf-8", headers }),
         notModified: HttpServerResponse.empty({ status: 304, headers })
       }
     }
@@ -70,9 +76,9 @@ export const PublicPagesLive = HttpApiBuilder.group(api, "publicPages", (handler
      * Published pages ready to serve, trusted at the access revision they were
      * read at (`RevisionCache`): every change of a page goes through
      * `AccessRevision.changing`, so this process's next request reads it anew,
-     * and another's within `recentRevisionMillis`.
+     * and another's soon after (`AccessRevision.recent`).
      */
-    const served = makeRevisionCache<Served>(servedCapacity)
+    const served = makeRevisionCache<Served>(servedCapacity, { weightOf: (page) => page.bytes, max: servedBytes })
     const revisions = yield* AccessRevision
     const pages = yield* Visitors.PublishedPages
     const servedAt = (address: PageAddress) =>
@@ -82,8 +88,8 @@ export const PublicPagesLive = HttpApiBuilder.group(api, "publicPages", (handler
       .handle("view", ({ params, request }) =>
         answer(Effect.flatMap(servedAt({ company: params.companySlug, page: params.slug }), (answers) =>
           Effect.as(
-            Visitors.countView(answers.page, visitorOf(request)),
-            matches(request.headers["if-none-match"], answers.page.servedEtag) ? answers.notModified : answers.ok
+            Visitors.countView(answers.pageId, visitorOf(request)),
+            matches(request.headers["if-none-match"], answers.etag) ? answers.notModified : answers.ok
           ))))
       .handle("submit", ({ params, payload, request }) =>
         Effect.map(
