@@ -4,9 +4,9 @@
 // own process answering the same bytes with the same headers, measured alternately in the same run (BENCH_ROUNDS
 // rounds of BENCH_SECONDS seconds each after BENCH_WARMUP_SECONDS unmeasured, BENCH_CONNECTIONS connections, by
 // autocannon in a child process). Reports requests/s, p50/p99, server CPU time per request and the platform's share
-// of the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the same
-// rounds as the framework's ceiling. BENCH_PROFILE=1 profiles the platform (`--cpu-prof`) and prints its top functions
-// by self time under the page's load.
+// of the raw server's requests/s; the platform's `/health` (no database, no middleware of its own) is measured in the
+// same rounds as the framework's ceiling, and with BENCH_BASE=<git revision> (e.g. main) that revision's platform too.
+// BENCH_PROFILE=1 profiles the platform (`--cpu-prof`) and prints its top functions by self time under the page's load.
 import { readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { join } from "node:path"
@@ -16,7 +16,8 @@ import { postgresFromEnv, postgresNotSet, throwawayDatabase } from "./bench/data
 import { flagFromEnv, numberFromEnv } from "./bench/env.ts"
 import { runLoad, type LoadResult } from "./bench/load.ts"
 import { fixed, formatTable, integer } from "./bench/report.ts"
-import { ensureBuilt, root, seedTenant, startPlatform } from "./bench/servers.ts"
+import { type Checkout, checkoutOf } from "./bench/revisions.ts"
+import { ensureBuilt, type PlatformServer, root, seedTenant, startPlatform } from "./bench/servers.ts"
 
 const seconds = numberFromEnv("BENCH_SECONDS", 5)
 const rounds = numberFromEnv("BENCH_ROUNDS", 2)
@@ -62,20 +63,30 @@ const startBaseline = async (file: string, path: string) => {
   return { child, baseUrl }
 }
 
-const measure = async (backend: string, databaseUrl: string | undefined) => {
-  const profileDir = makeTempDir("bench-pages-profile-")
-  const profileFile = join(profileDir, "platform.cpuprofile")
-  const platform = await startPlatform({
-    databaseUrl,
-    nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=platform.cpuprofile"] : []
-  })
+/** A tenant of `platform` with the page published; answers the page's path. */
+const publishedPath = async (platform: PlatformServer) => {
   const tenant = await seedTenant(platform, 0)
   const page = await json(`${platform.baseUrl}/api/v0/landing-pages`, {
     method: "POST",
     headers: { "x-api-key": tenant.apiKey },
     body: JSON.stringify({ name: "Launch", slug: "launch", status: "published", bodyDocument: { html: pageHtml, css: pageCss } })
   })
-  const path = new URL(page.url).pathname
+  return new URL(page.url).pathname
+}
+
+/** `BENCH_BASE`: another git revision's platform (e.g. `main`), measured in the same rounds. */
+const baseRevision = process.env.BENCH_BASE
+
+const measure = async (backend: string, newDatabase: () => Promise<string | undefined>, base: Checkout | undefined) => {
+  const profileDir = makeTempDir("bench-pages-profile-")
+  const profileFile = join(profileDir, "platform.cpuprofile")
+  const platform = await startPlatform({
+    databaseUrl: await newDatabase(),
+    nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=platform.cpuprofile"] : []
+  })
+  const path = await publishedPath(platform)
+  const basePlatform = base === undefined ? undefined : await startPlatform({ databaseUrl: await newDatabase(), checkout: base })
+  const basePath = basePlatform === undefined ? undefined : await publishedPath(basePlatform)
   const served = await fetch(`${platform.baseUrl}${path}`)
   const headers: Record<string, string> = {}
   for (const name of ["content-type", "content-security-policy", "etag", "cache-control", "x-content-type-options", "referrer-policy", "x-frame-options"]) {
@@ -88,11 +99,12 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
   const rawBody = await (await fetch(`${raw.baseUrl}${path}`)).text()
   if (rawBody !== recorded.body) throw new Error("the raw server does not answer the same bytes")
 
-  const targets = [
+  const targets: ReadonlyArray<readonly [string, { readonly baseUrl: string; readonly child: { readonly pid: number } }, string]> = [
     ["platform", platform, path],
     ["platform /health", platform, "/health"],
+    ...(basePlatform === undefined ? [] : [[`platform at ${base!.label}`, basePlatform, basePath!] as const]),
     ["raw", raw, path]
-  ] as const
+  ]
   const results = new Map<string, Array<LoadResult>>(targets.map(([name]) => [name, []]))
   // Unmeasured: each server's code compiled by the JIT before the rounds, as a long-running server's would be.
   for (const [, server, target] of targets) {
@@ -105,7 +117,7 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
       results.get(name)!.push(result)
     }
   }
-  await Promise.all([platform.child.stop(), raw.child.stop()])
+  await Promise.all([platform.child.stop(), raw.child.stop(), basePlatform?.child.stop()])
   const best = (name: string) => results.get(name)!.toSorted((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0]!
   const rows = targets.map(([name]) => {
     const top = best(name)
@@ -121,7 +133,8 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
   console.log(`\n${backend}: GET ${path} (${integer(recorded.body.length)} bytes), ${connections} connections, ${rounds} × ${seconds} s each`)
   console.log(formatTable(["server", "req/s (best)", "p50 ms", "p99 ms", "CPU µs/req", "req/s per round"], rows))
   const share = (name: string) => fixed((best(name).requestsPerSecond / best("raw").requestsPerSecond) * 100)
-  console.log(`platform / raw node:http: ${share("platform")} % of the requests/s (goal ≥ 30 %); /health: ${share("platform /health")} %`)
+  console.log(`platform / raw node:http: ${share("platform")} % of the requests/s (goal ≥ 30 %); /health: ${share("platform /health")} %` +
+    (base === undefined ? "" : `; ${base.label}: ${share(`platform at ${base.label}`)} %`))
   if (profiling) {
     for (const name of ["platform", "platform /health"]) {
       for (const result of results.get(name)!) printSelfTimes(`the platform on ${backend}: ${name}`, profileFile, root, result.window)
@@ -131,10 +144,11 @@ const measure = async (backend: string, databaseUrl: string | undefined) => {
 
 const main = async () => {
   ensureBuilt()
-  await measure("PGlite", undefined)
+  const base = baseRevision === undefined ? undefined : checkoutOf(baseRevision)
+  await measure("PGlite", async () => undefined, base)
   const postgres = postgresFromEnv()
   if (postgres === undefined) console.log(`\n${postgresNotSet}`)
-  else await measure("PostgreSQL", (await throwawayDatabase(postgres.url)).url)
+  else await measure("PostgreSQL", async () => (await throwawayDatabase(postgres.url)).url, base)
 }
 
 const [mode, port, argument] = process.argv.slice(2)
