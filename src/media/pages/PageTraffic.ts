@@ -38,7 +38,7 @@ export const dayOf = (at: Date) => at.toISOString().slice(0, 10)
  * lengths no real one reaches, so a client sending huge headers cannot make a
  * second's notes large.
  */
-const visitorOf = (address: string, userAgent: string) => `${address.slice(0, 100)}\n${userAgent.slice(0, 1_000)}`
+const visitorNote = (address: string, userAgent: string) => `${address.slice(0, 100)}\n${userAgent.slice(0, 1_000)}`
 
 export class PageTraffic extends Context.Service<PageTraffic, {
   /** Counts a view of the page by the visitor at `address` with `userAgent`, on the day of `at`. */
@@ -135,7 +135,7 @@ export class PageTraffic extends Context.Service<PageTraffic, {
             pending.set(key, entry)
           }
           entry.views += 1
-          entry.visitors.add(visitorOf(address, userAgent))
+          entry.visitors.add(visitorNote(address, userAgent))
         }),
       submitted: (pageId, at) =>
         sql`INSERT INTO landing_page_days AS d (page_id, day, submissions) VALUES (${pageId}, ${dayOf(at)}::date, 1)
