@@ -1,16 +1,18 @@
-import { Deferred, Effect, Exit, Option, Queue, type Scope } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Option, type Scope } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { type LeadEvent, Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { OutreachSenders, type TrackedMessage } from "../messages/Outreach.ts"
+import { groupCommit } from "../../platform/GroupCommit.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import type { InboundMail } from "./InboundMail.ts"
 import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
 /**
- * Inbound messages stored in groups: messages ready while a group commits
- * wait and commit together in the next one (at most `maxGroup`), in one
- * transaction: each message with its thread (new ones made with it), then
+ * Inbound messages stored in groups, in one transaction per group: a batch
+ * the inbound queue's worker claimed (`commit`), or the messages ready while
+ * a group commits, which wait and commit together in the next one (`store`,
+ * at most `maxGroup`). A group stores each message with its thread (new ones made with it), then
  * the effects of those that were new — every lead event of the group in one
  * record — then the threads naming their leads and the webhook events. A
  * message already stored (another delivery of it) changes nothing. Each
@@ -77,9 +79,10 @@ export const makeInboundCommit = Effect.gen(function*() {
       return [{ ...event, type: "replied", status } as const]
     })
 
-  /** Stores a group in one transaction; answers the messages that were new. */
-  const commit = (group: ReadonlyArray<ReadyMessage>) =>
+  /** Stores a group, and runs `alongside`, in one transaction (rolled back when `alongside` fails); answers the messages that were new. */
+  const commit = <E>(group: ReadonlyArray<ReadyMessage>, alongside: Effect.Effect<void, E>) =>
     sql.withTransaction(Effect.gen(function*() {
+      yield* alongside
       const stored: Array<readonly [ReadyMessage, ThreadRecord]> = []
       for (const ready of group) {
         const thread = yield* threads.addMessage(ready.message, ready.created)
@@ -105,19 +108,15 @@ export const makeInboundCommit = Effect.gen(function*() {
         }
       })))
       return new Set(stored.map(([ready]) => ready))
-    })).pipe(Effect.orDie)
+    })).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-  const waiting = yield* Queue.unbounded<readonly [ReadyMessage, Deferred.Deferred<boolean>]>()
-  yield* Effect.forkScoped(Effect.forever(
-    Effect.flatMap(Queue.takeBetween(waiting, 1, maxGroup), (group) =>
-      Effect.flatMap(Effect.exit(commit(group.map(([ready]) => ready))), (exit) =>
-        Effect.forEach(group, ([ready, outcome]) => Deferred.done(outcome, Exit.map(exit, (stored) => stored.has(ready))), { discard: true })))
-  ))
+  const store = yield* groupCommit(maxGroup, (group: ReadonlyArray<ReadyMessage>) =>
+    Effect.map(commit(group, Effect.void), (stored) => (ready: ReadyMessage) => stored.has(ready)))
 
   return {
     /** Stores the message with its effects, once its group committed; false when it was stored already. */
-    store: (ready: ReadyMessage): Effect.Effect<boolean> =>
-      Effect.flatMap(Deferred.make<boolean>(), (outcome) =>
-        Effect.andThen(Queue.offer(waiting, [ready, outcome]), Deferred.await(outcome)))
+    store,
+    /** Stores `group` with its effects and runs `alongside` in one transaction; answers the messages that were new. */
+    commit
   }
 }) satisfies Effect.Effect<unknown, never, Scope.Scope | SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>

@@ -7,8 +7,9 @@ import { currentDate } from "../../platform/Time.ts"
 import type { Credits } from "../../accounts/usage/Credits.ts"
 import type { Classification } from "./Api.ts"
 import { classify } from "./Classifier.ts"
-import { makeInboundCommit } from "./InboundCommit.ts"
+import { makeInboundCommit, type ReadyMessage } from "./InboundCommit.ts"
 import { type InboundMail, readInbound, UnreadableMail } from "./InboundMail.ts"
+import { type Destination } from "./InboundQueueRepo.ts"
 import { InboxConfig } from "./InboxConfig.ts"
 import { type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
@@ -23,15 +24,10 @@ import { type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
  * company (by Message-ID) with its effects, in groups (`InboundCommit.ts`).
  */
 
-/** Where a message arrived, which decides the companies it may belong to. */
-export interface Destination {
-  /** The companies it may be for, each with the mailbox it came through; undefined: any company whose message it answers (the shared `MAIL_FROM`). */
-  readonly companies: ReadonlyArray<{ readonly companyId: string; readonly mailboxId: string | null }> | undefined
-  /** The thread a reply address the platform issued names (its company is the only one in `companies`). */
-  readonly threadId?: string | undefined
-  /** The outreach message (campaign recipient, sequence execution) a reply address the platform issued names (its company is the only one in `companies`). */
-  readonly answers?: string | undefined
-}
+export type { Destination }
+
+/** How many messages of a batch are looked up at once. */
+const prepareConcurrency = 16
 
 export type IngestOutcome =
   | { readonly _tag: "Stored"; readonly companyId: string; readonly threadId: string; readonly classification: Classification }
@@ -51,6 +47,14 @@ export class Ingestion extends Context.Service<Ingestion, {
   readonly ingest: (raw: Buffer, destination: Destination) => Effect.Effect<IngestOutcome, UnreadableMail>
   /** Takes in one raw message, parsed once, for each of its destinations (SMTP recipients). */
   readonly ingestAll: (raw: Buffer, destinations: ReadonlyArray<Destination>) => Effect.Effect<ReadonlyArray<IngestOutcome>, UnreadableMail>
+  /**
+   * Takes in parsed messages, each for its destinations, stored in one transaction that also runs `alongside`
+   * (rolled back when it fails); answers each message's outcomes.
+   */
+  readonly storeBatch: <E>(
+    mails: ReadonlyArray<{ readonly mail: InboundMail; readonly destinations: ReadonlyArray<Destination> }>,
+    alongside: Effect.Effect<void, E>
+  ) => Effect.Effect<ReadonlyArray<ReadonlyArray<IngestOutcome>>, E>
 }>()("inbox/Ingestion") {
   static readonly layer = Layer.effect(Ingestion, Effect.gen(function*() {
     const config = yield* InboxConfig
@@ -117,7 +121,8 @@ export class Ingestion extends Context.Service<Ingestion, {
         ? Effect.fail(new UnreadableMail({ message: `Message too large: ${raw.length} bytes, at most ${config.inboundMaxBytes}` }))
         : readInbound(raw)
 
-    const take = (mail: InboundMail, destination: Destination) =>
+    /** Where the message goes and what it is, ready to store; or why nothing is stored. */
+    const prepare = (mail: InboundMail, destination: Destination) =>
       Effect.gen(function*() {
         const allowed = destination.companies?.map((entry) => entry.companyId)
         let answered = yield* answeredMessage(mail.references, allowed)
@@ -160,14 +165,31 @@ export class Ingestion extends Context.Service<Ingestion, {
           automatic: mail.automatic,
           classification
         } as const
-        const stored = yield* inboundCommit.store({ message, created, contact, mail, answered, now })
-        if (!stored) return { _tag: "Duplicate", companyId } as const
-        return { _tag: "Stored", companyId, threadId, classification } as const
+        return { _tag: "Ready", ready: { message, created, contact, mail, answered, now } } as const
       })
+
+    /** The outcome of a prepared message once stored (`stored`: it was new). */
+    const outcomeOf = (ready: ReadyMessage, stored: boolean): IngestOutcome =>
+      stored
+        ? { _tag: "Stored", companyId: ready.message.companyId, threadId: ready.message.threadId, classification: ready.message.classification }
+        : { _tag: "Duplicate", companyId: ready.message.companyId }
+
+    const take = (mail: InboundMail, destination: Destination) =>
+      Effect.flatMap(prepare(mail, destination), (prepared) =>
+        prepared._tag !== "Ready" ? Effect.succeed(prepared) : Effect.map(inboundCommit.store(prepared.ready), (stored) => outcomeOf(prepared.ready, stored)))
 
     return {
       ingest: (raw, destination) => Effect.flatMap(read(raw), (mail) => take(mail, destination)),
-      ingestAll: (raw, destinations) => Effect.flatMap(read(raw), (mail) => Effect.forEach(destinations, (destination) => take(mail, destination)))
+      ingestAll: (raw, destinations) => Effect.flatMap(read(raw), (mail) => Effect.forEach(destinations, (destination) => take(mail, destination))),
+      storeBatch: (mails, alongside) =>
+        Effect.gen(function*() {
+          // Lookups of the batch's messages overlap (pipelined on PostgreSQL); then one transaction stores them all.
+          const prepared = yield* Effect.forEach(mails, ({ mail, destinations }) =>
+            Effect.forEach(destinations, (destination) => prepare(mail, destination)), { concurrency: prepareConcurrency })
+          const ready = prepared.flat().flatMap((entry) => (entry._tag === "Ready" ? [entry.ready] : []))
+          const stored = yield* inboundCommit.commit(ready, alongside)
+          return prepared.map((outcomes) => outcomes.map((entry) => entry._tag === "Ready" ? outcomeOf(entry.ready, stored.has(entry.ready)) : entry))
+        })
     }
   }))
 }
