@@ -2,7 +2,7 @@ import { Effect, Option, type Scope } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { type LeadEvent, Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
-import { OutreachSenders, type TrackedMessage } from "../messages/Outreach.ts"
+import { OutreachSenders, repliedTo, type TrackedMessage } from "../messages/Outreach.ts"
 import { groupCommit } from "../../platform/GroupCommit.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import type { InboundMail } from "./InboundMail.ts"
@@ -35,6 +35,12 @@ export interface ReadyMessage {
 
 const maxGroup = 64
 
+/** The replies of a group: the outreach messages answered, and who wrote back to which company. */
+interface Replies {
+  readonly answered: Array<TrackedMessage>
+  readonly contacts: Array<{ readonly companyId: string; readonly email: string }>
+}
+
 export const makeInboundCommit = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const outbox = outboxOn(sql)
@@ -48,9 +54,10 @@ export const makeInboundCommit = Effect.gen(function*() {
    * of the contact's lead it makes: a bounce marks the message and (hard)
    * suppresses; an unsubscribe request suppresses; a person's reply counts,
    * stops sequences, and moves the lead (`replied`, or `interested` /
-   * `not_interested` as classified).
+   * `not_interested` as classified). Replies are only gathered into `replies`,
+   * told to the senders once per group.
    */
-  const effects = ({ message, contact, mail, answered, now }: ReadyMessage) =>
+  const effects = ({ message, contact, mail, answered, now }: ReadyMessage, replies: Replies) =>
     Effect.gen(function*() {
       const { companyId, classification } = message
       const event = {
@@ -73,8 +80,8 @@ export const makeInboundCommit = Effect.gen(function*() {
       }
       // What a machine sent (an absence notice, a delay report) is no reply.
       if (mail.automatic || classification === "out_of_office" || classification === "bounce") return []
-      if (Option.isSome(answered)) yield* answered.value.replied(now)
-      yield* Effect.forEach(senders, (sender) => sender.contactReplied(companyId, contact, now), { discard: true })
+      if (Option.isSome(answered)) replies.answered.push(answered.value)
+      replies.contacts.push({ companyId, email: contact })
       const status = classification === "interested" || classification === "not_interested" ? classification : undefined
       return [{ ...event, type: "replied", status } as const]
     })
@@ -83,13 +90,18 @@ export const makeInboundCommit = Effect.gen(function*() {
   const commit = <E>(group: ReadonlyArray<ReadyMessage>, alongside: Effect.Effect<void, E>) =>
     sql.withTransaction(Effect.gen(function*() {
       yield* alongside
-      const stored: Array<readonly [ReadyMessage, ThreadRecord]> = []
-      for (const ready of group) {
-        const thread = yield* threads.addMessage(ready.message, ready.created)
-        if (Option.isSome(thread)) stored.push([ready, thread.value])
-      }
+      if (group.length === 0) return new Set<ReadyMessage>()
+      const threadsOf = yield* threads.addMessages(group)
+      const stored = group.flatMap((ready) => {
+        const thread = threadsOf.get(ready.message.id)
+        return thread === undefined ? [] : [[ready, thread] as const]
+      })
       const events: Array<LeadEvent> = []
-      for (const [ready] of stored) events.push(...(yield* effects(ready)))
+      const replies: Replies = { answered: [], contacts: [] }
+      for (const [ready] of stored) events.push(...(yield* effects(ready, replies)))
+      const now = group[0]!.now
+      yield* repliedTo(senders, replies.answered, now)
+      yield* Effect.forEach(senders, (sender) => sender.contactsReplied(replies.contacts, now), { discard: true })
       yield* leads.record(events)
       const linked = yield* threads.linkLeads(stored.flatMap(([, thread]) => (thread.leadId === null ? [thread.id] : [])))
       yield* outbox.emitAll(stored.map(([{ message, mail, answered }, thread]) => ({
