@@ -114,8 +114,8 @@ const bareSink = () =>
  */
 const statementCounter = () => {
   const counts = { statements: 0, transactions: 0 }
-  /** Each statement's text and how often it ran (with BENCH_INBOX_STATEMENTS=1, printed most frequent first). */
-  const texts = new Map<string, number>()
+  /** Each statement's text, how often it ran and its total milliseconds (with BENCH_INBOX_STATEMENTS=1, printed most frequent first). */
+  const texts = new Map<string, { count: number; ms: number }>()
   const tracer = Tracer.make({
     span(options) {
       const span = new Tracer.NativeSpan(options)
@@ -123,9 +123,16 @@ const statementCounter = () => {
         counts.statements++
         if (listStatements) {
           const attribute = span.attribute.bind(span)
+          const end = span.end.bind(span)
+          let text = ""
           span.attribute = (key, value) => {
-            if (key === "db.query.text") texts.set(String(value), (texts.get(String(value)) ?? 0) + 1)
+            if (key === "db.query.text") text = String(value)
             attribute(key, value)
+          }
+          span.end = (endTime, exit) => {
+            const entry = texts.get(text) ?? { count: 0, ms: 0 }
+            texts.set(text, { count: entry.count + 1, ms: entry.ms + Number(endTime - options.startTime) / 1e6 })
+            end(endTime, exit)
           }
         }
       } else if (options.name === "sql.transaction") counts.transactions++
@@ -171,8 +178,10 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
     `  threads linked to their campaign recipient: ${linkedAtEnd} of ${messageCount + warmUp.length} replies; ${classified!.n} distinct classes`
   ].join("\n"))
   if (listStatements) {
-    const ranked = [...counter.texts].sort((a, b) => b[1] - a[1])
-    for (const [text, count] of ranked) yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${text.replace(/\s+/g, " ").slice(0, 160)}`)
+    const ranked = [...counter.texts].sort((a, b) => b[1].count - a[1].count)
+    for (const [text, { count, ms }] of ranked) {
+      yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${(ms / count).toFixed(2)} ms ${text.replace(/\s+/g, " ").slice(0, 140)}`)
+    }
   }
 })
 

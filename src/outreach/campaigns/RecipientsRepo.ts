@@ -190,7 +190,7 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
         }),
       getAll: Effect.fn("RecipientsRepo.getAll")(function*(ids) {
         if (ids.length === 0) return []
-        const rows = yield* sql`SELECT * FROM campaign_recipients WHERE id IN (SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb))`
+        const rows = yield* sql`SELECT * FROM campaign_recipients WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb)))`
         return yield* decodeRecipients(rows)
       }, Effect.orDie),
       get: Effect.fn("RecipientsRepo.get")(function*(id) {
@@ -223,7 +223,7 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
         yield* sql`
           WITH changed AS (
             UPDATE campaign_recipients SET ${column} = ${now}, updated_at = ${now}
-            WHERE id IN (SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb)) AND ${column} IS NULL RETURNING campaign_id
+            WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb))) AND ${column} IS NULL RETURNING campaign_id
           ), per_campaign AS (
             SELECT campaign_id, count(*)::int AS n FROM changed GROUP BY campaign_id
           )

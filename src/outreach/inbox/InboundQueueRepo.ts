@@ -96,7 +96,7 @@ export class InboundQueueRepo extends Context.Service<InboundQueueRepo, {
               UPDATE inbound_queue SET quarantined_reason = reasons.reason, lease_token = NULL, lease_expires_at = NULL
               FROM reasons WHERE inbound_queue.id = reasons.id AND inbound_queue.lease_token = ${token} RETURNING inbound_queue.id
             ), removed AS (
-              DELETE FROM inbound_queue WHERE id IN (SELECT jsonb_array_elements_text(${jsonParam(done)}::jsonb)) AND lease_token = ${token} RETURNING id
+              DELETE FROM inbound_queue WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(done)}::jsonb))) AND lease_token = ${token} RETURNING id
             )
             SELECT id FROM quarantined UNION ALL SELECT id FROM removed`.pipe(Effect.orDie)
           if (settled.length < ids.length) return yield* new LeaseLost({ id: token })

@@ -133,7 +133,7 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
                 (SELECT t.*, 0 AS rank FROM inbox_threads t WHERE t.company_id = l.company_id AND t.id = l.thread_id)
                 UNION ALL
                 (SELECT t.*, 1 AS rank FROM inbox_messages m JOIN inbox_threads t ON t.id = m.thread_id
-                  WHERE m.company_id = l.company_id AND m.message_id IN (SELECT jsonb_array_elements_text(l.message_ids))
+                  WHERE m.company_id = l.company_id AND m.message_id = ANY (ARRAY(SELECT jsonb_array_elements_text(l.message_ids)))
                   ORDER BY m.received_at DESC LIMIT 1)
                 UNION ALL
                 (SELECT t.*, 2 AS rank FROM inbox_threads t
@@ -201,7 +201,7 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
       linkLeads: (threadIds) =>
         threadIds.length === 0 ? Effect.succeed(new Map()) : sql<{ readonly id: string; readonly lead_id: string }>`
           UPDATE inbox_threads t SET lead_id = l.id FROM leads l
-          WHERE t.id IN (SELECT jsonb_array_elements_text(${jsonParam(threadIds)}::jsonb)) AND t.lead_id IS NULL AND l.company_id = t.company_id AND lower(l.email) = t.contact_key
+          WHERE t.id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(threadIds)}::jsonb))) AND t.lead_id IS NULL AND l.company_id = t.company_id AND lower(l.email) = t.contact_key
           RETURNING t.id, t.lead_id`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row.lead_id]))), Effect.orDie),
       list: (companyId, filter, window) => {
         const where = sql.and([

@@ -195,7 +195,7 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
       }, Effect.orDie),
       executionsAmong: Effect.fn("SequencesRepo.executionsAmong")(function*(ids) {
         if (ids.length === 0) return []
-        const rows = yield* sql`SELECT * FROM sequence_executions WHERE id IN (SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb))`
+        const rows = yield* sql`SELECT * FROM sequence_executions WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb)))`
         return yield* decodeExecutions(rows)
       }, Effect.orDie),
       execution: Effect.fn("SequencesRepo.execution")(function*(id) {
@@ -321,7 +321,7 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
         if (ids.length === 0) return
         const column = sql(event === "replied" ? "replied_at" : "bounced_at")
         yield* sql`UPDATE sequence_executions SET ${column} = ${now}, updated_at = ${now}
-          WHERE id IN (SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb)) AND ${column} IS NULL`
+          WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb))) AND ${column} IS NULL`
       }, Effect.orDie),
       remove: Effect.fn("SequencesRepo.remove")(function*(companyId, id, now) {
         const rows = yield* sql`
