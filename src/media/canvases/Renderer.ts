@@ -72,6 +72,12 @@ const encoders: Record<typeof videoFormats[number], { readonly args: ReadonlyArr
   }
 }
 
+/**
+ * Keeps the page on its document: a navigation the page starts (a link, a form, `location.href`, a refresh)
+ * is cancelled before it begins, so a canvas that navigates renders as itself rather than as an error page.
+ */
+const stayOnPageScript = `navigation.addEventListener("navigate", (event) => { if (event.cancelable) event.preventDefault() })`
+
 const isVideo = (format: RenderFormat): format is typeof videoFormats[number] => (videoFormats as ReadonlyArray<string>).includes(format)
 
 /** Every request of the page: its own document, public files from the store, and nothing else. */
@@ -128,7 +134,7 @@ export const render = (request: RenderRequest, files: PublicFiles) =>
         // Independent set-up steps go to the browser at once: each awaited round trip costs a render time
         // (on a loaded machine, a scheduling delay of the browser's processes and this one).
         const [cdp] = yield* Effect.promise(() =>
-          Promise.all([context.newCDPSession(page), sandbox(context, request.html, files), context.addInitScript(frameClockScript)])
+          Promise.all([context.newCDPSession(page), sandbox(context, request.html, files), context.addInitScript(`${frameClockScript};\n${stayOnPageScript}`)])
         )
         // A page stuck in a script is stopped before its context closes. After a render that succeeded the
         // page was just answering, so the stop is sent without waiting for its reply.

@@ -19,11 +19,11 @@ const download = (url: string) =>
     return { status: response.status, type: response.headers["content-type"], bytes: new Uint8Array(yield* response.arrayBuffer) }
   }).pipe(Effect.orDie)
 
-/** The RGB value of the pixel at (x, y), decoded by ffmpeg. */
-const pixelAt = (image: Uint8Array, x: number, y: number) =>
+/** The RGB value of the pixel at (x, y) of an image or of a video's frame, decoded by ffmpeg. */
+const pixelAt = (image: Uint8Array, x: number, y: number, frame = 0) =>
   Effect.map(
     Ffmpeg.make(bundledFfmpeg()).run({
-      args: ["-i", "pipe:0", "-vf", `crop=1:1:${x}:${y}`, "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
+      args: ["-i", "pipe:0", "-vf", `select=eq(n\\,${frame}),crop=1:1:${x}:${y}`, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
       input: image,
       timeoutMs: 10_000,
       maxOutputBytes: 3
@@ -134,6 +134,32 @@ describe.each(backends)("canvas renders on $name", ({ storage }) => {
           payload: { format: "gif", width: 64, height: 32, durationMs: 500, fps: 4 }
         })
         expect([still.format, loop.format]).toEqual(["png", "gif"])
+        yield* Effect.sleep("300 millis")
+        expect(outside.connections()).toBe(0)
+      }))
+
+    it.effect("a canvas that navigates (a script, a form, a link, a refresh) is rendered as itself, and nothing leaves", () =>
+      Effect.gen(function*() {
+        const outside = yield* observer
+        const tenant = yield* seedTenant()
+        const api = yield* client({ apiKey: tenant.apiKey })
+        const o = outside.origin
+        const pages = [
+          `<script>setTimeout(() => { location.href = "${o}/script" }, 10)</script>`,
+          `<form action="${o}/form" method="post" target="_top"><input type="hidden" name="a"></form><script>setTimeout(() => document.forms[0].submit(), 300)</script>`,
+          `<a id="out" href="about:blank" target="_top"></a><script>setTimeout(() => document.getElementById("out").click(), 600)</script>`,
+          `<meta http-equiv="refresh" content="0;url=${o}/refresh">`
+        ]
+        for (const page of pages) {
+          const canvas = yield* api.canvases.create({ payload: { title: "Wanderer", html: `<body style="margin:0;background:rgb(0,255,0)">${page}</body>` } })
+          const rendered = yield* api.canvases.render({
+            params: { canvas_id: canvas.id },
+            payload: { format: "gif", width: 32, height: 32, durationMs: 1000, fps: 4 }
+          })
+          const gif = (yield* download(rendered.url)).bytes
+          expect((yield* Effect.promise(() => probe(gif))).frames, page).toBe(4)
+          expect(yield* pixelAt(gif, 16, 16, 3), page).toEqual([0, 255, 0])
+        }
         yield* Effect.sleep("300 millis")
         expect(outside.connections()).toBe(0)
       }))
