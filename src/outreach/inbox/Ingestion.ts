@@ -3,7 +3,7 @@ import { makeInboundCommit, type ReadyMessage } from "./InboundCommit.ts"
 import { type InboundMail, readInbound, UnreadableMail } from "./InboundMail.ts"
 import type { Destination } from "./InboundQueueRepo.ts"
 import { InboxConfig } from "./InboxConfig.ts"
-import { type IngestOutcome, makeThreading, type Prepared } from "./Threading.ts"
+import { type IngestOutcome, makeThreading } from "./Threading.ts"
 
 /**
  * Taking in inbound messages — the one path the IMAP poller and the inbound
@@ -37,9 +37,6 @@ export class Ingestion extends Context.Service<Ingestion, {
         ? { _tag: "Stored", companyId: ready.message.companyId, threadId: ready.message.threadId, classification: ready.message.classification }
         : { _tag: "Duplicate", companyId: ready.message.companyId }
 
-    const outcomesOf = (prepared: ReadonlyArray<Prepared>, stored: (ready: ReadyMessage) => boolean) =>
-      prepared.map((entry) => (entry._tag === "Ready" ? outcomeOf(entry.ready, stored(entry.ready)) : entry))
-
     /** The message, parsed; `UnreadableMail` (naming why) for what is too large or not a message. */
     const read = (raw: Buffer) =>
       raw.length > config.inboundMaxBytes
@@ -58,7 +55,7 @@ export class Ingestion extends Context.Service<Ingestion, {
           const arrivals = mails.flatMap(({ destinations, mail }) => destinations.map((destination) => ({ mail, destination })))
           const prepared = yield* prepareAll(arrivals)
           const stored = yield* inboundCommit.commit(prepared.flatMap((entry) => (entry._tag === "Ready" ? [entry.ready] : [])), alongside)
-          const outcomes = outcomesOf(prepared, (ready) => stored.has(ready))
+          const outcomes = prepared.map((entry) => (entry._tag === "Ready" ? outcomeOf(entry.ready, stored.has(entry.ready)) : entry))
           let next = 0
           return mails.map(({ destinations }) => destinations.map(() => outcomes[next++]!))
         })
