@@ -19,6 +19,7 @@ import { makeServer } from "../src/app/Server.ts"
 import { settingsWith } from "../src/app/Settings.ts"
 import { newDraft } from "../src/outreach/campaigns/Campaigns.ts"
 import { CampaignsRepo } from "../src/outreach/campaigns/CampaignsRepo.ts"
+import { readInbound } from "../src/outreach/inbox/InboundMail.ts"
 import { InboundQueue } from "../src/outreach/inbox/InboundQueue.ts"
 import { InboundSmtp } from "../src/outreach/inbox/InboundSmtp.ts"
 import { Ingestion } from "../src/outreach/inbox/Ingestion.ts"
@@ -169,6 +170,11 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
   const { statements, transactions } = counter.counts
   sink.close()
   const linkedAtEnd = yield* linkedCount
+  // mailparser alone over the same messages: the part of the ingestion's CPU time that parsing takes.
+  const parseStarted = process.cpuUsage()
+  for (const raw of measured) yield* Effect.orDie(readInbound(raw))
+  const parseCpu = process.cpuUsage(parseStarted)
+  const microsPer = (perCpuSecond: number) => (1e6 / perCpuSecond).toFixed(0)
   const [classified] = yield* sql<{ readonly n: number }>`SELECT count(DISTINCT classification)::int AS n FROM inbox_messages WHERE company_id = ${companyId}`
   yield* Console.log([
     `Inbound SMTP ingestion, ${messageCount} replies over ${connections} connections, ${backend} (same run, same process):`,
@@ -176,6 +182,7 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
     `  ingestion (accept, then parse, thread, classify, store, count replied, move the lead; until the last is linked): ${ingestRate.perSecond.toFixed(0)} messages/s (${ingestRate.perCpuSecond.toFixed(0)} per CPU second)`,
     `  of which acknowledged (250, stored raw): ${ingestRate.acknowledgedPerSecond.toFixed(0)} messages/s (${(100 * ingestRate.acknowledgedPerSecond / sinkRate.perSecond).toFixed(1)} % of the sink)`,
     `  ratio: ${(100 * ingestRate.perSecond / sinkRate.perSecond).toFixed(1)} % of the sink (${(100 * ingestRate.perCpuSecond / sinkRate.perCpuSecond).toFixed(1)} % per CPU second)`,
+    `  CPU per message (this process): sink ${microsPer(sinkRate.perCpuSecond)} µs, ingestion ${microsPer(ingestRate.perCpuSecond)} µs, of which mailparser alone ${((parseCpu.user + parseCpu.system) / messageCount).toFixed(0)} µs`,
     `  per message: ${(statements / messageCount).toFixed(1)} SQL statements in ${(transactions / messageCount).toFixed(1)} transactions`,
     `  threads linked to their campaign recipient: ${linkedAtEnd} of ${messageCount + warmUp.length} replies; ${classified!.n} distinct classes`
   ].join("\n"))
