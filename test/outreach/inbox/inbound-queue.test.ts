@@ -92,6 +92,61 @@ for (const backend of backends) {
         expect(yield* queued).toBe(0)
       }))
 
+    it.effect("processed in one batch, a forged reply naming another company's message and its reply joins nothing of theirs", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const victim = yield* sentCampaign(["gil@example.com"])
+        const attacker = yield* sentCampaign(["hex@example.com"])
+        yield* attacker.api.inbox.createMailbox({
+          payload: {
+            email: "sales@forger.example",
+            imap: { host: "imap.forger.example", port: 993, secure: true, user: "sales", password: "secret-imap" },
+            smtp: { host: "smtp.forger.example", port: 465, secure: true, user: "sales", password: "secret-smtp" }
+          }
+        })
+        const answered = victim.messageIds.get("gil@example.com")!
+        const genuine = rawMail({ from: "gil@example.com", to: sharedAddress, subject: "Re: Quick question", text: "Tell me more.", inReplyTo: answered, messageId: "<genuine-1@gil.example>" })
+        const forged = rawMail({
+          from: "gil@example.com",
+          to: "sales@forger.example",
+          subject: "Re: Quick question",
+          text: "Yes, interested.",
+          headers: { "In-Reply-To": "<genuine-1@gil.example>", References: `${answered} <genuine-1@gil.example>` }
+        })
+        expect(yield* accept(genuine)).toMatchObject({ accepted: true })
+        expect(yield* Inbound.use(({ port }) => smtpSend(port, { from: "gil@example.com", to: ["sales@forger.example"] }, forged))).toMatchObject({ accepted: true })
+        expect(yield* queued).toBe(2)
+        // Both in one claim: threading sees the genuine reply of the batch, but only within its own company.
+        expect(yield* (yield* InboundQueue).processBatch).toBe(2)
+        const theirs = yield* victim.api.inbox.listThreads({ query: {} })
+        expect(theirs.items.map((thread) => [thread.messageCount, thread.campaignId])).toEqual([[1, victim.campaign.id]])
+        const forgers = yield* attacker.api.inbox.listThreads({ query: {} })
+        expect(forgers.items.map((thread) => [thread.messageCount, thread.campaignRecipientId, thread.campaignId])).toEqual([[1, null, null]])
+        expect((yield* victim.api.campaigns.listRecipients({ params: { campaignId: victim.campaign.id }, query: {} })).metrics).toMatchObject({ replied: 1 })
+        expect((yield* attacker.api.campaigns.listRecipients({ params: { campaignId: attacker.campaign.id }, query: {} })).metrics).toMatchObject({ replied: 0 })
+      }))
+
+    it.effect("processed in one batch, a reply to an earlier message of the batch joins its new thread, and a second copy is kept once", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api } = yield* sentCampaign(["ivo@example.com"])
+        yield* api.inbox.createMailbox({
+          payload: {
+            email: "hello@desk.example",
+            imap: { host: "imap.desk.example", port: 993, secure: true, user: "hello", password: "secret-imap" },
+            smtp: { host: "smtp.desk.example", port: 465, secure: true, user: "hello", password: "secret-smtp" }
+          }
+        })
+        const send = (raw: Buffer) => Inbound.use(({ port }) => smtpSend(port, { from: "zoe@example.org", to: ["hello@desk.example"] }, raw))
+        const first = rawMail({ from: "zoe@example.org", to: "hello@desk.example", subject: "A question", text: "Do you ship abroad?", messageId: "<first@zoe.example>" })
+        yield* send(first)
+        yield* send(rawMail({ from: "zoe@example.org", to: "hello@desk.example", subject: "Also", text: "And to Norway?", inReplyTo: "<first@zoe.example>" }))
+        yield* send(first)
+        expect(yield* (yield* InboundQueue).processBatch).toBe(3)
+        const threads = yield* api.inbox.listThreads({ query: {} })
+        expect(threads.items.map((thread) => [thread.contactEmail, thread.messageCount])).toEqual([["zoe@example.org", 2]])
+      }))
+
     it.effect("a message that kept failing is quarantined with why, and holds back none of the others", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)
