@@ -8,9 +8,11 @@
 // 0 skips the kill -9 runs), BENCH_MAIL_BACKENDS (default `postgres,pglite`), BENCH_MAIL_SEND (`off`: make the
 // recipients and measure the page only), BENCH_MAIL_DKIM (default `off,on`: each end-to-end run once from MAIL_FROM,
 // unsigned, and once from a verified sending domain of the company, DKIM-signed with its key; repeat them to
-// interleave, e.g. `off,on,off,on`: the cost is taken between the modes' mean rates).
+// interleave, e.g. `off,on,off,on`: the cost is taken between the modes' mean rates), BENCH_MAIL_STATEMENTS (`1`: count
+// the SQL statements per message and list the most frequent; this turns the tracer on, which the server keeps off, so
+// the run's rate and CPU then include the spans' cost).
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Effect, Layer, Option, Redacted, References, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -31,6 +33,7 @@ import { OutreachConfig } from "../src/outreach/messages/OutreachConfig.ts"
 import { TrackingSecret } from "../src/outreach/messages/TrackingSecret.ts"
 import { Mailer } from "../src/outreach/mail/Mailer.ts"
 import { settingsWith } from "../src/app/Settings.ts"
+import { JsonLogger, TracingOff } from "../src/app/Server.ts"
 import { newId } from "../src/platform/Ids.ts"
 import { postgresClient } from "../src/storage/Database.ts"
 import * as Pglite from "../src/storage/PgliteClient.ts"
@@ -43,6 +46,7 @@ const rowCount = numberFromEnv("BENCH_MAIL_ROWS", 100_000)
 const crashRows = numberFromEnv("BENCH_MAIL_CRASH_ROWS", 20_000)
 /** `off`: recipients are made and the page measured, nothing is sent (the page's latency at a size, quickly). */
 const sending = process.env.BENCH_MAIL_SEND !== "off"
+const countStatements = process.env.BENCH_MAIL_STATEMENTS === "1"
 const signings = listFromEnv("BENCH_MAIL_DKIM", ["off", "on"]) ?? ["off", "on"]
 const concurrency = numberFromEnv("MAIL_CONCURRENCY", 16)
 const poolSize = numberFromEnv("MAIL_POOL_SIZE", 8)
@@ -55,10 +59,12 @@ const html = `<html><body><h1>{{RANDOM | Hello | Hi}} {{firstName | friend}}</h1
 
 // --- the raw baseline: nodemailer alone ----------------------------------------------------------------------
 
+/** nodemailer alone: messages per second, and this process's CPU time per message (the sink is another process). */
 const rawRate = (url: string, count: number) =>
   Effect.promise(async () => {
     const transport = nodemailer.createTransport({ pool: true, url, maxConnections: poolSize, maxMessages: 1_000 })
     const started = performance.now()
+    const cpuAtStart = process.cpuUsage()
     let next = 0
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < count) {
@@ -74,8 +80,9 @@ const rawRate = (url: string, count: number) =>
       }
     }))
     const seconds = (performance.now() - started) / 1000
+    const cpu = process.cpuUsage(cpuAtStart)
     transport.close()
-    return count / seconds
+    return { rate: count / seconds, cpuMsPerMessage: (cpu.user + cpu.system) / 1000 / count }
   })
 
 /** `senderLoops` copies of a sender loop side by side, as the server's campaign worker runs them. */
@@ -84,9 +91,46 @@ const alongside = <E, R>(loop: Effect.Effect<void, E, R>) =>
 
 // --- storage, seeding, the worker ----------------------------------------------------------------------------
 
-const appSettings = { logLevel: "Error" as const, publicBaseUrl: "https://mail.bench.example", mail: { from } }
+/**
+ * The SQL statements run while it is the tracer (the `client` span `effect/sql` opens for each), by text, and
+ * transactions (each also a BEGIN and a COMMIT).
+ */
+const statementCounter = () => {
+  const counts = { statements: 0, transactions: 0, texts: new Map<string, number>() }
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      if (options.kind === "client") {
+        counts.statements++
+        const attribute = span.attribute.bind(span)
+        span.attribute = (key, value) => {
+          if (key === "db.query.text") {
+            const text = String(value).replace(/\s+/g, " ").slice(0, 120)
+            counts.texts.set(text, (counts.texts.get(text) ?? 0) + 1)
+          }
+          attribute(key, value)
+        }
+      } else if (options.name === "sql.transaction") counts.transactions++
+      return span
+    }
+  })
+  const reset = () => {
+    counts.statements = 0
+    counts.transactions = 0
+    counts.texts.clear()
+  }
+  return { counts, reset, layer: Layer.mergeAll(Layer.succeed(References.TracerEnabled, true), Layer.succeed(Tracer.Tracer, tracer)) }
+}
+const statements = statementCounter()
 
-const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
+// Warnings (a worker's takeovers, a lost lease) are shown; the server's tracing is off, as `npm start` runs it.
+const appSettings = { logLevel: "Warn" as const, publicBaseUrl: "https://mail.bench.example", mail: { from } }
+
+/**
+ * The worker as the server runs it. `leaseMs`: the crash runs' short lease (so that PostgreSQL's restarted worker
+ * waits 3 s, not `MAIL_LEASE_MS`); the end-to-end runs keep the default, whose renewals are rare.
+ */
+const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string, leaseMs?: number) =>
   CampaignWorker.layer.pipe(
     Layer.provideMerge(Delivery.layer),
     Layer.provideMerge(TrackingSecret.layer),
@@ -94,8 +138,9 @@ const workerLayer = <E>(storage: Layer.Layer<any, E>, smtpUrl: string) =>
       Mailer.smtp({ url: Redacted.make(smtpUrl), from, ratePerSecond: 0, dkim: Option.none(), poolSize })
     ),
     Layer.provideMerge(OutreachConfig.layerWith({ concurrency })),
-    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, batchSize, leaseMs: 3_000 })),
+    Layer.provideMerge(CampaignsConfig.layerWith({ enabled: false, batchSize, ...(leaseMs === undefined ? {} : { leaseMs }) })),
     Layer.provideMerge(storage),
+    Layer.provideMerge(Layer.mergeAll(countStatements ? statements.layer : TracingOff, JsonLogger)),
     Layer.provideMerge(settingsWith(appSettings))
   )
 
@@ -162,6 +207,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     yield* sink.reset
     const started = performance.now()
     const cpuAtStart = process.cpuUsage()
+    statements.reset()
     yield* Effect.orDie(startSending(campaign, { source: { listId, smartListId: null }, filter: null }))
     const startMs = performance.now() - started
     const worker = yield* CampaignWorker
@@ -178,8 +224,9 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     const report = yield* sink.report
     // This process's CPU time (both threads: the server's and PGlite's) per message: unlike the rate, barely moved by other load.
     const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / Math.max(1, report.unique)
+    const counted = { statements: statements.counts.statements, transactions: statements.counts.transactions, texts: [...statements.counts.texts] }
     const latency = yield* pageLatency(campaign.id, rowCount)
-    return { name: `${name}${signed ? " DKIM-signed" : ""}`, startMs, seconds, rate: report.unique / seconds, cpuMsPerMessage, report, latency }
+    return { name: `${name}${signed ? " DKIM-signed" : ""}`, startMs, seconds, rate: report.unique / seconds, cpuMsPerMessage, report, latency, counted }
   }).pipe(Effect.provide(workerLayer(storage, sink.url)))
 
 // --- kill -9 mid-send and restart (PostgreSQL, and PGlite in a data folder) ----------------------------------
@@ -205,7 +252,7 @@ const runWorker = (target: string, smtpUrl: string) =>
         }
       }
     }))
-  }).pipe(Effect.provide(workerLayer(crashStorage(target, appSettings), smtpUrl)))
+  }).pipe(Effect.provide(workerLayer(crashStorage(target, appSettings), smtpUrl, 3_000)))
 
 /** A campaign of `crashRows` started, a worker process killed with SIGKILL a third of the way, another one finishing. */
 const crashTest = (target: string, sink: Sink) =>
@@ -245,8 +292,8 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     `${rowCount} recipients per campaign; MAIL_CONCURRENCY ${concurrency}, MAIL_POOL_SIZE ${poolSize}, MAIL_BATCH_SIZE ${batchSize}`
   )
   yield* sink.reset
-  const raw = yield* rawRate(sink.url, Math.min(rowCount, 30_000))
-  yield* Console.log(`nodemailer alone → sink:        ${Math.round(raw)} messages/s`)
+  const { rate: raw, cpuMsPerMessage: rawCpu } = yield* rawRate(sink.url, Math.min(rowCount, 30_000))
+  yield* Console.log(`nodemailer alone → sink:        ${Math.round(raw)} messages/s, CPU ${rawCpu.toFixed(2)} ms per message`)
 
   const report = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
     Console.log([
@@ -257,7 +304,13 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
       `${run.name} recipients page at ${rowCount}:`.padEnd(32),
       `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms;`,
       `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
-    ].join(" "))
+    ].join(" ")).pipe(Effect.andThen(countStatements ? statementsReport(run) : Effect.void))
+  const statementsReport = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
+    Effect.gen(function*() {
+      const per = (n: number) => (n / Math.max(1, run.report.unique)).toFixed(3)
+      yield* Console.log(`${run.name} per message: ${per(run.counted.statements)} SQL statements, ${per(run.counted.transactions)} transactions`)
+      for (const [text, n] of run.counted.texts.sort((a, b) => b[1] - a[1]).slice(0, 8)) yield* Console.log(`  ${per(n)} × ${text}`)
+    })
   /** Each signing mode in turn on one backend's fresh storage; with both, the cost of signing as a share of the rate. */
   const runs = (name: string, storage: Effect.Effect<Layer.Layer<any, unknown>>) =>
     Effect.gen(function*() {

@@ -21,11 +21,25 @@ export const crashStorage = (target: string, settings: SettingOverrides) =>
 const inStorage = (target: string, settings: SettingOverrides) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.scoped(effect.pipe(Effect.provide(crashStorage(target, settings)), Effect.provide(settingsWith(settings)), Effect.orDie))
 
-/** Starts `node <script> ...args` and waits until it prints `ready`. */
+/**
+ * Starts `node <script> ...args` and waits until it prints `ready`. What it logs before (a restarted worker
+ * logs the leases it took over) is passed on to standard error; a worker that ends without `ready` is killed,
+ * so that no orphan keeps sending.
+ */
 const spawnWorker = (script: string, args: ReadonlyArray<string>) =>
   Effect.promise(async () => {
     const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "inherit"] })
-    if ((await lineReader(child)()) !== "ready") throw new Error("the worker did not start")
+    const next = lineReader(child)
+    try {
+      for (let line = await next(); line !== "ready"; line = await next()) process.stderr.write(`worker: ${line}\n`)
+    } catch (error) {
+      child.kill("SIGKILL")
+      throw new Error("the worker did not start", { cause: error })
+    }
+    // Read on, so that a worker logging more never blocks on a full pipe.
+    void (async () => {
+      for (;;) process.stderr.write(`worker: ${await next()}\n`)
+    })().catch(() => undefined)
     return child
   })
 

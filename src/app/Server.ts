@@ -77,7 +77,7 @@ export const JsonLogger = Layer.unwrap(AppConfig.useSync((config) =>
  * with the tracer off, every span (a request's, an outgoing call's, an
  * `Effect.fn`'s) is a no-op, and no trace headers go to model providers.
  */
-const TracingOff = Layer.mergeAll(
+export const TracingOff = Layer.mergeAll(
   Layer.succeed(References.TracerEnabled, false),
   // Outgoing calls check this one, not the tracer's switch, before making a span and its headers.
   Layer.succeed(Tracer.DisablePropagation, true)

@@ -12,9 +12,10 @@ import { OutreachConfig } from "../messages/OutreachConfig.ts"
 import { MailConfig } from "../mail/MailConfig.ts"
 import { currentDate } from "../../platform/Time.ts"
 import { Storage } from "../../storage/Database.ts"
+import { groupCommit } from "../../storage/GroupCommit.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
 import { type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
-import type { RecipientClaim } from "./RecipientLeases.ts"
+import type { LeaseWrite, RecipientClaim } from "./RecipientLeases.ts"
 import type { RecipientRecord } from "./RecipientRecord.ts"
 import { RecipientsRepo } from "./RecipientsRepo.ts"
 import { readyToSend, startSending } from "./Sending.ts"
@@ -66,6 +67,12 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
     // Shared by the sender's overlapping batches: at most `MAIL_CONCURRENCY` messages in flight in the process.
     const inFlight = yield* Semaphore.make(outreach.concurrency)
+    // In-flight marks and outcomes of the messages in flight, coalesced: those that come while one statement
+    // runs share the next (docs/campaigns.md, "What a crash does").
+    const written = groupCommit(
+      (writes: ReadonlyArray<LeaseWrite>) => recipients.write(writes, outreach.maxAttempts),
+      outreach.concurrency * senderLoops
+    )
 
     const fail = (campaign: CampaignRecord, reason: string) =>
       Effect.gen(function*() {
@@ -109,9 +116,16 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
         return found
       })
 
+    /**
+     * A failure is written on its own: a hard bounce records it in the transaction that suppresses the address,
+     * which a group's statement (run by another fiber) would be outside of.
+     */
     const record = (claim: RecipientClaim, recipient: RecipientRecord, outcome: DeliveryOutcome) =>
       Effect.gen(function*() {
-        const recorded = yield* recipients.record(recipient.id, claim.token, outcome, outreach.maxAttempts, yield* currentDate)
+        const now = yield* currentDate
+        const recorded = outcome._tag === "Failed"
+          ? yield* recipients.record(recipient.id, claim.token, outcome, outreach.maxAttempts, now)
+          : yield* written({ id: recipient.id, token: claim.token, at: now, change: outcome })
         if (!recorded) {
           yield* Effect.logWarning("Recipient lease lost before its delivery was recorded", {
             recipientId: recipient.id,
@@ -137,7 +151,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
           templates,
           campaignId: campaign.id
         }, {
-          start: Effect.flatMap(currentDate, (now) => recipients.begin(recipient.id, claim.token, now)),
+          start: Effect.flatMap(currentDate, (now) => written({ id: recipient.id, token: claim.token, at: now, change: { _tag: "Begin" } })),
           record: (outcome) => record(claim, recipient, outcome),
           bounced: (reason) => Effect.flatMap(currentDate, (now) => recipients.bounced(recipient, reason, now))
         }, journal)

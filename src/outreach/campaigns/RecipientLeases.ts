@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf } from "../../storage/Columns.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
+import { jsonParam } from "../../storage/Rows.ts"
 import type { DeliveryOutcome } from "../messages/Delivery.ts"
 import { newId } from "../../platform/Ids.ts"
 import { uncertainReason } from "./CampaignStates.ts"
@@ -19,6 +20,17 @@ import { decodeRecipients, type RecipientRecord, statusCounted } from "./Recipie
 export interface RecipientClaim {
   readonly token: string
   readonly recipients: ReadonlyArray<RecipientRecord>
+}
+
+/**
+ * One write about a leased recipient, at `at`: `Begin` records it as in flight (about to be handed to the mail
+ * server), an outcome records the delivery attempt. Each applies only while `token` holds the recipient's lease.
+ */
+export interface LeaseWrite {
+  readonly id: string
+  readonly token: string
+  readonly at: Date
+  readonly change: { readonly _tag: "Begin" } | DeliveryOutcome
 }
 
 /** A campaign `completeFinished` ended, with its recipients' counts. */
@@ -40,6 +52,11 @@ export interface RecipientLeases {
   readonly claim: (now: Date, expiresAt: Date, limit: number) => Effect.Effect<RecipientClaim>
   /** Records the recipient as in flight (about to be handed to the mail server) while `token` holds it; false: do not send. */
   readonly begin: (id: string, token: string, now: Date) => Effect.Effect<boolean>
+  /**
+   * `begin`s and `record`s of several recipients in one statement (a group commit's); answers, per write in
+   * order, whether it applied (`begin`: the recipient may be sent; an outcome: it was recorded).
+   */
+  readonly write: (writes: ReadonlyArray<LeaseWrite>, maxAttempts: number) => Effect.Effect<ReadonlyArray<boolean>>
   /**
    * Recipients left in flight by a worker whose lease ran out (it died between handing the message over
    * and recording the answer) become `uncertain`: maybe delivered, never sent again by itself. Answers them.
@@ -74,6 +91,59 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
   const outbox = outboxOn(sql)
   const leaseFree = (now: Date) => sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
   const countsKept = statusCounted(sql)
+  /**
+   * Per write: a `Begin` sets `send_started_at` on a pending recipient whose lease has not ended; `Sent`
+   * records even a recipient cancelled meanwhile (what happened wins); `Failed` and `Retry` (failed past
+   * `maxAttempts`) only a pending one. The old statuses, read under lock, keep the campaigns' counts.
+   */
+  const write = Effect.fn("RecipientsRepo.write")(function*(writes: ReadonlyArray<LeaseWrite>, maxAttempts: number) {
+    if (writes.length === 0) return []
+    // Looked up one by one by primary key (a join could scan every leased row), in id order: the order rows are locked in.
+    const input = writes.toSorted((a, b) => a.id.localeCompare(b.id)).map(({ id, token, at, change }) => ({
+      id,
+      token,
+      at,
+      kind: change._tag,
+      message_id: change._tag === "Sent" ? change.messageId : null,
+      error: change._tag === "Retry" || change._tag === "Failed" ? change.error : null,
+      retry_at: change._tag === "Retry" ? change.at : null
+    }))
+    const rows = yield* sql<{ readonly id: string; readonly token: string }>`
+      WITH input AS (
+        SELECT * FROM jsonb_to_recordset(${jsonParam(input)}::jsonb)
+          AS w(id text, token text, at timestamptz, kind text, message_id text, error text, retry_at timestamptz)
+      ), old AS (
+        SELECT r.id, r.status AS was, w.token, w.at, w.kind, w.message_id, w.error, w.retry_at
+        FROM input w CROSS JOIN LATERAL (
+          SELECT id, status FROM campaign_recipients
+          WHERE id = w.id AND lease_token = w.token AND CASE w.kind
+            WHEN 'Begin' THEN status = 'pending' AND lease_expires_at > w.at
+            WHEN 'Sent' THEN true
+            ELSE status = 'pending' END
+          FOR UPDATE
+        ) r
+      ), changed AS (
+        UPDATE campaign_recipients r SET
+          status = CASE o.kind WHEN 'Begin' THEN r.status WHEN 'Sent' THEN 'sent' WHEN 'Failed' THEN 'failed'
+            ELSE CASE WHEN r.attempts + 1 >= ${maxAttempts} THEN 'failed' ELSE 'pending' END END,
+          send_started_at = CASE WHEN o.kind = 'Begin' THEN o.at END,
+          sent_at = CASE WHEN o.kind = 'Sent' THEN o.at ELSE r.sent_at END,
+          message_id = CASE WHEN o.kind = 'Sent' THEN o.message_id ELSE r.message_id END,
+          error_message = CASE o.kind WHEN 'Begin' THEN r.error_message WHEN 'Sent' THEN NULL ELSE o.error END,
+          attempts = CASE WHEN o.kind = 'Retry' THEN r.attempts + 1 ELSE r.attempts END,
+          next_attempt_at = CASE WHEN o.kind = 'Retry' THEN o.retry_at ELSE r.next_attempt_at END,
+          lease_token = CASE WHEN o.kind = 'Begin' THEN r.lease_token END,
+          lease_expires_at = CASE WHEN o.kind = 'Begin' THEN r.lease_expires_at END,
+          updated_at = CASE WHEN o.kind = 'Begin' THEN r.updated_at ELSE o.at END
+        -- The LIMIT (the group's size) only keeps the planner from estimating the group at 100 rows, which on
+        -- a small campaign made a scan of every recipient look cheaper than a lookup per write.
+        FROM (SELECT * FROM old LIMIT ${writes.length}) o WHERE r.id = o.id
+        RETURNING r.id, r.campaign_id, r.status, o.was, o.token
+      ), ${countsKept}
+      SELECT id, token FROM changed`
+    const applied = new Set(rows.map((row) => `${row.id} ${row.token}`))
+    return writes.map((write) => applied.has(`${write.id} ${write.token}`))
+  }, Effect.orDie)
   return {
     claim: Effect.fn("RecipientsRepo.claim")(function*(now, expiresAt, limit) {
       const token = newId("lease")
@@ -96,12 +166,8 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
         RETURNING campaign_recipients.*`
       return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
     }, Effect.orDie),
-    begin: Effect.fn("RecipientsRepo.begin")(function*(id, token, now) {
-      const rows = yield* sql`UPDATE campaign_recipients SET send_started_at = ${now}
-        WHERE id = ${id} AND lease_token = ${token} AND status = 'pending' AND lease_expires_at > ${now}
-        RETURNING id`
-      return rows.length > 0
-    }, Effect.orDie),
+    begin: (id, token, now) => Effect.map(write([{ id, token, at: now, change: { _tag: "Begin" } }], 1), ([applied]) => applied!),
+    write,
     abandon: Effect.fn("RecipientsRepo.abandon")(function*(now) {
       return yield* sql<{ readonly id: string; readonly lease_token: string }>`
         WITH changed AS (
@@ -136,27 +202,8 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
       yield* sql`UPDATE campaign_recipients SET lease_token = NULL, lease_expires_at = NULL
         WHERE lease_token = ${token} AND status = 'pending' AND send_started_at IS NULL`
     }, Effect.orDie),
-    record: Effect.fn("RecipientsRepo.record")(function*(id, token, outcome, maxAttempts, now) {
-      const done = sql`lease_token = NULL, lease_expires_at = NULL, send_started_at = NULL, updated_at = ${now}`
-      const change = outcome._tag === "Sent"
-        // A message sent after a cancel is still recorded as sent: what happened wins.
-        ? sql`status = 'sent', sent_at = ${now}, message_id = ${outcome.messageId}, error_message = NULL, ${done}`
-        : outcome._tag === "Failed"
-        ? sql`status = 'failed', error_message = ${outcome.error}, ${done}`
-        : sql`attempts = r.attempts + 1, error_message = ${outcome.error},
-            status = CASE WHEN r.attempts + 1 >= ${maxAttempts} THEN 'failed' ELSE 'pending' END,
-            next_attempt_at = ${outcome.at}, ${done}`
-      const from = outcome._tag === "Sent" ? sql`true` : sql`old.was = 'pending'`
-      const rows = yield* sql`
-        WITH old AS (
-          SELECT id, status AS was FROM campaign_recipients WHERE id = ${id} AND lease_token = ${token} FOR UPDATE
-        ), changed AS (
-          UPDATE campaign_recipients r SET ${change} FROM old WHERE r.id = old.id AND ${from}
-          RETURNING r.campaign_id, r.status, old.was
-        ), ${countsKept}
-        SELECT 1 FROM changed`
-      return rows.length > 0
-    }, Effect.orDie),
+    record: (id, token, outcome, maxAttempts, now) =>
+      Effect.map(write([{ id, token, at: now, change: outcome }], maxAttempts), ([applied]) => applied!),
     completeFinished: Effect.fn("RecipientsRepo.completeFinished")(function*(now) {
       // Sent, unless every recipient it tried failed: then failed, with the most common reason.
       // A sent campaign's `campaign.sent` event commits with its status.

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, type KeyObject, timingSafeEqual } from "node:crypto"
 
 /**
  * Reply addresses the platform issues (`INBOUND_REPLY_DOMAIN`): each
@@ -12,10 +12,10 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 
 const macLength = 20
 
-const macOf = (key: Uint8Array, companyId: string, id: string) =>
+const macOf = (key: KeyObject, companyId: string, id: string) =>
   createHmac("sha256", key).update(`reply:${companyId}:${id}`).digest("hex").slice(0, macLength)
 
-export const replyAddressOf = (key: Uint8Array, domain: string, companyId: string, id: string) =>
+export const replyAddressOf = (key: KeyObject, domain: string, companyId: string, id: string) =>
   `r+${id}.${macOf(key, companyId, id)}@${domain}`
 
 /** What a reply address names; check it with `isIssued` against the company that owns `id`. */
@@ -33,5 +33,5 @@ export const replyTokenOf = (localPart: string): ReplyToken | undefined => {
 }
 
 /** Whether the platform issued `token` for the message `token.id` of `companyId`. */
-export const isIssued = (key: Uint8Array, companyId: string, token: ReplyToken) =>
+export const isIssued = (key: KeyObject, companyId: string, token: ReplyToken) =>
   timingSafeEqual(Buffer.from(macOf(key, companyId, token.id)), Buffer.from(token.mac))

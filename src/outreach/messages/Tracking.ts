@@ -1,4 +1,5 @@
 import { Effect, Option, Result } from "effect"
+import type { KeyObject } from "node:crypto"
 import { LinkNotFound } from "./Errors.ts"
 import { Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
@@ -17,7 +18,7 @@ export const transparentGif = Uint8Array.from(
 const publicPath = { open: "o", click: "c", unsubscribe: "u" } as const
 
 /** The public links of one recipient's e-mail under `baseUrl` (PUBLIC_BASE_URL). */
-export const trackingUrls = (baseUrl: string, key: Uint8Array, recipientId: string): TrackingUrls => {
+export const trackingUrls = (baseUrl: string, key: KeyObject, recipientId: string): TrackingUrls => {
   const url = (link: TrackingLink) => `${baseUrl}/api/v0/t/${publicPath[link.kind]}/${signToken(key, link)}`
   return {
     open: url({ kind: "open", recipientId }),

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, type KeyObject, timingSafeEqual } from "node:crypto"
 
 /**
  * Signed tracking tokens: `<payload>.<mac>`, both base64url, where the
@@ -14,12 +14,12 @@ export type TrackingLink =
 
 const kindCodes = { open: "o", click: "c", unsubscribe: "u" } as const
 
-const macOf = (secret: Uint8Array, payload: string) => createHmac("sha256", secret).update(payload).digest()
+const macOf = (secret: KeyObject, payload: string) => createHmac("sha256", secret).update(payload).digest()
 
 const payloadOf = (link: TrackingLink) =>
   link.kind === "click" ? `c:${link.recipientId}:${link.link}` : `${kindCodes[link.kind]}:${link.recipientId}`
 
-export const signToken = (secret: Uint8Array, link: TrackingLink): string => {
+export const signToken = (secret: KeyObject, link: TrackingLink): string => {
   const payload = payloadOf(link)
   return `${Buffer.from(payload).toString("base64url")}.${macOf(secret, payload).toString("base64url")}`
 }
@@ -27,7 +27,7 @@ export const signToken = (secret: Uint8Array, link: TrackingLink): string => {
 const kindOfCode: Record<string, TrackingLink["kind"]> = { o: "open", c: "click", u: "unsubscribe" }
 
 /** The link a token names when its mac is right; undefined for anything forged, tampered or malformed. */
-export const verifyToken = (secret: Uint8Array, token: string): TrackingLink | undefined => {
+export const verifyToken = (secret: KeyObject, token: string): TrackingLink | undefined => {
   if (token.length > 512) return undefined
   const [encoded, mac, ...rest] = token.split(".")
   if (encoded === undefined || mac === undefined || rest.length > 0) return undefined

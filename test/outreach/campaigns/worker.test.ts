@@ -255,6 +255,38 @@ for (const backend of backends) {
         expect(received).toEqual(["d0@example.com", "d2@example.com"])
       }))
 
+    it.effect("one statement records several recipients' in-flight marks and outcomes, each only under its own lease", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api, params } = yield* campaignFor(Array.from({ length: 4 }, (_, i) => ({ email: `w${i}@example.com` })))
+        yield* api.campaigns.send({ params, payload: null })
+        const repo = yield* RecipientsRepo
+        const claim = yield* repo.claim(new Date(start), new Date(start + testMailLeaseMs), 10)
+        const [begun, foreign, sent, retried] = claim.recipients
+        const at = new Date(start)
+        expect(yield* repo.begin(sent!.id, claim.token, at)).toBe(true)
+        const applied = yield* repo.write([
+          { id: begun!.id, token: claim.token, at, change: { _tag: "Begin" } },
+          { id: foreign!.id, token: "lease_someone_else", at, change: { _tag: "Begin" } },
+          { id: sent!.id, token: claim.token, at, change: { _tag: "Sent", messageId: "<sent@example.com>" } },
+          // A temporary failure past the last attempt (1 here) fails the recipient.
+          { id: retried!.id, token: claim.token, at, change: { _tag: "Retry", at: new Date(start + 60_000), error: "451 later" } }
+        ], 1)
+        expect(applied).toEqual([true, false, true, true])
+        const page = yield* api.campaigns.listRecipients({ params, query: {} })
+        const statusOf = (id: string) => page.items.find((item) => item.id === id)
+        expect(statusOf(begun!.id)).toMatchObject({ status: "pending" })
+        expect(statusOf(foreign!.id)).toMatchObject({ status: "pending" })
+        expect(statusOf(sent!.id)).toMatchObject({ status: "sent", sentAt: at.toISOString() })
+        expect(statusOf(retried!.id)).toMatchObject({ status: "failed", errorMessage: "451 later" })
+        expect(page.metrics).toMatchObject({ total: 4, sent: 1, failed: 1 })
+        // The recipient marked in flight is the one a dead worker would leave uncertain.
+        yield* TestClock.adjust(testMailLeaseMs)
+        expect((yield* repo.abandon(new Date(start + testMailLeaseMs))).map((recipient) => recipient.id)).toEqual([begun!.id])
+        // Nothing of it is left for the next test's sender.
+        yield* api.campaigns.cancel({ params, payload: null })
+      }))
+
     it.effect("at start, the embedded database's leases are taken over at once; PostgreSQL's wait for expiry", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(start)

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
+import { createSecretKey } from "node:crypto"
 import { clickTarget, parseTemplates, renderMessage } from "../../../src/outreach/messages/Message.ts"
 import { signToken, verifyToken } from "../../../src/outreach/messages/TrackingTokens.ts"
 
-const key = Buffer.from("k".repeat(32))
+const key = createSecretKey(Buffer.from("k".repeat(32)))
 const urls = {
   open: "https://mail.example.com/api/v0/t/o/OPEN",
   click: (link: number) => `https://mail.example.com/api/v0/t/c/CLICK${link}`,
@@ -30,7 +31,7 @@ describe("tracking tokens", () => {
     const cases = [
       `${otherPayload}.${mac}`,
       `${payload}.${mac.slice(0, -2)}AA`,
-      signToken(Buffer.from("another secret"), { kind: "click", recipientId: "rcp_1", link: 0 }),
+      signToken(createSecretKey(Buffer.from("another secret")), { kind: "click", recipientId: "rcp_1", link: 0 }),
       `${payload}`,
       `${payload}.${mac}.x`,
       "",
