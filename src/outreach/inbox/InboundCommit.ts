@@ -1,9 +1,9 @@
-import { Effect, Option, type Scope } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { type LeadEvent, Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { OutreachSenders, repliedTo, type TrackedMessage } from "../messages/Outreach.ts"
-import { groupCommit } from "../../platform/GroupCommit.ts"
+import { groupCommit } from "../../storage/GroupCommit.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import type { InboundMail } from "./InboundMail.ts"
 import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
@@ -122,8 +122,8 @@ export const makeInboundCommit = Effect.gen(function*() {
       return new Set(stored.map(([ready]) => ready))
     })).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-  const store = yield* groupCommit(maxGroup, (group: ReadonlyArray<ReadyMessage>) =>
-    Effect.map(commit(group, Effect.void), (stored) => (ready: ReadyMessage) => stored.has(ready)))
+  const store = groupCommit((group: ReadonlyArray<ReadyMessage>) =>
+    Effect.map(commit(group, Effect.void), (stored) => group.map((ready) => stored.has(ready))), maxGroup)
 
   return {
     /** Stores the message with its effects, once its group committed; false when it was stored already. */
@@ -131,4 +131,4 @@ export const makeInboundCommit = Effect.gen(function*() {
     /** Stores `group` with its effects and runs `alongside` in one transaction; answers the messages that were new. */
     commit
   }
-}) satisfies Effect.Effect<unknown, never, Scope.Scope | SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>
+}) satisfies Effect.Effect<unknown, never, SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>

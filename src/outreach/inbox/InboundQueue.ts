@@ -1,7 +1,7 @@
 import { Cause, Context, Effect, Exit, Layer, Queue } from "effect"
-import { groupCommit } from "../../platform/GroupCommit.ts"
 import { pollForever, whileLeased } from "../../platform/LeasedWork.ts"
 import { currentDate } from "../../platform/Time.ts"
+import { groupCommit } from "../../storage/GroupCommit.ts"
 import { readInbound } from "./InboundMail.ts"
 import { type Destination, InboundQueueRepo, type QueueClaim, type QueuedMessage } from "./InboundQueueRepo.ts"
 import { InboxConfig } from "./InboxConfig.ts"
@@ -46,12 +46,12 @@ export class InboundQueue extends Context.Service<InboundQueue, {
     const arrivals = yield* Queue.dropping<void>(1)
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
 
-    const accept = yield* groupCommit(maxGroup, (group: ReadonlyArray<{ readonly raw: Buffer; readonly destinations: ReadonlyArray<Destination> }>) =>
+    const accept = groupCommit((group: ReadonlyArray<{ readonly raw: Buffer; readonly destinations: ReadonlyArray<Destination> }>) =>
       Effect.gen(function*() {
         yield* repo.enqueue(group, yield* currentDate)
         yield* Queue.offer(arrivals, undefined)
-        return () => undefined
-      }))
+        return group.map(() => undefined)
+      }), maxGroup)
 
     /** Stores `messages` of the claim and settles them in one transaction: the readable ones processed, the others quarantined. */
     const storeClaimed = (token: string, messages: ReadonlyArray<QueuedMessage>) =>
