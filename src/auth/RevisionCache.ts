@@ -24,39 +24,59 @@ export interface RevisionCache<A> {
    * effect can cost as much as a cache hit: `Effect.fn` takes a stack trace).
    */
   readonly through: <E, R>(key: string, read: () => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R | RequestRevision>
+  /** `through` at `revision`, for a read outside an authenticated request (e.g. a public page). */
+  readonly at: <E, R>(revision: number, key: string, read: () => Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 interface Entry<A> {
   readonly value: A
   readonly revision: number
   readonly validUntil: number
+  readonly weight: number
+}
+
+/** A bound on what a cache holds beyond its count of entries, e.g. bytes: a value weighing more is not kept. */
+export interface CacheBudget<A> {
+  readonly weightOf: (value: A) => number
+  readonly max: number
 }
 
 /** How long a cached read is kept at most, as a cached principal. */
 export const revisionCacheTtlMs = 60_000
 
-export const makeRevisionCache = <A>(capacity: number): RevisionCache<A> => {
+export const makeRevisionCache = <A>(capacity: number, budget?: CacheBudget<A>): RevisionCache<A> => {
   const entries = new Map<string, Entry<A>>()
+  let weight = 0
+  const drop = (key: string) => {
+    weight -= entries.get(key)?.weight ?? 0
+    entries.delete(key)
+  }
   const remember = (key: string, value: A, revision: number) => {
     const present = entries.get(key)
     // A slower read of an older revision must not replace a newer one.
     if (present !== undefined && present.revision > revision) return
-    entries.delete(key)
-    if (entries.size >= capacity) entries.delete(entries.keys().next().value!)
-    entries.set(key, { value, revision, validUntil: Date.now() + revisionCacheTtlMs })
+    drop(key)
+    const valueWeight = budget?.weightOf(value) ?? 0
+    if (budget !== undefined && valueWeight > budget.max) return
+    while (entries.size > 0 && (entries.size >= capacity || (budget !== undefined && weight + valueWeight > budget.max))) {
+      drop(entries.keys().next().value!)
+    }
+    weight += valueWeight
+    entries.set(key, { value, revision, validUntil: Date.now() + revisionCacheTtlMs, weight: valueWeight })
+  }
+  const at = <E, R>(revision: number, key: string, read: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const entry = entries.get(key)
+    if (entry !== undefined && entry.revision === revision && entry.validUntil > Date.now()) {
+      // Moved to the end: the first key is the least recently used.
+      entries.delete(key)
+      entries.set(key, entry)
+      return Effect.succeed(entry.value)
+    }
+    return Effect.tap(read(), (value) => Effect.sync(() => remember(key, value, revision)))
   }
   return {
-    through: (key, read) =>
-      Effect.flatMap(RequestRevision, ({ revision }) => {
-        const entry = entries.get(key)
-        if (entry !== undefined && entry.revision === revision && entry.validUntil > Date.now()) {
-          // Moved to the end: the first key is the least recently used.
-          entries.delete(key)
-          entries.set(key, entry)
-          return Effect.succeed(entry.value)
-        }
-        return Effect.tap(read(), (value) => Effect.sync(() => remember(key, value, revision)))
-      })
+    through: (key, read) => Effect.flatMap(RequestRevision, ({ revision }) => at(revision, key, read)),
+    at
   }
 }
 

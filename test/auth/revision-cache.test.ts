@@ -55,4 +55,28 @@ describe("RevisionCache", () => {
       expect(failed).toBe("boom")
       expect(yield* cache.through("k", () => Effect.succeed("v")).pipe(at(1))).toBe("v")
     }))
+
+  it.effect("with a budget, keeps at most its weight, dropping the least recently used, and never a value over it", () =>
+    Effect.gen(function*() {
+      const cache = makeRevisionCache<string>(10, { weightOf: (value) => value.length, max: 5 })
+      const reads = { count: 0 }
+      const read = (value: string) => () => Effect.sync(() => (reads.count++, value))
+      yield* cache.at(1, "a", read("aa"))
+      yield* cache.at(1, "b", read("bb"))
+      yield* cache.at(1, "a", read("aa"))
+      // 2 + 2 + 3 > 5: "b", the least recently used, makes room for "c".
+      yield* cache.at(1, "c", read("ccc"))
+      expect(reads.count).toBe(3)
+      yield* cache.at(1, "a", read("aa"))
+      yield* cache.at(1, "c", read("ccc"))
+      expect(reads.count).toBe(3)
+      yield* cache.at(1, "b", read("bb"))
+      expect(reads.count).toBe(4)
+      // Heavier than the whole budget: answered, never kept, and nothing else dropped for it.
+      expect(yield* cache.at(1, "huge", read("hhhhhh"))).toBe("hhhhhh")
+      yield* cache.at(1, "huge", read("hhhhhh"))
+      expect(reads.count).toBe(6)
+      yield* cache.at(1, "b", read("bb"))
+      expect(reads.count).toBe(6)
+    }))
 })

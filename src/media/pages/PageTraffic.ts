@@ -15,8 +15,9 @@ import { jsonParam } from "../../storage/Rows.ts"
  * Views are counted in memory and written every `flushMillis` (and when the
  * process stops, and before statistics are read) in one statement for all
  * pages, so that serving a page costs no database write; a crash loses at
- * most the last interval's views. Submissions are written with the lead, in
- * its transaction.
+ * most the last interval's views. A view only notes its visitor; each
+ * distinct visitor of the interval is hashed once, when it is written.
+ * Submissions are written with the lead, in its transaction.
  */
 
 const flushMillis = 1_000
@@ -31,6 +32,13 @@ export type DayRecord = typeof DayRecord.Type
 
 /** The UTC day of `at`, `YYYY-MM-DD`. */
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10)
+
+/**
+ * The visitor as noted until the next write: address and user agent, cut to
+ * lengths no real one reaches, so a client sending huge headers cannot make a
+ * second's notes large.
+ */
+const visitorNote = (address: string, userAgent: string) => `${address.slice(0, 100)}\n${userAgent.slice(0, 1_000)}`
 
 export class PageTraffic extends Context.Service<PageTraffic, {
   /** Counts a view of the page by the visitor at `address` with `userAgent`, on the day of `at`. */
@@ -59,6 +67,16 @@ export class PageTraffic extends Context.Service<PageTraffic, {
         return salt
       })
     let pending = new Map<string, { readonly pageId: string; readonly day: string; views: number; readonly visitors: Set<string> }>()
+    /** The day of `at`, worked out once a day rather than per view. */
+    let today = { from: 0, until: 0, day: "" }
+    const dayAt = (at: Date) => {
+      const millis = at.getTime()
+      if (millis < today.from || millis >= today.until) {
+        const from = millis - (millis % 86_400_000)
+        today = { from, until: from + 86_400_000, day: dayOf(at) }
+      }
+      return today.day
+    }
 
     const write = (rows: ReadonlyArray<{ readonly page_id: string; readonly day: string; readonly views: number; readonly visitors: ReadonlyArray<string> }>) =>
       sql`
@@ -80,17 +98,19 @@ export class PageTraffic extends Context.Service<PageTraffic, {
 
     const flush = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
-      const batch = [...pending.values()].map((entry) => ({
-        page_id: entry.pageId,
-        day: entry.day,
-        views: entry.views,
-        visitors: [...entry.visitors]
-      }))
+      const entries = [...pending.values()]
       pending = new Map()
-      return write(batch).pipe(
-        Effect.asVoid,
-        Effect.catchCause((cause) => Effect.logWarning("Landing page views could not be written", cause))
-      )
+      return Effect.forEach(entries, (entry) =>
+        Effect.map(saltOf(entry.day), (salt) => ({
+          page_id: entry.pageId,
+          day: entry.day,
+          views: entry.views,
+          visitors: Array.from(entry.visitors, (visitor) => createHmac("sha256", salt).update(visitor).digest("base64url").slice(0, 22))
+        }))).pipe(
+          Effect.flatMap(write),
+          Effect.asVoid,
+          Effect.catchCause((cause) => Effect.logWarning("Landing page views could not be written", cause))
+        )
     })
 
     yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(flushMillis)))
@@ -106,8 +126,8 @@ export class PageTraffic extends Context.Service<PageTraffic, {
 
     return {
       viewed: (pageId, address, userAgent, at) =>
-        Effect.map(saltOf(dayOf(at)), (salt) => {
-          const day = dayOf(at)
+        Effect.sync(() => {
+          const day = dayAt(at)
           const key = `${pageId}/${day}`
           let entry = pending.get(key)
           if (entry === undefined) {
@@ -115,7 +135,7 @@ export class PageTraffic extends Context.Service<PageTraffic, {
             pending.set(key, entry)
           }
           entry.views += 1
-          entry.visitors.add(createHmac("sha256", salt).update(`${address}\n${userAgent}`).digest("base64url").slice(0, 22))
+          entry.visitors.add(visitorNote(address, userAgent))
         }),
       submitted: (pageId, at) =>
         sql`INSERT INTO landing_page_days AS d (page_id, day, submissions) VALUES (${pageId}, ${dayOf(at)}::date, 1)

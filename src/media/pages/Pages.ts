@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import { changing } from "../../auth/AccessRevision.ts"
 import { requireCompany } from "../../auth/Authentication.ts"
 import { Authorized } from "../../auth/Policy.ts"
 import { brandGuide } from "../../work/brand/BrandGuide.ts"
@@ -80,12 +81,13 @@ const statusFields = (page: PageRecord, status: PageStatus | undefined, now: Dat
 /**
  * Applies `change` to the company's page in one transaction: the row is
  * locked, the page re-rendered as it will be served, written with its new
- * version if the body changed. The one way a page changes.
+ * version if the body changed. The one way a page changes; it bumps the
+ * access revision, so no process serves the page as it was from its cache.
  */
 const change = (companyId: string, id: string, edit: PageChange) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const saved = yield* sql.withTransaction(Effect.gen(function*() {
+    const saved = yield* changing(sql.withTransaction(Effect.gen(function*() {
       const { companySlug, ...page } = yield* find(companyId, id, true)
       const now = yield* currentDate
       const next = yield* withServed({
@@ -99,7 +101,7 @@ const change = (companyId: string, id: string, edit: PageChange) =>
       const written = yield* PagesRepo.use((repo) => repo.write({ page: next, newVersion: edit.body?.source }, now))
       if (written === "slugTaken") return yield* new SlugTaken({ slug: next.slug })
       return { ...written, companySlug }
-    })).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
+    }))).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
     return saved
   })
 
@@ -164,7 +166,7 @@ export const setStatus = Effect.fn("Pages.setStatus")(function*(
 export const remove = Effect.fn("Pages.remove")(function*(id: string) {
   const { principal } = yield* Authorized("landingPages:write")
   const page = yield* find(principal.companyId, id)
-  yield* Effect.flatMap(PagesRepo.use((repo) => repo.remove(principal.companyId, id)), orRefuse(() => new PageNotFound({ id })))
+  yield* Effect.flatMap(changing(PagesRepo.use((repo) => repo.remove(principal.companyId, id))), orRefuse(() => new PageNotFound({ id })))
   return yield* answered(page)
 })
 

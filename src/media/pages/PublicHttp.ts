@@ -1,9 +1,12 @@
 import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import { AccessRevision } from "../../auth/AccessRevision.ts"
+import { makeRevisionCache } from "../../auth/RevisionCache.ts"
 import { areaApi } from "../../http/Area.ts"
 import { answer } from "../../http/Refusals.ts"
 import { PagesConfig } from "./PagesConfig.ts"
+import type { PageAddress, PublishedRecord } from "./PagesRepo.ts"
 import { PublicPagesApi } from "./PublicApi.ts"
 import { contentSecurityPolicy } from "./Rendering.ts"
 import * as Visitors from "./Visitors.ts"
@@ -23,6 +26,19 @@ const guarded = (thankYouUrl: string | null) => ({
   "referrer-policy": "strict-origin-when-cross-origin",
   "x-frame-options": "DENY"
 })
+
+/** A published page's two answers, made once per page and process rather than per request. */
+interface Served {
+  readonly pageId: string
+  readonly etag: string
+  readonly bytes: number
+  readonly ok: HttpServerResponse.HttpServerResponse
+  readonly notModified: HttpServerResponse.HttpServerResponse
+}
+
+/** How many published pages, and how many of their bytes, a process keeps ready to serve. */
+const servedCapacity = 10_000
+const servedBytes = 64 * 1024 * 1024
 
 /** Whether `If-None-Match` names `etag` (a list, weak forms and `*` included, as RFC 9110 compares for GET). */
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
@@ -44,17 +60,37 @@ export const PublicPagesLive = HttpApiBuilder.group(api, "publicPages", (handler
       }
     }
     const cacheControl = `public, max-age=${config.cacheSeconds}, must-revalidate`
+    const encoder = new TextEncoder()
+    const serve = (page: PublishedRecord): Served => {
+      const headers = { ...guarded(page.thankYouUrl), etag: page.servedEtag, "cache-control": cacheControl }
+      const body = encoder.encode(page.servedHtml)
+      return {
+        pageId: page.id,
+        etag: page.servedEtag,
+        bytes: body.length,
+        ok: HttpServerResponse.uint8Array(body, { contentType: "text/html; charset=utf-8", headers }),
+        notModified: HttpServerResponse.empty({ status: 304, headers })
+      }
+    }
+    /**
+     * Published pages ready to serve, trusted at the access revision they were
+     * read at (`RevisionCache`): every change of a page goes through
+     * `AccessRevision.changing`, so this process's next request reads it anew,
+     * and another's soon after (`AccessRevision.recent`).
+     */
+    const served = makeRevisionCache<Served>(servedCapacity, { weightOf: (page) => page.bytes, max: servedBytes })
+    const revisions = yield* AccessRevision
+    const pages = yield* Visitors.PublishedPages
+    const servedAt = (address: PageAddress) =>
+      Effect.flatMap(revisions.recent, (revision) =>
+        served.at(revision, `${address.company}/${address.page}`, () => Effect.map(pages.find(address), serve)))
     return handlers
       .handle("view", ({ params, request }) =>
-        Effect.map(
-          answer(Visitors.view({ company: params.companySlug, page: params.slug }, visitorOf(request))),
-          (page) => {
-            const headers = { ...guarded(page.thankYouUrl), etag: page.servedEtag, "cache-control": cacheControl }
-            return matches(request.headers["if-none-match"], page.servedEtag)
-              ? HttpServerResponse.empty({ status: 304, headers })
-              : HttpServerResponse.text(page.servedHtml, { contentType: "text/html; charset=utf-8", headers })
-          }
-        ))
+        answer(Effect.flatMap(servedAt({ company: params.companySlug, page: params.slug }), (answers) =>
+          Effect.as(
+            Visitors.countView(answers.pageId, visitorOf(request)),
+            matches(request.headers["if-none-match"], answers.etag) ? answers.notModified : answers.ok
+          ))))
       .handle("submit", ({ params, payload, request }) =>
         Effect.map(
           answer(Visitors.submit({ company: params.companySlug, page: params.slug }, payload, visitorOf(request))),

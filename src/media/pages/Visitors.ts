@@ -25,9 +25,10 @@ export interface Visitor {
 }
 
 /**
- * Published pages by address. Concurrent lookups share one statement sent
- * after they asked (`sharedReads`), so a page unpublished is never served by
- * a later request, and a burst of requests costs one round trip.
+ * Published pages by address, from the database. Concurrent lookups share one
+ * statement sent after they asked (`sharedReads`), so a lookup never answers
+ * what a change committed before it replaced, and a burst of requests costs
+ * one round trip. Serving keeps what it looked up (`PublicHttp.ts`).
  */
 export class PublishedPages extends Context.Service<PublishedPages, {
   readonly find: (address: PageAddress) => Effect.Effect<PublishedRecord, NotPublished>
@@ -58,13 +59,9 @@ export class PublishedPages extends Context.Service<PublishedPages, {
   }))
 }
 
-/** The published page at `address`, its view counted. */
-export const view = Effect.fn("Visitors.view")(function*(address: PageAddress, visitor: Visitor) {
-  const page = yield* PublishedPages.use((pages) => pages.find(address))
-  const now = yield* currentDate
-  yield* PageTraffic.use((traffic) => traffic.viewed(page.id, visitor.address, visitor.userAgent, now))
-  return page
-})
+/** Counts a view of the page by `visitor` (in memory, see `PageTraffic`). */
+export const countView = (pageId: string, visitor: Visitor) =>
+  Effect.flatMap(currentDate, (now) => PageTraffic.use((traffic) => traffic.viewed(pageId, visitor.address, visitor.userAgent, now)))
 
 /** The lead fields a form may fill; any other field becomes a custom field of the lead. */
 const contactFields = ["firstName", "lastName", "company", "title", "phone", "website", "linkedinUrl"] as const
