@@ -1,11 +1,12 @@
 // `npm run bench:inbox`: inbound SMTP ingestion against a bare `smtp-server` sink, in the same run and process.
 // BENCH_INBOX_MESSAGES replies (default 2,000) to as many sent campaign messages go over BENCH_INBOX_CONNECTIONS
 // pooled SMTP connections (default 4) first to a sink that only reads each message, then to the service's inbound
-// SMTP (parsed with mailparser, threaded by In-Reply-To to the campaign recipient, classified by the offline
-// model, stored, counted as replied, the lead moved), on PGlite in a temporary folder, then (when a PostgreSQL URL
-// is set, see scripts/bench/databases.ts) on a throwaway PostgreSQL database. It reports messages per second of
-// each, their ratio, the SQL statements and transactions per message, and how many threads came out linked to
-// their recipient.
+// SMTP (stored raw before each 250, then processed by the inbound queue's worker: parsed with mailparser, threaded
+// by In-Reply-To to the campaign recipient, classified by the offline model, stored, counted as replied, the lead
+// moved), on PGlite in a temporary folder, then (when a PostgreSQL URL is set, see scripts/bench/databases.ts) on a
+// throwaway PostgreSQL database. The service's clock stops when the last reply is linked to its thread, not at the
+// last 250. It reports messages per second of each, their ratio, the SQL statements and transactions per message,
+// and how many threads came out linked to their recipient.
 import { NodeHttpServer } from "@effect/platform-node"
 import { Console, Effect, Layer, References, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -18,6 +19,8 @@ import { makeServer } from "../src/app/Server.ts"
 import { settingsWith } from "../src/app/Settings.ts"
 import { newDraft } from "../src/outreach/campaigns/Campaigns.ts"
 import { CampaignsRepo } from "../src/outreach/campaigns/CampaignsRepo.ts"
+import { readInbound } from "../src/outreach/inbox/InboundMail.ts"
+import { InboundQueue } from "../src/outreach/inbox/InboundQueue.ts"
 import { InboundSmtp } from "../src/outreach/inbox/InboundSmtp.ts"
 import { Ingestion } from "../src/outreach/inbox/Ingestion.ts"
 import { newId } from "../src/platform/Ids.ts"
@@ -69,22 +72,24 @@ export const replyFor = (reply: { readonly email: string; readonly messageId: st
   ].join("\r\n"))
 
 /**
- * Sends every message over `connections` pooled connections; answers messages per second of wall time and per
- * second of this process's CPU time (both threads: the database's and the rest), which a machine shared with
- * other work leaves comparable.
+ * Sends every message over `connections` pooled connections, then waits for `settled` (the last one processed);
+ * answers messages per second of wall time and per second of this process's CPU time (both threads: the
+ * database's and the rest), which a machine shared with other work leaves comparable.
  */
-const blast = async (port: number, messages: ReadonlyArray<Buffer>) => {
+const blast = async (port: number, messages: ReadonlyArray<Buffer>, settled: () => Promise<void> = async () => undefined) => {
   const transport = nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true, maxConnections: connections, maxMessages: Infinity })
   const started = performance.now()
   const cpuBefore = process.cpuUsage()
   let failed = 0
   await Promise.all(messages.map((raw) =>
     transport.sendMail({ envelope: { from: "contact@example.com", to: [shared] }, raw }).catch(() => void failed++)))
+  const acknowledged = (performance.now() - started) / 1000
+  await settled()
   const seconds = (performance.now() - started) / 1000
   const cpu = process.cpuUsage(cpuBefore)
   transport.close()
   if (failed > 0) throw new Error(`${failed} messages were refused`)
-  return { perSecond: messages.length / seconds, perCpuSecond: messages.length / ((cpu.user + cpu.system) / 1e6) }
+  return { perSecond: messages.length / seconds, perCpuSecond: messages.length / ((cpu.user + cpu.system) / 1e6), acknowledgedPerSecond: messages.length / acknowledged }
 }
 
 /** A bare smtp-server that reads each message and accepts it: the ceiling of SMTP alone. */
@@ -111,8 +116,8 @@ const bareSink = () =>
  */
 const statementCounter = () => {
   const counts = { statements: 0, transactions: 0 }
-  /** Each statement's text and how often it ran (with BENCH_INBOX_STATEMENTS=1, printed most frequent first). */
-  const texts = new Map<string, number>()
+  /** Each statement's text, how often it ran and its total milliseconds (with BENCH_INBOX_STATEMENTS=1, printed most frequent first). */
+  const texts = new Map<string, { count: number; ms: number }>()
   const tracer = Tracer.make({
     span(options) {
       const span = new Tracer.NativeSpan(options)
@@ -120,9 +125,16 @@ const statementCounter = () => {
         counts.statements++
         if (listStatements) {
           const attribute = span.attribute.bind(span)
+          const end = span.end.bind(span)
+          let text = ""
           span.attribute = (key, value) => {
-            if (key === "db.query.text") texts.set(String(value), (texts.get(String(value)) ?? 0) + 1)
+            if (key === "db.query.text") text = String(value)
             attribute(key, value)
+          }
+          span.end = (endTime, exit) => {
+            const entry = texts.get(text) ?? { count: 0, ms: 0 }
+            texts.set(text, { count: entry.count + 1, ms: entry.ms + Number(endTime - options.startTime) / 1e6 })
+            end(endTime, exit)
           }
         }
       } else if (options.name === "sql.transaction") counts.transactions++
@@ -138,38 +150,55 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
   const measured = replies.slice(0, messageCount).map(replyFor)
   const inbound = yield* InboundSmtp.use((smtp) => smtp.listen(0, "127.0.0.1")).pipe(Effect.orDie)
   const sink = yield* Effect.promise(bareSink)
+  const sql = yield* SqlClient.SqlClient
+  // Not counted with the ingestion's statements: the tracer is off for it.
+  const linkedCount = sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM inbox_threads
+    WHERE company_id = ${companyId} AND campaign_recipient_id IS NOT NULL`.pipe(Effect.map((rows) => rows[0]!.n), Effect.orDie, Effect.withTracerEnabled(false))
+  const run = Effect.runPromiseWith(yield* Effect.context<never>())
+  /** Resolves once `count` replies are linked to their thread, looking every 5 ms. */
+  const linked = (count: number) => async () => {
+    while (await run(linkedCount) < count) await new Promise((resolve) => setTimeout(resolve, 5))
+  }
   // Both warmed up (the JIT, the database's caches), then measured one after the other in the same process.
   yield* Effect.promise(() => blast(sink.port, warmUp))
-  yield* Effect.promise(() => blast(inbound.port, warmUp))
+  yield* Effect.promise(() => blast(inbound.port, warmUp, linked(warmUp.length)))
   const sinkRate = yield* Effect.promise(() => blast(sink.port, measured))
   counter.counts.statements = 0
   counter.counts.transactions = 0
   counter.texts.clear()
-  const ingestRate = yield* Effect.promise(() => blast(inbound.port, measured))
+  const ingestRate = yield* Effect.promise(() => blast(inbound.port, measured, linked(warmUp.length + messageCount)))
   const { statements, transactions } = counter.counts
   sink.close()
-  const sql = yield* SqlClient.SqlClient
-  const [linked] = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM inbox_threads
-    WHERE company_id = ${companyId} AND campaign_recipient_id IS NOT NULL`
+  const linkedAtEnd = yield* linkedCount
+  // mailparser alone over the same messages: the part of the ingestion's CPU time that parsing takes.
+  const parseStarted = process.cpuUsage()
+  for (const raw of measured) yield* Effect.orDie(readInbound(raw))
+  const parseCpu = process.cpuUsage(parseStarted)
+  const microsPer = (perCpuSecond: number) => (1e6 / perCpuSecond).toFixed(0)
   const [classified] = yield* sql<{ readonly n: number }>`SELECT count(DISTINCT classification)::int AS n FROM inbox_messages WHERE company_id = ${companyId}`
   yield* Console.log([
     `Inbound SMTP ingestion, ${messageCount} replies over ${connections} connections, ${backend} (same run, same process):`,
     `  bare smtp-server sink: ${sinkRate.perSecond.toFixed(0)} messages/s (${sinkRate.perCpuSecond.toFixed(0)} per CPU second)`,
-    `  ingestion (parse, thread, classify, store, count replied, move the lead): ${ingestRate.perSecond.toFixed(0)} messages/s (${ingestRate.perCpuSecond.toFixed(0)} per CPU second)`,
+    `  ingestion (accept, then parse, thread, classify, store, count replied, move the lead; until the last is linked): ${ingestRate.perSecond.toFixed(0)} messages/s (${ingestRate.perCpuSecond.toFixed(0)} per CPU second)`,
+    `  of which acknowledged (250, stored raw): ${ingestRate.acknowledgedPerSecond.toFixed(0)} messages/s (${(100 * ingestRate.acknowledgedPerSecond / sinkRate.perSecond).toFixed(1)} % of the sink)`,
     `  ratio: ${(100 * ingestRate.perSecond / sinkRate.perSecond).toFixed(1)} % of the sink (${(100 * ingestRate.perCpuSecond / sinkRate.perCpuSecond).toFixed(1)} % per CPU second)`,
+    `  CPU per message (this process): sink ${microsPer(sinkRate.perCpuSecond)} µs, ingestion ${microsPer(ingestRate.perCpuSecond)} µs, of which mailparser alone ${((parseCpu.user + parseCpu.system) / messageCount).toFixed(0)} µs`,
     `  per message: ${(statements / messageCount).toFixed(1)} SQL statements in ${(transactions / messageCount).toFixed(1)} transactions`,
-    `  threads linked to their campaign recipient: ${linked!.n} of ${messageCount + warmUp.length} replies; ${classified!.n} distinct classes`
+    `  threads linked to their campaign recipient: ${linkedAtEnd} of ${messageCount + warmUp.length} replies; ${classified!.n} distinct classes`
   ].join("\n"))
   if (listStatements) {
-    const ranked = [...counter.texts].sort((a, b) => b[1] - a[1])
-    for (const [text, count] of ranked) yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${text.replace(/\s+/g, " ").slice(0, 160)}`)
+    const ranked = [...counter.texts].sort((a, b) => b[1].count - a[1].count)
+    for (const [text, { count, ms }] of ranked) {
+      yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${(ms / count).toFixed(2)} ms ${text.replace(/\s+/g, " ").slice(0, 140)}`)
+    }
   }
 })
 
 /** The service's inbound SMTP over `storage`, its statements counted. */
 const measureOn = (backend: string, storage: ReturnType<typeof pgliteStorageIn>) => {
   const counter = statementCounter()
-  const services = InboundSmtp.live.pipe(
+  const services = Layer.merge(InboundSmtp.live, InboundQueue.worker).pipe(
+    Layer.provideMerge(InboundQueue.layer),
     Layer.provideMerge(Ingestion.layer),
     Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
     Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } })),

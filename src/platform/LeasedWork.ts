@@ -29,13 +29,15 @@ export const whileLeased = (id: string, leaseMs: number, renew: Effect.Effect<bo
 /**
  * Forks, in the current scope, a loop of `poll` (which answers how many
  * claims it handled): again at once while a poll found a full batch, else
- * after `pollMs`. A failed poll is logged, never ends the loop.
+ * after `pollMs`, or as soon as `wake` (new work of this process) succeeds.
+ * A failed poll is logged, never ends the loop.
  */
 export const pollForever = (options: {
   readonly name: string
   readonly poll: Effect.Effect<number>
   readonly batch: number
   readonly pollMs: number
+  readonly wake?: Effect.Effect<void> | undefined
 }) => {
   const poll = options.poll.pipe(
     Effect.catchCause((cause) =>
@@ -45,7 +47,9 @@ export const pollForever = (options: {
   return Effect.forkScoped(Effect.gen(function*() {
     while (true) {
       const claimed = yield* poll
-      if (claimed < options.batch) yield* Effect.sleep(Duration.millis(options.pollMs))
+      if (claimed >= options.batch) continue
+      const pause = Effect.sleep(Duration.millis(options.pollMs))
+      yield* options.wake === undefined ? pause : Effect.raceFirst(pause, options.wake)
     }
   }))
 }

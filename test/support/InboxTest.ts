@@ -3,6 +3,7 @@ import type { SettingOverrides } from "../../src/app/Settings.ts"
 import nodemailer from "nodemailer"
 import { CampaignWorker } from "../../src/outreach/campaigns/CampaignWorker.ts"
 import { RecipientsRepo } from "../../src/outreach/campaigns/RecipientsRepo.ts"
+import { InboundQueue } from "../../src/outreach/inbox/InboundQueue.ts"
 import { InboundSmtp } from "../../src/outreach/inbox/InboundSmtp.ts"
 import { Ingestion } from "../../src/outreach/inbox/Ingestion.ts"
 import type { OutreachSettings } from "../../src/outreach/messages/OutreachConfig.ts"
@@ -12,8 +13,9 @@ import { client, seedTenant } from "./TestServer.ts"
 
 /**
  * The inbox under test: the service with a campaign worker mailing through
- * the loopback SMTP sink at `sinkUrl`, the ingestion path, and inbound SMTP
- * (tests listen with `InboundSmtp.listen(0, "127.0.0.1")`).
+ * the loopback SMTP sink at `sinkUrl`, the ingestion path, the inbound queue
+ * (no worker: tests process what was accepted with `processAccepted`) and
+ * inbound SMTP (tests listen with `InboundSmtp.listen(0, "127.0.0.1")`).
  */
 export const inboxTestServer = <A, E>(
   storage: Layer.Layer<A, E>,
@@ -22,6 +24,7 @@ export const inboxTestServer = <A, E>(
   delivery: Partial<OutreachSettings> = {}
 ) =>
   InboundSmtp.layer.pipe(
+    Layer.provideMerge(InboundQueue.layer),
     Layer.provideMerge(Ingestion.layer),
     Layer.provideMerge(campaignTestServer(storage, sinkUrl, delivery, settings))
   )
@@ -42,9 +45,12 @@ export const inboundTestServer = <A, E>(storage: Layer.Layer<A, E>, settings: Se
       }, delivery))
     )))
 
-/** Sends `raw` to the inbound server under test for `to`. */
+/** Processes every message inbound SMTP accepted so far (what the inbound queue's worker does). */
+export const processAccepted = InboundQueue.use((queue) => queue.processPending)
+
+/** Sends `raw` to the inbound server under test for `to`, then processes what was accepted. */
 export const deliver = (to: string, raw: Buffer, from = "someone@example.net") =>
-  Inbound.use(({ port }) => smtpSend(port, { from, to: [to] }, raw))
+  Effect.tap(Inbound.use(({ port }) => smtpSend(port, { from, to: [to] }, raw)), () => processAccepted)
 
 /** The shared address the test campaigns mail from (`MAIL_FROM`). */
 export const sharedAddress = "news@shop.example"

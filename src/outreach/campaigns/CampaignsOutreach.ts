@@ -13,8 +13,8 @@ export const campaignsSender = Effect.gen(function*() {
   const outbox = outboxOn(sql)
   return {
     idPrefix: "rcp_",
-    message: (id) =>
-      Effect.map(recipients.get(id), Option.map((recipient): TrackedMessage => ({
+    messages: (ids) =>
+      Effect.map(recipients.getAll(ids), (found) => found.map((recipient): TrackedMessage => ({
         id: recipient.id,
         companyId: recipient.companyId,
         email: recipient.email,
@@ -28,7 +28,7 @@ export const campaignsSender = Effect.gen(function*() {
         // The event commits with the count it reports.
         track: (event, now, url) =>
           sql.withTransaction(Effect.andThen(
-            recipients.track(id, event, now),
+            recipients.track(recipient.id, event, now),
             outbox.emit(recipient.companyId, event === "open" ? "recipient.opened" : "recipient.clicked", {
               campaignId: recipient.campaignId,
               recipientId: recipient.id,
@@ -39,12 +39,12 @@ export const campaignsSender = Effect.gen(function*() {
           )).pipe(Effect.orDie),
         messageId: recipient.messageId,
         origin: { campaignId: recipient.campaignId },
-        replied: (now) => recipients.mark(id, "replied", now),
-        bounced: (_hard, now) => recipients.mark(id, "bounced", now)
+        bounced: (_hard, now) => recipients.mark([recipient.id], "bounced", now)
       }))),
+    replied: (ids, now) => recipients.mark(ids, "replied", now),
     // Suppressed addresses are skipped when a campaign starts; the list is checked there.
     unsubscribed: () => Effect.void,
     // A campaign goes out once: a reply has nothing of it left to stop (the recipient counts as replied above).
-    contactReplied: () => Effect.void
+    contactsReplied: () => Effect.void
   } satisfies OutreachSender
 })

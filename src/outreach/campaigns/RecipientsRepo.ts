@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { NumberColumn } from "../../storage/Columns.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import { newId } from "../../platform/Ids.ts"
-import { containing } from "../../storage/Rows.ts"
+import { containing, jsonParam } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
 import type { LeadFilter } from "../leads/Filter.ts"
 import { matchingLeads } from "../leads/SmartListsRepo.ts"
@@ -82,12 +82,14 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
   ) => Effect.Effect<Option.Option<CampaignRecord>>
   /** A recipient by id (for tracking links). */
   readonly get: (id: string) => Effect.Effect<Option.Option<RecipientRecord>>
+  /** The recipients among `ids`, in one statement. */
+  readonly getAll: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<RecipientRecord>>
   /** Records the `recipient.bounced` event of a hard bounce (in the caller's transaction, which records the failure). */
   readonly bounced: (recipient: RecipientRecord, reason: string, now: Date) => Effect.Effect<void>
   /** Counts an open (`open`) or a click (`click`, which also counts as an open). */
   readonly track: (id: string, event: "open" | "click", now: Date) => Effect.Effect<void>
   /** The recipient replied (`replied`) or bounced (`bounced`): recorded once, and counted once in the campaign's metrics. */
-  readonly mark: (id: string, event: "replied" | "bounced", now: Date) => Effect.Effect<void>
+  readonly mark: (ids: ReadonlyArray<string>, event: "replied" | "bounced", now: Date) => Effect.Effect<void>
 }>()("campaigns/RecipientsRepo") {
   static readonly layer = Layer.effect(RecipientsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -186,6 +188,11 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
           reason,
           at: now.toISOString()
         }),
+      getAll: Effect.fn("RecipientsRepo.getAll")(function*(ids) {
+        if (ids.length === 0) return []
+        const rows = yield* sql`SELECT * FROM campaign_recipients WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb)))`
+        return yield* decodeRecipients(rows)
+      }, Effect.orDie),
       get: Effect.fn("RecipientsRepo.get")(function*(id) {
         const rows = yield* sql`SELECT * FROM campaign_recipients WHERE id = ${id}`
         return Option.fromNullishOr((yield* decodeRecipients(rows))[0])
@@ -210,15 +217,18 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
             clicked = c.clicked + (changed.clicked AND NOT changed.was_clicked)::int
           FROM changed WHERE c.campaign_id = changed.campaign_id`
       }, Effect.orDie),
-      mark: Effect.fn("RecipientsRepo.mark")(function*(id, event, now) {
+      mark: Effect.fn("RecipientsRepo.mark")(function*(ids, event, now) {
+        if (ids.length === 0) return
         const column = sql(event === "replied" ? "replied_at" : "bounced_at")
         yield* sql`
           WITH changed AS (
             UPDATE campaign_recipients SET ${column} = ${now}, updated_at = ${now}
-            WHERE id = ${id} AND ${column} IS NULL RETURNING campaign_id
+            WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb))) AND ${column} IS NULL RETURNING campaign_id
+          ), per_campaign AS (
+            SELECT campaign_id, count(*)::int AS n FROM changed GROUP BY campaign_id
           )
-          UPDATE campaign_recipient_counts c SET ${sql(event)} = c.${sql(event)} + 1
-          FROM changed WHERE c.campaign_id = changed.campaign_id`
+          UPDATE campaign_recipient_counts c SET ${sql(event)} = c.${sql(event)} + per_campaign.n
+          FROM per_campaign WHERE c.campaign_id = per_campaign.campaign_id`
       }, Effect.orDie)
     }
   }))

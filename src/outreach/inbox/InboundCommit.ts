@@ -1,16 +1,18 @@
-import { Deferred, Effect, Exit, Option, Queue, type Scope } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { type LeadEvent, Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
-import { OutreachSenders, type TrackedMessage } from "../messages/Outreach.ts"
+import { OutreachSenders, repliedTo, type TrackedMessage } from "../messages/Outreach.ts"
+import { groupCommit } from "../../storage/GroupCommit.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import type { InboundMail } from "./InboundMail.ts"
 import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
 /**
- * Inbound messages stored in groups: messages ready while a group commits
- * wait and commit together in the next one (at most `maxGroup`), in one
- * transaction: each message with its thread (new ones made with it), then
+ * Inbound messages stored in groups, in one transaction per group: a batch
+ * the inbound queue's worker claimed (`commit`), or the messages ready while
+ * a group commits, which wait and commit together in the next one (`store`,
+ * at most `maxGroup`). A group stores each message with its thread (new ones made with it), then
  * the effects of those that were new — every lead event of the group in one
  * record — then the threads naming their leads and the webhook events. A
  * message already stored (another delivery of it) changes nothing. Each
@@ -33,6 +35,12 @@ export interface ReadyMessage {
 
 const maxGroup = 64
 
+/** The replies of a group: the outreach messages answered, and who wrote back to which company. */
+interface Replies {
+  readonly answered: Array<TrackedMessage>
+  readonly contacts: Array<{ readonly companyId: string; readonly email: string }>
+}
+
 export const makeInboundCommit = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const outbox = outboxOn(sql)
@@ -46,9 +54,10 @@ export const makeInboundCommit = Effect.gen(function*() {
    * of the contact's lead it makes: a bounce marks the message and (hard)
    * suppresses; an unsubscribe request suppresses; a person's reply counts,
    * stops sequences, and moves the lead (`replied`, or `interested` /
-   * `not_interested` as classified).
+   * `not_interested` as classified). Replies are only gathered into `replies`,
+   * told to the senders once per group.
    */
-  const effects = ({ message, contact, mail, answered, now }: ReadyMessage) =>
+  const effects = ({ message, contact, mail, answered, now }: ReadyMessage, replies: Replies) =>
     Effect.gen(function*() {
       const { companyId, classification } = message
       const event = {
@@ -71,22 +80,28 @@ export const makeInboundCommit = Effect.gen(function*() {
       }
       // What a machine sent (an absence notice, a delay report) is no reply.
       if (mail.automatic || classification === "out_of_office" || classification === "bounce") return []
-      if (Option.isSome(answered)) yield* answered.value.replied(now)
-      yield* Effect.forEach(senders, (sender) => sender.contactReplied(companyId, contact, now), { discard: true })
+      if (Option.isSome(answered)) replies.answered.push(answered.value)
+      replies.contacts.push({ companyId, email: contact })
       const status = classification === "interested" || classification === "not_interested" ? classification : undefined
       return [{ ...event, type: "replied", status } as const]
     })
 
-  /** Stores a group in one transaction; answers the messages that were new. */
-  const commit = (group: ReadonlyArray<ReadyMessage>) =>
+  /** Stores a group, and runs `alongside`, in one transaction (rolled back when `alongside` fails); answers the messages that were new. */
+  const commit = <E>(group: ReadonlyArray<ReadyMessage>, alongside: Effect.Effect<void, E>) =>
     sql.withTransaction(Effect.gen(function*() {
-      const stored: Array<readonly [ReadyMessage, ThreadRecord]> = []
-      for (const ready of group) {
-        const thread = yield* threads.addMessage(ready.message, ready.created)
-        if (Option.isSome(thread)) stored.push([ready, thread.value])
-      }
+      yield* alongside
+      if (group.length === 0) return new Set<ReadyMessage>()
+      const threadsOf = yield* threads.addMessages(group)
+      const stored = group.flatMap((ready) => {
+        const thread = threadsOf.get(ready.message.id)
+        return thread === undefined ? [] : [[ready, thread] as const]
+      })
       const events: Array<LeadEvent> = []
-      for (const [ready] of stored) events.push(...(yield* effects(ready)))
+      const replies: Replies = { answered: [], contacts: [] }
+      for (const [ready] of stored) events.push(...(yield* effects(ready, replies)))
+      const now = group[0]!.now
+      yield* repliedTo(senders, replies.answered, now)
+      yield* Effect.forEach(senders, (sender) => sender.contactsReplied(replies.contacts, now), { discard: true })
       yield* leads.record(events)
       const linked = yield* threads.linkLeads(stored.flatMap(([, thread]) => (thread.leadId === null ? [thread.id] : [])))
       yield* outbox.emitAll(stored.map(([{ message, mail, answered }, thread]) => ({
@@ -105,19 +120,15 @@ export const makeInboundCommit = Effect.gen(function*() {
         }
       })))
       return new Set(stored.map(([ready]) => ready))
-    })).pipe(Effect.orDie)
+    })).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-  const waiting = yield* Queue.unbounded<readonly [ReadyMessage, Deferred.Deferred<boolean>]>()
-  yield* Effect.forkScoped(Effect.forever(
-    Effect.flatMap(Queue.takeBetween(waiting, 1, maxGroup), (group) =>
-      Effect.flatMap(Effect.exit(commit(group.map(([ready]) => ready))), (exit) =>
-        Effect.forEach(group, ([ready, outcome]) => Deferred.done(outcome, Exit.map(exit, (stored) => stored.has(ready))), { discard: true })))
-  ))
+  const store = groupCommit((group: ReadonlyArray<ReadyMessage>) =>
+    Effect.map(commit(group, Effect.void), (stored) => group.map((ready) => stored.has(ready))), maxGroup)
 
   return {
     /** Stores the message with its effects, once its group committed; false when it was stored already. */
-    store: (ready: ReadyMessage): Effect.Effect<boolean> =>
-      Effect.flatMap(Deferred.make<boolean>(), (outcome) =>
-        Effect.andThen(Queue.offer(waiting, [ready, outcome]), Deferred.await(outcome)))
+    store,
+    /** Stores `group` with its effects and runs `alongside` in one transaction; answers the messages that were new. */
+    commit
   }
-}) satisfies Effect.Effect<unknown, never, Scope.Scope | SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>
+}) satisfies Effect.Effect<unknown, never, SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>

@@ -133,5 +133,11 @@ export const readInbound = (raw: Buffer): Effect.Effect<InboundMail, UnreadableM
     } satisfies InboundMail
   })
 
+/**
+ * Whether `raw` begins with a header field (`Name: value`): what inbound SMTP checks before it accepts a message,
+ * which is parsed only later. What passes and still cannot be read is quarantined then.
+ */
+export const hasHeaders = (raw: Buffer) => /^[\x21-\x39\x3b-\x7e]+[ \t]*:/.test(raw.subarray(0, 1_000).toString("latin1"))
+
 /** A stable stand-in Message-ID for a message without one: the same bytes give the same id, so it is still kept once. */
 const rawDigest = (raw: Buffer) => createHash("sha256").update(raw).digest("hex").slice(0, 40)

@@ -8,7 +8,9 @@ import { OutreachConfig } from "../messages/OutreachConfig.ts"
 import { isIssued, replyTokenOf } from "../messages/ReplyAddresses.ts"
 import { TrackingSecret } from "../messages/TrackingSecret.ts"
 import { InboxConfig } from "./InboxConfig.ts"
-import { type Destination, Ingestion } from "./Ingestion.ts"
+import { hasHeaders } from "./InboundMail.ts"
+import { InboundQueue } from "./InboundQueue.ts"
+import type { Destination } from "./InboundQueueRepo.ts"
 import { MailboxesRepo } from "./MailboxesRepo.ts"
 import { DomainsRepo } from "../domains/DomainsRepo.ts"
 
@@ -20,9 +22,10 @@ import { DomainsRepo } from "../domains/DomainsRepo.ts"
  * domain (the companies that verified it) and to a reply address the platform
  * issued (`INBOUND_REPLY_DOMAIN`: the company and message it was issued for);
  * every other recipient is refused (550), a forged reply address too.
- * A message over `INBOUND_MAX_BYTES` is refused (552), one that is not a
- * message is refused naming why (550 5.6.0). What is accepted goes through
- * the one ingestion path, once per destination.
+ * A message over `INBOUND_MAX_BYTES` is refused (552), one that does not
+ * begin with a header is refused naming why (550 5.6.0). What is accepted is
+ * stored raw and acknowledged (250) once that committed; the inbound queue
+ * processes it through the one ingestion path, once per destination.
  */
 
 /** SMTP failure with its reply code, as smtp-server sends it. */
@@ -41,7 +44,7 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
     const mail = yield* MailConfig
     const mailboxes = yield* MailboxesRepo
     const domains = yield* DomainsRepo
-    const ingestion = yield* Ingestion
+    const queue = yield* InboundQueue
     const run = Effect.runPromiseWith(yield* Effect.context<never>())
     const shared = addressOf(mail.from).toLowerCase()
     const { replyDomain } = yield* OutreachConfig
@@ -95,11 +98,6 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
         stream.on("error", reject)
       })
 
-    const deliver = (raw: Buffer, destinations: ReadonlyArray<Destination>) =>
-      Effect.flatMap(ingestion.ingestAll(raw, destinations), (outcomes) =>
-        Effect.forEach(outcomes, (outcome) =>
-          outcome._tag === "Dropped" ? Effect.logInfo("Inbound message dropped", { reason: outcome.reason }) : Effect.void, { discard: true }))
-
     return {
       listen: (port, host) =>
         Effect.gen(function*() {
@@ -125,8 +123,8 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
             onData(stream, session, callback) {
               readAll(stream).then(async (raw) => {
                 if (raw === undefined) return callback(smtpError(552, `5.3.4 Message exceeds the maximum size of ${config.inboundMaxBytes} bytes`))
-                const outcome = await run(Effect.result(deliver(raw, destinations.get(session.envelope) ?? [])))
-                if (outcome._tag === "Failure") return callback(smtpError(550, `5.6.0 ${outcome.failure.message}`))
+                if (!hasHeaders(raw)) return callback(smtpError(550, "5.6.0 Malformed message: no headers"))
+                await run(queue.accept(raw, destinations.get(session.envelope) ?? []))
                 callback(null, "Message accepted")
               }).catch((error: unknown) => {
                 void run(Effect.logError("Inbound message failed", error))

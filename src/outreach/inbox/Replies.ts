@@ -80,7 +80,7 @@ export const reply = Effect.fn("Replies.reply")(function*(threadId: string, body
     automatic: false,
     classification: null
   }
-  yield* repo.addMessage(record)
+  yield* repo.addMessages([{ message: record }])
   return toMessage(record)
 })
 

@@ -64,6 +64,15 @@ export interface ThreadLookup {
   readonly messageId: string
 }
 
+/** Where a new message goes (`ThreadsRepo.locate`). */
+export interface ThreadLocation {
+  readonly thread: Option.Option<ThreadRecord>
+  /** Found by the thread's id or a Message-ID the message names (else by contact and subject, or not at all). */
+  readonly named: boolean
+  /** The company holds a message of this Message-ID already. */
+  readonly duplicate: boolean
+}
+
 const ThreadRow = fromColumns(ThreadRecord)
 const decodeThread = Schema.decodeUnknownEffect(ThreadRow)
 const MessageRow = fromColumns(MessageRecord)
@@ -72,17 +81,18 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
   /** The thread, among `companies`' (any company when undefined), holding a message with one of these Message-IDs. */
   readonly byMessageIds: (companies: ReadonlyArray<string> | undefined, messageIds: ReadonlyArray<string>) => Effect.Effect<Option.Option<ThreadRecord>>
   /**
-   * Where a new message of the company goes, in one statement: the thread `threadId` names, else the latest one
-   * holding a message of `messageIds`, else the latest one with this contact on this subject; and whether the
-   * company holds a message of `messageId` already.
+   * Where each new message of a company goes, in one statement for all: the thread `threadId` names, else the latest
+   * one holding a message of `messageIds`, else the latest one with this contact on this subject; and whether the
+   * company holds a message of `messageId` already. Answers in the order asked (`named`: the thread was found by
+   * `threadId` or `messageIds`, not by contact and subject).
    */
-  readonly locate: (companyId: string, lookup: ThreadLookup) => Effect.Effect<{ readonly thread: Option.Option<ThreadRecord>; readonly duplicate: boolean }>
+  readonly locate: (lookups: ReadonlyArray<{ readonly companyId: string; readonly lookup: ThreadLookup }>) => Effect.Effect<ReadonlyArray<ThreadLocation>>
   /**
-   * Adds a message to its thread, in one statement: the thread (`created`, made with it, when given) is brought up
-   * to date (count, latest time, unread and class for an inbound one). Answers the thread; none when the company
-   * holds a message of that Message-ID already (nothing changes).
+   * Adds messages to their threads, in one statement: each thread (`created`, made with its first message, when
+   * given) is brought up to date (count, latest time, unread and class for inbound ones). A message whose
+   * Message-ID the company holds already changes nothing. Answers the thread of each message stored, by its id.
    */
-  readonly addMessage: (message: MessageRecord, created?: ThreadRecord) => Effect.Effect<Option.Option<ThreadRecord>>
+  readonly addMessages: (entries: ReadonlyArray<{ readonly message: MessageRecord; readonly created?: ThreadRecord | undefined }>) => Effect.Effect<ReadonlyMap<string, ThreadRecord>>
   /** These threads, where they name no lead, name their contact's lead (if any); answers the lead each one now names. */
   readonly linkLeads: (threadIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
   readonly list: (companyId: string, filter: ThreadFilter, window: Window) => Effect.Effect<{ readonly rows: ReadonlyArray<ThreadRecord>; readonly total: number }>
@@ -104,62 +114,94 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
             WHERE m.message_id IN ${sql.in(messageIds)}
               ${companies === undefined ? sql`` : sql`AND m.company_id IN ${sql.in(companies)}`}
             ORDER BY m.received_at DESC LIMIT 1`).pipe(Effect.orDie),
-      locate: (companyId, lookup) =>
+      locate: (lookups) =>
         Effect.gen(function*() {
-          const candidates = [
-            ...(lookup.threadId === undefined ? [] : [sql`(SELECT t.*, 0 AS rank FROM inbox_threads t WHERE t.company_id = ${companyId} AND t.id = ${lookup.threadId})`]),
-            ...(lookup.messageIds.length === 0 ? [] : [sql`(SELECT t.*, 1 AS rank FROM inbox_messages m JOIN inbox_threads t ON t.id = m.thread_id
-              WHERE m.company_id = ${companyId} AND m.message_id IN ${sql.in(lookup.messageIds)} ORDER BY m.received_at DESC LIMIT 1)`]),
-            sql`(SELECT t.*, 2 AS rank FROM inbox_threads t
-              WHERE t.company_id = ${companyId} AND t.contact_key = ${lookup.contactKey} AND t.subject_key = ${lookup.subjectKey}
-              ORDER BY t.last_message_at DESC LIMIT 1)`
-          ]
-          const rows = yield* sql<{ readonly duplicate: boolean; readonly id: string | null }>`
-            SELECT EXISTS (SELECT 1 FROM inbox_messages WHERE company_id = ${companyId} AND message_id = ${lookup.messageId}) AS duplicate, found.*
-            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-              SELECT * FROM (${sql.join(" UNION ALL ", false)(candidates)}) AS candidates ORDER BY rank LIMIT 1
-            ) AS found ON true`
-          const row = rows[0]!
-          return { thread: row.id === null ? Option.none() : Option.some(yield* decodeThread(row)), duplicate: row.duplicate }
+          if (lookups.length === 0) return []
+          const rows = yield* sql<{ readonly idx: number; readonly duplicate: boolean; readonly id: string | null; readonly rank: number | null }>`
+            SELECT l.idx, EXISTS (SELECT 1 FROM inbox_messages WHERE company_id = l.company_id AND message_id = l.message_id) AS duplicate, found.*
+            FROM jsonb_to_recordset(${jsonParam(lookups.map(({ companyId, lookup }, idx) => ({
+              idx,
+              company_id: companyId,
+              thread_id: lookup.threadId ?? null,
+              message_ids: lookup.messageIds,
+              contact_key: lookup.contactKey,
+              subject_key: lookup.subjectKey,
+              message_id: lookup.messageId
+            })))}::jsonb) AS l(idx int, company_id text, thread_id text, message_ids jsonb, contact_key text, subject_key text, message_id text)
+            LEFT JOIN LATERAL (
+              SELECT * FROM (
+                (SELECT t.*, 0 AS rank FROM inbox_threads t WHERE t.company_id = l.company_id AND t.id = l.thread_id)
+                UNION ALL
+                (SELECT t.*, 1 AS rank FROM inbox_messages m JOIN inbox_threads t ON t.id = m.thread_id
+                  WHERE m.company_id = l.company_id AND m.message_id = ANY (ARRAY(SELECT jsonb_array_elements_text(l.message_ids)))
+                  ORDER BY m.received_at DESC LIMIT 1)
+                UNION ALL
+                (SELECT t.*, 2 AS rank FROM inbox_threads t
+                  WHERE t.company_id = l.company_id AND t.contact_key = l.contact_key AND t.subject_key = l.subject_key
+                  ORDER BY t.last_message_at DESC LIMIT 1)
+              ) AS candidates ORDER BY rank LIMIT 1
+            ) AS found ON true
+            ORDER BY l.idx`
+          return yield* Effect.forEach(rows, (row): Effect.Effect<ThreadLocation, Schema.SchemaError> =>
+            row.id === null
+              ? Effect.succeed({ thread: Option.none(), named: false, duplicate: row.duplicate })
+              : Effect.map(decodeThread(row), (thread) => ({ thread: Option.some(thread), named: Number(row.rank) < 2, duplicate: row.duplicate })))
         }).pipe(Effect.orDie),
-      addMessage: (message, created) => {
-        const inbound = message.direction === "inbound"
-        const added = sql`added AS (
-            INSERT INTO inbox_messages (id, company_id, thread_id, direction, message_id, from_address, to_addresses, subject,
-              text_body, html_body, received_at, automatic, classification)
-            VALUES (${message.id}, ${message.companyId}, ${message.threadId}, ${message.direction}, ${message.messageId},
-              ${message.fromAddress}, ${jsonParam(message.toAddresses)}::jsonb, ${message.subject}, ${message.textBody},
-              ${message.htmlBody}, ${message.receivedAt}, ${message.automatic}, ${message.classification})
-            ON CONFLICT (company_id, message_id) DO NOTHING RETURNING thread_id)`
-        if (created !== undefined) {
-          // The thread and its first message in one statement: the message's reference to it is checked at the statement's end.
-          const row = Schema.encodeSync(ThreadRow)({
-            ...created,
-            messageCount: 1,
-            lastMessageAt: message.receivedAt,
-            unread: inbound,
-            classification: message.classification ?? created.classification,
-            status: "open"
-          }) as Record<string, unknown>
-          const columns = Object.keys(row)
-          const list = sql.join(", ", false)
-          return threads.first(sql`WITH ${added}
-            INSERT INTO inbox_threads (${list(columns.map((column) => sql`${sql(column)}`))})
-            SELECT ${list(columns.map((column) => sql`${row[column]}`))} WHERE EXISTS (SELECT 1 FROM added) RETURNING *`).pipe(Effect.orDie)
-        }
-        return threads.first(sql`WITH ${added}
-          UPDATE inbox_threads SET message_count = message_count + 1,
-              last_message_at = greatest(last_message_at, ${message.receivedAt}),
-              unread = ${inbound ? sql`true` : sql`unread`},
-              classification = ${message.classification === null ? sql`classification` : sql`${message.classification}`},
-              status = ${inbound ? sql`'open'` : sql`status`},
-              updated_at = greatest(${message.receivedAt}::timestamptz, updated_at + interval '1 millisecond')
-            FROM added WHERE inbox_threads.id = added.thread_id RETURNING inbox_threads.*`).pipe(Effect.orDie)
-      },
+      addMessages: (entries) =>
+        Effect.gen(function*() {
+          if (entries.length === 0) return new Map()
+          const messageRows = entries.map(({ message }, idx) => ({ idx, ...Schema.encodeSync(MessageRow)(message) }))
+          const createdRows = entries.flatMap(({ created }) => (created === undefined ? [] : [Schema.encodeSync(ThreadRow)(created)]))
+          // Threads made with their first messages in this statement: the messages' references to them are checked at its end.
+          const rows = yield* sql<{ readonly added_ids: ReadonlyArray<string> } & Record<string, unknown>>`
+            WITH input AS (
+              SELECT * FROM jsonb_to_recordset(${jsonParam(messageRows)}::jsonb) AS m(idx int, id text, company_id text, thread_id text,
+                direction text, message_id text, from_address text, to_addresses jsonb, subject text, text_body text, html_body text,
+                received_at timestamptz, automatic boolean, classification text)
+            ), added AS (
+              INSERT INTO inbox_messages (id, company_id, thread_id, direction, message_id, from_address, to_addresses, subject,
+                text_body, html_body, received_at, automatic, classification)
+              SELECT id, company_id, thread_id, direction, message_id, from_address, to_addresses, subject,
+                text_body, html_body, received_at, automatic, classification FROM input ORDER BY idx
+              ON CONFLICT (company_id, message_id) DO NOTHING RETURNING id, thread_id, direction, received_at, classification
+            ), per_thread AS (
+              SELECT thread_id, count(*)::int AS n, max(received_at) AS last_at, bool_or(direction = 'inbound') AS inbound,
+                (array_agg(classification ORDER BY received_at DESC) FILTER (WHERE classification IS NOT NULL))[1] AS classification
+              FROM added GROUP BY thread_id
+            ), created AS (
+              INSERT INTO inbox_threads (id, company_id, mailbox_id, subject, subject_key, contact_email, contact_key, status, classification,
+                unread, lead_id, campaign_id, campaign_recipient_id, sequence_id, sequence_execution_id, message_count, last_message_at,
+                created_at, updated_at)
+              SELECT t.id, t.company_id, t.mailbox_id, t.subject, t.subject_key, t.contact_email, t.contact_key, 'open',
+                coalesce(p.classification, t.classification), p.inbound, t.lead_id, t.campaign_id, t.campaign_recipient_id, t.sequence_id,
+                t.sequence_execution_id, p.n, p.last_at, t.created_at, t.updated_at
+              FROM jsonb_to_recordset(${jsonParam(createdRows)}::jsonb) AS t(id text, company_id text, mailbox_id text, subject text,
+                subject_key text, contact_email text, contact_key text, classification text, lead_id text, campaign_id text,
+                campaign_recipient_id text, sequence_id text, sequence_execution_id text, created_at timestamptz, updated_at timestamptz)
+              JOIN per_thread p ON p.thread_id = t.id
+              RETURNING *
+            ), updated AS (
+              UPDATE inbox_threads SET message_count = message_count + p.n,
+                  last_message_at = greatest(last_message_at, p.last_at),
+                  unread = unread OR p.inbound,
+                  classification = coalesce(p.classification, inbox_threads.classification),
+                  status = CASE WHEN p.inbound THEN 'open' ELSE status END,
+                  updated_at = greatest(p.last_at, updated_at + interval '1 millisecond')
+                FROM per_thread p WHERE inbox_threads.id = p.thread_id RETURNING inbox_threads.*
+            )
+            SELECT t.*, (SELECT jsonb_agg(a.id) FROM added a WHERE a.thread_id = t.id) AS added_ids
+            FROM (SELECT * FROM created UNION ALL SELECT * FROM updated) AS t`
+          const stored = new Map<string, ThreadRecord>()
+          for (const row of rows) {
+            const thread = yield* decodeThread(row)
+            for (const id of row.added_ids) stored.set(id, thread)
+          }
+          return stored
+        }).pipe(Effect.orDie),
       linkLeads: (threadIds) =>
         threadIds.length === 0 ? Effect.succeed(new Map()) : sql<{ readonly id: string; readonly lead_id: string }>`
           UPDATE inbox_threads t SET lead_id = l.id FROM leads l
-          WHERE t.id IN ${sql.in(threadIds)} AND t.lead_id IS NULL AND l.company_id = t.company_id AND lower(l.email) = t.contact_key
+          WHERE t.id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(threadIds)}::jsonb))) AND t.lead_id IS NULL AND l.company_id = t.company_id AND lower(l.email) = t.contact_key
           RETURNING t.id, t.lead_id`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row.lead_id]))), Effect.orDie),
       list: (companyId, filter, window) => {
         const where = sql.and([

@@ -47,6 +47,8 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   /** The executions of the sequence among `ids`. */
   readonly executionsByIds: (sequenceId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ExecutionRecord>>
   readonly execution: (id: string) => Effect.Effect<Option.Option<ExecutionRecord>>
+  /** The executions among `ids` (of any sequence), in one statement. */
+  readonly executionsAmong: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ExecutionRecord>>
   /** Written, unapproved drafts among `ids` become approved; answers their ids. */
   readonly approve: (sequenceId: string, ids: ReadonlyArray<string>, now: Date) => Effect.Effect<ReadonlyArray<string>>
   /** Failed executions among `ids` (and uncertain ones when asked) become fresh unwritten drafts; answers their ids. */
@@ -84,9 +86,9 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
   /** The contact leaves every sequence of the company: its drafts and approved executions become `skipped`; answers how many. */
   readonly leave: (companyId: string, email: string, reason: string, now: Date) => Effect.Effect<number>
   /** The contact replied: it leaves the company's sequences that stop on reply (as `leave`); answers how many executions stopped. */
-  readonly leaveOnReply: (companyId: string, email: string, now: Date) => Effect.Effect<number>
+  readonly leaveOnReply: (contacts: ReadonlyArray<{ readonly companyId: string; readonly email: string }>, now: Date) => Effect.Effect<number>
   /** The execution was answered (`replied`) or bounced (`bounced`); recorded once. */
-  readonly mark: (id: string, event: "replied" | "bounced", now: Date) => Effect.Effect<void>
+  readonly mark: (ids: ReadonlyArray<string>, event: "replied" | "bounced", now: Date) => Effect.Effect<void>
   /**
    * Deletes the sequence and, in the same statement, skips its executions not sent nor being sent; sent
    * executions stay, so their e-mails' links keep working. None when there was no such sequence.
@@ -189,6 +191,11 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
         if (ids.length === 0) return []
         const rows = yield* sql`
           SELECT * FROM sequence_executions WHERE sequence_id = ${sequenceId} AND ${sql.in("id", ids)}`
+        return yield* decodeExecutions(rows)
+      }, Effect.orDie),
+      executionsAmong: Effect.fn("SequencesRepo.executionsAmong")(function*(ids) {
+        if (ids.length === 0) return []
+        const rows = yield* sql`SELECT * FROM sequence_executions WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb)))`
         return yield* decodeExecutions(rows)
       }, Effect.orDie),
       execution: Effect.fn("SequencesRepo.execution")(function*(id) {
@@ -300,16 +307,21 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
           RETURNING id`
         return rows.length
       }, Effect.orDie),
-      leaveOnReply: Effect.fn("SequencesRepo.leaveOnReply")(function*(companyId, email, now) {
+      leaveOnReply: Effect.fn("SequencesRepo.leaveOnReply")(function*(contacts, now) {
+        if (contacts.length === 0) return 0
         const rows = yield* sql`UPDATE sequence_executions SET status = 'skipped', error_message = ${"The contact replied"}, ${unleased(now)}
-          WHERE company_id = ${companyId} AND lower(email) = ${email.toLowerCase()} AND ${unsent}
-            AND sequence_id IN (SELECT id FROM sequences WHERE company_id = ${companyId} AND stop_on_reply)
-          RETURNING id`
+          FROM (SELECT DISTINCT c."companyId" AS company_id, lower(c.email) AS email_key
+            FROM jsonb_to_recordset(${jsonParam(contacts)}::jsonb) AS c("companyId" text, email text)) AS replied
+          WHERE sequence_executions.company_id = replied.company_id AND lower(sequence_executions.email) = replied.email_key AND ${unsent}
+            AND sequence_id IN (SELECT id FROM sequences WHERE company_id = replied.company_id AND stop_on_reply)
+          RETURNING sequence_executions.id`
         return rows.length
       }, Effect.orDie),
-      mark: Effect.fn("SequencesRepo.mark")(function*(id, event, now) {
+      mark: Effect.fn("SequencesRepo.mark")(function*(ids, event, now) {
+        if (ids.length === 0) return
         const column = sql(event === "replied" ? "replied_at" : "bounced_at")
-        yield* sql`UPDATE sequence_executions SET ${column} = ${now}, updated_at = ${now} WHERE id = ${id} AND ${column} IS NULL`
+        yield* sql`UPDATE sequence_executions SET ${column} = ${now}, updated_at = ${now}
+          WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(${jsonParam(ids)}::jsonb))) AND ${column} IS NULL`
       }, Effect.orDie),
       remove: Effect.fn("SequencesRepo.remove")(function*(companyId, id, now) {
         const rows = yield* sql`

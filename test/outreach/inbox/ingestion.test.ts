@@ -2,7 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { deliver, Inbound, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../../support/InboxTest.ts"
+import { deliver, Inbound, inboundTestServer, processAccepted, rawMail, sentCampaign, sharedAddress } from "../../support/InboxTest.ts"
 import { backends } from "../../support/TestServer.ts"
 import { settledOrganization, usageHistory } from "../../support/Usage.ts"
 import nodemailer from "nodemailer"
@@ -176,6 +176,7 @@ for (const backend of backends) {
             transport.close()
           }
         })
+        yield* processAccepted
         const subjects = (owner: typeof first) => Effect.map(owner.api.inbox.listThreads({ query: {} }), (page) => page.items.map((thread) => thread.subject))
         expect(yield* subjects(first)).toEqual(["For the first"])
         expect(yield* subjects(second)).toEqual(["For the second"])
