@@ -2,8 +2,9 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { NumberColumn } from "../../storage/Columns.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
+import { tableStatistics } from "../../storage/Statistics.ts"
 import { newId } from "../../platform/Ids.ts"
-import { containing, jsonParam } from "../../storage/Rows.ts"
+import { containing, jsonParam, toNumber } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
 import type { LeadFilter } from "../leads/Filter.ts"
 import { matchingLeads } from "../leads/SmartListsRepo.ts"
@@ -95,6 +96,9 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
     const sql = yield* SqlClient.SqlClient
     const outbox = outboxOn(sql)
     const countsKept = statusCounted(sql)
+    // The columns the recipients page filters on: without statistics the embedded database walks a campaign's
+    // page index looking for a search's few matches instead of using the trigram index.
+    const recipientStatistics = tableStatistics(sql, "campaign_recipients", ["campaign_id", "email", "status"])
     return {
       ...recipientLeases(sql),
       startSending: Effect.fn("RecipientsRepo.startSending")(function*(campaign, from, recipients, change, now) {
@@ -148,7 +152,8 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
             ON CONFLICT (campaign_id) DO UPDATE SET total = campaign_recipient_counts.total + excluded.total,
               skipped = campaign_recipient_counts.skipped + excluded.skipped
           )
-          SELECT * FROM moved`
+          SELECT moved.*, (SELECT count(*) FROM made) AS recipients_made FROM moved`
+        yield* recipientStatistics.written(toNumber(rows[0]?.recipients_made))
         return yield* decodeCampaign(rows)
       }, Effect.orDie),
       page: Effect.fn("RecipientsRepo.page")(function*(campaignId, search, window) {

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { expectErrorResponse, getWithKey, send } from "../../support/Http.ts"
 import { onLiveClock } from "../../support/SchedulerTest.ts"
@@ -180,6 +181,16 @@ for (const backend of backends) {
         const other = yield* seedTenant("other")
         const stranger = yield* client({ apiKey: other.apiKey })
         expect((yield* Effect.flip(stranger.campaigns.listRecipients({ params, query: {} })))._tag).toBe("NotFound")
+      }))
+
+    it.effect("a send to a thousand rows leaves the planner statistics the recipients page and its search are planned with", () =>
+      Effect.gen(function*() {
+        const { api, params } = yield* readyCampaign(Array.from({ length: 1_000 }, (_, i) => `reader${i}@example.com`))
+        yield* api.campaigns.send({ params, payload: null })
+        const sql = yield* SqlClient.SqlClient
+        const analysed = yield* sql<{ readonly column: string }>`
+          SELECT attname AS column FROM pg_stats WHERE tablename = 'campaign_recipients'`
+        expect(analysed.map(({ column }) => column)).toEqual(expect.arrayContaining(["campaign_id", "email", "status"]))
       }))
   })
 }
