@@ -12,6 +12,7 @@ import { InboxConfig } from "../outreach/inbox/InboxConfig.ts"
 import { JobsConfig } from "../work/jobs/JobsConfig.ts"
 import { LeadsConfig } from "../outreach/leads/LeadsConfig.ts"
 import { MailConfig } from "../outreach/mail/MailConfig.ts"
+import { OutreachConfig } from "../outreach/messages/OutreachConfig.ts"
 import { AppConfig, type AppSettings } from "../platform/AppConfig.ts"
 import { AgentsConfig } from "../work/agents/AgentsConfig.ts"
 import { BrowserConfig } from "../platform/BrowserPool.ts"
@@ -25,7 +26,7 @@ import { UsageConfig } from "../accounts/usage/UsageConfig.ts"
  * Config that the composition provides to the areas, listed once here under
  * the key tests and tools override it by. Workers that read their own Config
  * (scheduler, campaigns, sequences, knowledge indexer, delivery) provide it
- * themselves.
+ * themselves, from the same environment.
  */
 const configs = {
   agents: AgentsConfig,
@@ -43,6 +44,7 @@ const configs = {
   leads: LeadsConfig,
   mail: MailConfig,
   outbound: OutboundConfig,
+  outreach: OutreachConfig,
   pages: PagesConfig,
   render: RenderConfig,
   templates: TemplatesConfig,

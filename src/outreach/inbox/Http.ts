@@ -5,6 +5,7 @@ import { areaApi } from "../../http/Area.ts"
 import { answer } from "../../http/Refusals.ts"
 import { pageRequest } from "../../platform/Pagination.ts"
 import { SecretBox } from "../../platform/Secrets.ts"
+import { TrackingSecret } from "../messages/TrackingSecret.ts"
 import { InboxApi } from "./Api.ts"
 import * as Mailboxes from "./Mailboxes.ts"
 import * as Replies from "./Replies.ts"
@@ -15,6 +16,7 @@ const api = areaApi(InboxApi)
 export const InboxLive = HttpApiBuilder.group(api, "inbox", (handlers) =>
   Effect.gen(function*() {
     const box = yield* SecretBox
+    const tracking = yield* TrackingSecret
     const sealing = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, SecretBox, box)
     return handlers
       .handle("createMailbox", ({ payload }) => sealing(answer(authorize("campaigns:write")(Mailboxes.create(payload)))))
@@ -25,7 +27,8 @@ export const InboxLive = HttpApiBuilder.group(api, "inbox", (handlers) =>
       .handle("listThreads", ({ query }) => answer(authorize("campaigns:read")(Threads.list(query))))
       .handle("getThread", ({ params, query }) => answer(authorize("campaigns:read")(Threads.get(params.threadId, query))))
       .handle("updateThread", ({ params, payload }) => answer(authorize("campaigns:write")(Threads.update(params.threadId, payload))))
-      .handle("reply", ({ params, payload }) => sealing(answer(authorize("campaigns:write")(Replies.reply(params.threadId, payload)))))
+      .handle("reply", ({ params, payload }) =>
+        sealing(answer(authorize("campaigns:write")(Effect.provideService(Replies.reply(params.threadId, payload), TrackingSecret, tracking)))))
       .handle("draft", ({ params, payload }) => answer(authorize("campaigns:write")(Replies.draft(params.threadId, payload))))
   })
-).pipe(Layer.provide(SecretBox.layer))
+).pipe(Layer.provide(Layer.mergeAll(SecretBox.layer, TrackingSecret.layer)))

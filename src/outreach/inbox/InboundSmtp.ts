@@ -12,6 +12,7 @@ import { hasHeaders } from "./InboundMail.ts"
 import { InboundQueue } from "./InboundQueue.ts"
 import type { Destination } from "./InboundQueueRepo.ts"
 import { MailboxesRepo } from "./MailboxesRepo.ts"
+import { ThreadsRepo } from "./ThreadsRepo.ts"
 import { DomainsRepo } from "../domains/DomainsRepo.ts"
 
 /**
@@ -50,15 +51,22 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
     const { replyDomain } = yield* OutreachConfig
     const { key: trackingKey } = yield* TrackingSecret
     const senders = yield* OutreachSenders
+    const threads = yield* ThreadsRepo
 
-    /** A reply address's company and the message it was issued for; none when it is not one the platform issued. */
+    /** A reply address's company and the message or thread it was issued for; none when it is not one the platform issued. */
     const issuedReplyAddress = (localPart: string) =>
       Effect.gen(function*() {
         const token = replyTokenOf(localPart)
         if (token === undefined) return Option.none<Destination>()
-        const found = yield* findMessage(senders, token.id)
-        if (Option.isNone(found) || !isIssued(trackingKey, found.value.companyId, token)) return Option.none<Destination>()
-        return Option.some<Destination>({ companies: [{ companyId: found.value.companyId, mailboxId: null }], answers: found.value.id })
+        const message = yield* findMessage(senders, token.id)
+        if (Option.isSome(message)) {
+          if (!isIssued(trackingKey, message.value.companyId, token)) return Option.none<Destination>()
+          return Option.some<Destination>({ companies: [{ companyId: message.value.companyId, mailboxId: null }], answers: message.value.id })
+        }
+        // A reply sent from the inbox names its thread; the answer is threaded within the thread's company.
+        const thread = yield* threads.named(token.id)
+        if (Option.isNone(thread) || !isIssued(trackingKey, thread.value.companyId, token)) return Option.none<Destination>()
+        return Option.some<Destination>({ companies: [{ companyId: thread.value.companyId, mailboxId: null }] })
       })
 
     /**

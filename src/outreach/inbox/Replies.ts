@@ -10,6 +10,9 @@ import { currentDate } from "../../platform/Time.ts"
 import * as BilledLlm from "../../accounts/usage/BilledLlm.ts"
 import { payerOf } from "../../accounts/usage/Credits.ts"
 import { escapeHtml } from "../messages/MergeFields.ts"
+import { OutreachConfig } from "../messages/OutreachConfig.ts"
+import { replyAddressOf } from "../messages/ReplyAddresses.ts"
+import { TrackingSecret } from "../messages/TrackingSecret.ts"
 import type { ReplyBody } from "./Api.ts"
 import { DraftFailed, ReplyNotSent, ReplyRefused } from "./Errors.ts"
 import { sendThroughMailbox } from "./MailboxSmtp.ts"
@@ -51,8 +54,16 @@ export const reply = Effect.fn("Replies.reply")(function*(threadId: string, body
     onSome: (box) => box.displayName === null ? box.email : `"${box.displayName.replace(/["\\]/g, "")}" <${box.email}>`
   })
   const html = body.html ?? `<p>${escapeHtml(body.text).replace(/\n/g, "<br>")}</p>`
+  // Through the platform's mailer the contact's answer comes back to an issued address naming the thread
+  // (MAIL_FROM's own mail may go elsewhere); a mailbox receives its answers itself.
+  const { replyDomain } = yield* OutreachConfig
+  const { key } = yield* TrackingSecret
+  const replyTo = Option.isSome(mailbox)
+    ? undefined
+    : Option.getOrUndefined(Option.map(replyDomain, (domain) => replyAddressOf(key, domain, thread.companyId, thread.id)))
   const outgoing = {
     from,
+    replyTo,
     to: thread.contactEmail,
     subject: replySubject(thread.subject),
     html,

@@ -97,6 +97,8 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
   readonly linkLeads: (threadIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, string>>
   readonly list: (companyId: string, filter: ThreadFilter, window: Window) => Effect.Effect<{ readonly rows: ReadonlyArray<ThreadRecord>; readonly total: number }>
   readonly get: (companyId: string, id: string) => Effect.Effect<Option.Option<ThreadRecord>>
+  /** The thread `id` whatever its company: a reply address names one, and is then checked against its company. */
+  readonly named: (id: string) => Effect.Effect<Option.Option<ThreadRecord>>
   /** Oldest first. */
   readonly messages: (threadId: string) => Effect.Effect<ReadonlyArray<MessageRecord>>
   readonly update: (companyId: string, id: string, change: { readonly status?: "open" | "archived" | undefined; readonly unread?: boolean | undefined }, now: Date) => Effect.Effect<Option.Option<ThreadRecord>>
@@ -220,6 +222,7 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
       },
       get: (companyId, id) =>
         threads.first(sql`SELECT * FROM inbox_threads WHERE company_id = ${companyId} AND id = ${id}`).pipe(Effect.orDie),
+      named: (id) => threads.first(sql`SELECT * FROM inbox_threads WHERE id = ${id}`).pipe(Effect.orDie),
       messages: (threadId) =>
         messages.all(sql`SELECT * FROM inbox_messages WHERE thread_id = ${threadId} ORDER BY received_at, id`).pipe(Effect.orDie),
       update: (companyId, id, change, now) =>

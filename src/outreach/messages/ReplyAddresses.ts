@@ -3,7 +3,8 @@ import { createHmac, type KeyObject, timingSafeEqual } from "node:crypto"
 /**
  * Reply addresses the platform issues (`INBOUND_REPLY_DOMAIN`): each
  * outreach message gets `r+<id>.<mac>@<domain>` as its `Reply-To`, where `id`
- * is the campaign recipient's or sequence execution's id and `mac` is
+ * is the campaign recipient's or sequence execution's id (or, for an answer
+ * sent from the inbox, the thread's) and `mac` is
  * HMAC-SHA-256 of the company and that id under the tracking key, cut to 80
  * bits. Nobody without the key can make one, and one company's address
  * changed to name another company's message no longer verifies. Only lower-

@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { deliver, Inbound, inboundTestServer, rawMail, sentCampaign } from "../../support/InboxTest.ts"
+import { deliver, Inbound, inboundTestServer, rawMail, sentCampaign, sharedAddress } from "../../support/InboxTest.ts"
 import { parseMail } from "../../support/SmtpServer.ts"
 import { backends } from "../../support/TestServer.ts"
 
@@ -18,7 +18,7 @@ const replyToOf = (email: string) =>
   })
 
 for (const backend of backends) {
-  it.layer(inboundTestServer(backend.storage, {}, { replyDomain: Option.some(replyDomain) }), { timeout: 60_000 })(
+  it.layer(inboundTestServer(backend.storage, { outreach: { replyDomain: Option.some(replyDomain) } }, { replyDomain: Option.some(replyDomain) }), { timeout: 60_000 })(
     `reply addresses on ${backend.name}`,
     (it) => {
       it.effect("outreach mail carries an issued Reply-To; a reply to it without threading headers joins its recipient", () =>
@@ -40,6 +40,37 @@ for (const backend of backends) {
           ])
           const after = yield* api.campaigns.listRecipients({ params: { campaignId: campaign.id }, query: {} })
           expect(after.metrics).toMatchObject({ sent: 2, replied: 1 })
+        }))
+
+      it.effect("a reply sent from the inbox through MAIL_FROM carries an address naming its thread; the contact's answer to it joins that thread", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(start)
+          const { api, messageIds } = yield* sentCampaign(["erin@example.com"])
+          const first = rawMail({ from: "erin@example.com", to: sharedAddress, subject: "Re: Quick question", text: "What does it cost?", inReplyTo: messageIds.get("erin@example.com")! })
+          expect(yield* deliver(sharedAddress, first)).toMatchObject({ accepted: true })
+          const [thread] = (yield* api.inbox.listThreads({ query: {} })).items
+          yield* api.inbox.reply({ params: { threadId: thread!.id }, payload: { text: "Ten euros a month." } })
+          const address = yield* replyToOf("erin@example.com")
+          expect(address).toMatch(new RegExp(`^r\\+${thread!.id}\\.[0-9a-f]{20}@${replyDomain.replaceAll(".", "\\.")}$`))
+
+          // Her client dropped the threading headers.
+          const answer = rawMail({ from: "erin@example.com", to: address, subject: "Re: Quick question", text: "Deal, I am interested." })
+          expect(yield* deliver(address, answer)).toMatchObject({ accepted: true })
+          const after = yield* api.inbox.getThread({ params: { threadId: thread!.id }, query: {} })
+          expect(after.messages.map((message) => [message.direction, message.text.trim()])).toEqual([
+            ["inbound", "What does it cost?"],
+            ["outbound", "Ten euros a month."],
+            ["inbound", "Deal, I am interested."]
+          ])
+
+          // The thread's id under another company's mac is refused.
+          const other = yield* sentCampaign(["finn@example.com"])
+          yield* deliver(sharedAddress, rawMail({ from: "finn@example.com", to: sharedAddress, subject: "Re: Quick question", text: "Tell me more.", inReplyTo: other.messageIds.get("finn@example.com")! }))
+          const [otherThread] = (yield* other.api.inbox.listThreads({ query: {} })).items
+          yield* other.api.inbox.reply({ params: { threadId: otherThread!.id }, payload: { text: "Sure." } })
+          const [, otherMac] = /\.([0-9a-f]{20})@/.exec(yield* replyToOf("finn@example.com"))!
+          const forged = `r+${thread!.id}.${otherMac}@${replyDomain}`
+          expect(yield* deliver(forged, rawMail({ from: "mallory@example.net", to: forged, subject: "Re: Quick question", text: "Hi" }))).toMatchObject({ accepted: false, code: 550 })
         }))
 
       it.effect("forged, altered or unknown reply addresses are refused at RCPT TO with 550; another company's message stays untouched", () =>
