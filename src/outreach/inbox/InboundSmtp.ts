@@ -63,10 +63,10 @@ export class InboundSmtp extends Context.Service<InboundSmtp, {
           if (!isIssued(trackingKey, message.value.companyId, token)) return Option.none<Destination>()
           return Option.some<Destination>({ companies: [{ companyId: message.value.companyId, mailboxId: null }], answers: message.value.id })
         }
-        // A reply sent from the inbox names its thread; the answer is threaded within the thread's company.
+        // An answer sent from the inbox names its thread, which the reply joins even without threading headers.
         const thread = yield* threads.named(token.id)
         if (Option.isNone(thread) || !isIssued(trackingKey, thread.value.companyId, token)) return Option.none<Destination>()
-        return Option.some<Destination>({ companies: [{ companyId: thread.value.companyId, mailboxId: null }] })
+        return Option.some<Destination>({ companies: [{ companyId: thread.value.companyId, mailboxId: null }], threadId: thread.value.id })
       })
 
     /**
