@@ -1,8 +1,9 @@
-import { Deferred, Effect, Exit, Redacted, Result, Semaphore } from "effect"
+import { Effect, Redacted, Result } from "effect"
 import type { SendMailOptions } from "nodemailer"
 import type { MimeNodeEnvelope } from "nodemailer/lib/mime-node"
 import type { KeyObject } from "node:crypto"
-import { makeWorkerPool, siblingModule, type WorkerFailed } from "../../platform/WorkerPool.ts"
+import { makeWorkerPool, siblingModule } from "../../platform/WorkerPool.ts"
+import { groupCommit } from "../../storage/GroupCommit.ts"
 import type { DkimSettings } from "./MailConfig.ts"
 
 /** A message and the key to sign it with, as a signing thread gets them. */
@@ -50,27 +51,13 @@ export const makeDkimSigner = Effect.gen(function*() {
     timeoutMs: signingTimeoutMs,
     youngGenerationMb: signingYoungGenerationMb
   })
-  const scope = yield* Effect.scope
-  const threads = yield* Semaphore.make(signingThreads)
-  const waiting: Array<{ readonly job: SigningJob; readonly signed: Deferred.Deferred<SigningReply, WorkerFailed> }> = []
-
-  /** Once a thread is free: what waits then (if anything), to it. */
-  const handOver = threads.withPermits(1)(Effect.suspend(() => {
-    const batch = waiting.splice(0, batchSize)
-    if (batch.length === 0) return Effect.void
-    return Effect.flatMap(
-      Effect.exit(run(batch.map(({ job }) => job))),
-      (replies) => Effect.forEach(batch, ({ signed }, at) => Deferred.done(signed, Exit.map(replies, (all) => all[at]!)), { discard: true })
-    )
-  }))
-
-  const signed = (job: SigningJob) =>
-    Effect.gen(function*() {
-      const signed = yield* Deferred.make<SigningReply, WorkerFailed>()
-      waiting.push({ job, signed })
-      yield* Effect.forkIn(handOver, scope)
-      return yield* Deferred.await(signed)
-    })
+  // The messages that arrive while the thread signs go to it together once it is done (a group commit's grouping).
+  const signed = groupCommit(
+    (jobs: ReadonlyArray<SigningJob>) =>
+      Effect.catchTag(run(jobs), "WorkerFailed", (failed) =>
+        Effect.succeed(jobs.map((): SigningReply => ({ refused: `the signing thread ${threadFailures[failed.reason]}` })))),
+    batchSize
+  )
 
   return (options: SendMailOptions, key: DkimSettings): Effect.Effect<Result.Result<SendMailOptions, string>> =>
     signed({ options, domain: key.domain, selector: key.selector, privateKey: Redacted.value(key.privateKey) }).pipe(
@@ -82,7 +69,6 @@ export const makeDkimSigner = Effect.gen(function*() {
             raw: Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength),
             messageId: options.messageId
           })
-      ),
-      Effect.catchTag("WorkerFailed", (failed) => Effect.succeed(Result.fail(`DKIM signing failed: the signing thread ${threadFailures[failed.reason]}`)))
+      )
     )
 })
