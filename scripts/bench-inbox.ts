@@ -8,7 +8,7 @@
 // last 250. It reports messages per second of each, their ratio, the SQL statements and transactions per message,
 // and how many threads came out linked to their recipient.
 import { NodeHttpServer } from "@effect/platform-node"
-import { Console, Effect, Layer, References, Tracer } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
 import { createServer } from "node:http"
@@ -27,6 +27,7 @@ import { newId } from "../src/platform/Ids.ts"
 import { makeTempDir, runScript } from "./bench/children.ts"
 import { pgliteStorageIn, postgresFromEnv, postgresNotSet, postgresStorage, throwawayDatabase } from "./bench/databases.ts"
 import { numberFromEnv } from "./bench/env.ts"
+import { statementCounter } from "./bench/statements.ts"
 
 const messageCount = numberFromEnv("BENCH_INBOX_MESSAGES", 2_000)
 const connections = numberFromEnv("BENCH_INBOX_CONNECTIONS", 4)
@@ -109,41 +110,6 @@ const bareSink = () =>
     server.listen(0, "127.0.0.1", () => resolve({ port: (server.server.address() as AddressInfo).port, close: () => server.close() }))
   })
 
-/**
- * Counts the SQL statements (the `client` spans `effect/sql` opens for each) and transactions (`sql.transaction`
- * spans; each also costs a BEGIN and a COMMIT, or a SAVEPOINT and its release when nested) run while it is the
- * tracer.
- */
-const statementCounter = () => {
-  const counts = { statements: 0, transactions: 0 }
-  /** Each statement's text, how often it ran and its total milliseconds (with BENCH_INBOX_STATEMENTS=1, printed most frequent first). */
-  const texts = new Map<string, { count: number; ms: number }>()
-  const tracer = Tracer.make({
-    span(options) {
-      const span = new Tracer.NativeSpan(options)
-      if (options.kind === "client") {
-        counts.statements++
-        if (listStatements) {
-          const attribute = span.attribute.bind(span)
-          const end = span.end.bind(span)
-          let text = ""
-          span.attribute = (key, value) => {
-            if (key === "db.query.text") text = String(value)
-            attribute(key, value)
-          }
-          span.end = (endTime, exit) => {
-            const entry = texts.get(text) ?? { count: 0, ms: 0 }
-            texts.set(text, { count: entry.count + 1, ms: entry.ms + Number(endTime - options.startTime) / 1e6 })
-            end(endTime, exit)
-          }
-        }
-      } else if (options.name === "sql.transaction") counts.transactions++
-      return span
-    }
-  })
-  return { counts, texts, tracer }
-}
-
 const program = (backend: string, counter: ReturnType<typeof statementCounter>) => Effect.gen(function*() {
   const { companyId, replies } = yield* seedFor(messageCount * 2)
   const warmUp = replies.slice(messageCount, messageCount + 200).map((reply, index) => replyFor(reply, messageCount + index))
@@ -163,9 +129,7 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
   yield* Effect.promise(() => blast(sink.port, warmUp))
   yield* Effect.promise(() => blast(inbound.port, warmUp, linked(warmUp.length)))
   const sinkRate = yield* Effect.promise(() => blast(sink.port, measured))
-  counter.counts.statements = 0
-  counter.counts.transactions = 0
-  counter.texts.clear()
+  counter.reset()
   const ingestRate = yield* Effect.promise(() => blast(inbound.port, measured, linked(warmUp.length + messageCount)))
   const { statements, transactions } = counter.counts
   sink.close()
@@ -189,20 +153,20 @@ const program = (backend: string, counter: ReturnType<typeof statementCounter>) 
   if (listStatements) {
     const ranked = [...counter.texts].sort((a, b) => b[1].count - a[1].count)
     for (const [text, { count, ms }] of ranked) {
-      yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${(ms / count).toFixed(2)} ms ${text.replace(/\s+/g, " ").slice(0, 140)}`)
+      yield* Console.log(`  ${(count / messageCount).toFixed(2)} × ${(ms / count).toFixed(2)} ms ${text.slice(0, 140)}`)
     }
   }
 })
 
 /** The service's inbound SMTP over `storage`, its statements counted. */
 const measureOn = (backend: string, storage: ReturnType<typeof pgliteStorageIn>) => {
-  const counter = statementCounter()
+  const counter = statementCounter({ byText: listStatements })
   const services = Layer.merge(InboundSmtp.live, InboundQueue.worker).pipe(
     Layer.provideMerge(InboundQueue.layer),
     Layer.provideMerge(Ingestion.layer),
     Layer.provideMerge(makeServer(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }), storage, { logAddress: false })),
     Layer.provideMerge(settingsWith({ logLevel: "Error", bootstrap: false, mail: { from } })),
-    Layer.provide(Layer.mergeAll(Layer.succeed(References.TracerEnabled, true), Layer.succeed(Tracer.Tracer, counter.tracer)))
+    Layer.provide(counter.layer)
   )
   return Effect.runPromise(Effect.scoped(program(backend, counter)).pipe(Effect.provide(services)))
 }

@@ -13,7 +13,7 @@
 // list the most frequent; this turns the tracer on, which the server keeps off, so the run's rate and CPU then include
 // the spans' cost).
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Option, Redacted, References, Tracer } from "effect"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -41,6 +41,7 @@ import * as Pglite from "../src/storage/PgliteClient.ts"
 import { crashStorage, type CrashOutcome, describeCrash, killAndRestart } from "./bench/crash.ts"
 import { listFromEnv, numberFromEnv } from "./bench/env.ts"
 import { type Sink, startSink } from "./bench/smtp-sink.ts"
+import { statementCounter } from "./bench/statements.ts"
 import { percentile } from "./bench/stats.ts"
 
 const rowCount = numberFromEnv("BENCH_MAIL_ROWS", 100_000)
@@ -92,37 +93,7 @@ const alongside = <E, R>(loop: Effect.Effect<void, E, R>) =>
 
 // --- storage, seeding, the worker ----------------------------------------------------------------------------
 
-/**
- * The SQL statements run while it is the tracer (the `client` span `effect/sql` opens for each), by text, and
- * transactions (each also a BEGIN and a COMMIT).
- */
-const statementCounter = () => {
-  const counts = { statements: 0, transactions: 0, texts: new Map<string, number>() }
-  const tracer = Tracer.make({
-    span(options) {
-      const span = new Tracer.NativeSpan(options)
-      if (options.kind === "client") {
-        counts.statements++
-        const attribute = span.attribute.bind(span)
-        span.attribute = (key, value) => {
-          if (key === "db.query.text") {
-            const text = String(value).replace(/\s+/g, " ").slice(0, 120)
-            counts.texts.set(text, (counts.texts.get(text) ?? 0) + 1)
-          }
-          attribute(key, value)
-        }
-      } else if (options.name === "sql.transaction") counts.transactions++
-      return span
-    }
-  })
-  const reset = () => {
-    counts.statements = 0
-    counts.transactions = 0
-    counts.texts.clear()
-  }
-  return { counts, reset, layer: Layer.mergeAll(Layer.succeed(References.TracerEnabled, true), Layer.succeed(Tracer.Tracer, tracer)) }
-}
-const statements = statementCounter()
+const statements = statementCounter({ byText: countStatements })
 
 // Warnings (a worker's takeovers, a lost lease) are shown; the server's tracing is off, as `npm start` runs it.
 const appSettings = { logLevel: "Warn" as const, publicBaseUrl: "https://mail.bench.example", mail: { from } }
@@ -229,7 +200,7 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / Math.max(1, report.unique)
     // The main thread's alone: the sender's own loop, which a CPU-bound sender's rate follows.
     const mainCpuMsPerMessage = (mainCpu.user + mainCpu.system) / 1000 / Math.max(1, report.unique)
-    const counted = { statements: statements.counts.statements, transactions: statements.counts.transactions, texts: [...statements.counts.texts] }
+    const counted = { statements: statements.counts.statements, transactions: statements.counts.transactions, texts: [...statements.texts] }
     const latency = yield* pageLatency(campaign.id, rowCount)
     return {
       name: `${name}${signed ? " DKIM-signed" : ""}`,
@@ -325,7 +296,9 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     Effect.gen(function*() {
       const per = (n: number) => (n / Math.max(1, run.report.unique)).toFixed(3)
       yield* Console.log(`${run.name} per message: ${per(run.counted.statements)} SQL statements, ${per(run.counted.transactions)} transactions`)
-      for (const [text, n] of run.counted.texts.sort((a, b) => b[1] - a[1]).slice(0, 8)) yield* Console.log(`  ${per(n)} × ${text}`)
+      for (const [text, { count }] of run.counted.texts.sort((a, b) => b[1].count - a[1].count).slice(0, 8)) {
+        yield* Console.log(`  ${per(count)} × ${text.slice(0, 120)}`)
+      }
     })
   /** Each signing mode in turn on one backend's fresh storage; with both, the cost of signing as a share of the rate. */
   const runs = (name: string, storage: Effect.Effect<Layer.Layer<any, unknown>>) =>
