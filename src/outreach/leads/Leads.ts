@@ -10,6 +10,7 @@ import { type Activity, type ActivityType, type Lead, type LeadPatch, LeadStatus
 import { DuplicateLead, LeadNotFound } from "./Errors.ts"
 import {
   type ActivityRecord,
+  addressKey,
   type LeadFilter,
   type LeadRecord,
   LeadsRepo,
@@ -118,8 +119,6 @@ const moveOf: Partial<Record<LeadEvent["type"], { readonly to: LeadStatus; reado
 /** When one batch moves a lead twice, the later stage wins. */
 const stage: ReadonlyArray<LeadStatus> = ["contacted", "replied", "bounced", "unsubscribed"]
 
-const leadKey = (companyId: string, email: string) => `${companyId}\u0000${email.trim().toLowerCase()}`
-
 /**
  * Events gathered while a batch of work runs (a sender's claim of messages)
  * and written together at its end: one transaction per batch instead of one
@@ -177,7 +176,7 @@ export class Leads extends Context.Service<Leads, {
       for (const event of events) {
         const move = event.status === undefined ? moveOf[event.type] : { to: event.status, from: allStatuses }
         if (move === undefined) continue
-        const key = leadKey(event.companyId, event.contact.email)
+        const key = addressKey(event.companyId, event.contact.email)
         const earlier = moves.get(key)
         if (event.status === undefined && earlier !== undefined && stage.indexOf(earlier.to) >= stage.indexOf(move.to)) continue
         moves.set(key, {

@@ -62,6 +62,9 @@ export interface LeadFilter {
   readonly tag?: string | undefined
 }
 
+/** A lead's identity within the platform: its company and address, ignoring case. */
+export const addressKey = (companyId: string, email: string) => `${companyId}\u0000${email.trim().toLowerCase()}`
+
 /**
  * One upsert per address: repeated addresses merge as consecutive upserts would (`overwrite`: a later
  * value wins; `fill`: an earlier one stays; tags and fields join), since one statement may touch a row once.
@@ -69,7 +72,7 @@ export interface LeadFilter {
 const mergeRepeated = (given: ReadonlyArray<LeadUpsert>, mode: UpsertMode): ReadonlyArray<LeadUpsert> => {
   const merged = new Map<string, LeadUpsert>()
   for (const lead of given) {
-    const key = `${lead.companyId}\u0000${lead.email.toLowerCase()}`
+    const key = addressKey(lead.companyId, lead.email)
     const earlier = merged.get(key)
     if (earlier === undefined) {
       merged.set(key, lead)
@@ -194,16 +197,18 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
       sql`NOT (leads.tags @> excluded.tags)`,
       sql`NOT (leads.fields @> excluded.fields)`
     ])
-    const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
-      sql<{ readonly inserted: boolean }>`
+    /** `startAt`: the status a lead created here takes instead of `new` (by the key of `addressKey`). */
+    const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date, startAt: ReadonlyMap<string, LeadStatus>) =>
+      sql<{ readonly id: string; readonly company_id: string; readonly email: string; readonly inserted: boolean; readonly status: string }>`
         WITH upserted AS (
         INSERT INTO leads (id, company_id, email, first_name, last_name, company, title, phone, website, linkedin_url,
           tags, fields, status, created_at, updated_at)
         SELECT DISTINCT ON (r.company_id, lower(r.email)) r.id, r.company_id, r.email, r.first_name, r.last_name, r.company, r.title,
-          r.phone, r.website, r.linkedin_url, r.tags, r.fields, 'new', ${now}, ${now}
+          r.phone, r.website, r.linkedin_url, r.tags, r.fields, r.status, ${now}, ${now}
         FROM jsonb_to_recordset(${
         jsonParam(chunk.map((lead, position) => ({
           position,
+          status: startAt.get(addressKey(lead.companyId, lead.email)) ?? "new",
           id: lead.id,
           company_id: lead.companyId,
           email: lead.email,
@@ -217,7 +222,7 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           tags: lead.tags,
           fields: lead.fields
         })))
-      }::jsonb) AS r(position int, id text, company_id text, email text, first_name text, last_name text, company text, title text,
+      }::jsonb) AS r(position int, status text, id text, company_id text, email text, first_name text, last_name text, company text, title text,
           phone text, website text, linkedin_url text, tags jsonb, fields jsonb)
         ORDER BY r.company_id, lower(r.email), r.position DESC
         ON CONFLICT (company_id, lower(email)) DO UPDATE SET
@@ -229,19 +234,27 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           fields = ${mode === "fill" ? sql`excluded.fields || leads.fields` : sql`leads.fields || excluded.fields`},
           updated_at = greatest(${now}::timestamptz, leads.updated_at + interval '1 millisecond')
         WHERE ${mode === "overwrite" ? sql`true` : fillsSomething}
-        RETURNING id, company_id, email, (xmax = 0) AS inserted
+        RETURNING id, company_id, email, status, (xmax = 0) AS inserted
         ), ${createdEvents(sql`SELECT id, company_id, email FROM upserted WHERE inserted`, now)}
-        SELECT inserted FROM upserted`
-    const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date) =>
+        SELECT id, company_id, email, inserted, status FROM upserted`
+    /** Counts, and the leads created in a status of `startAt` (not `new`). */
+    const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date, startAt: ReadonlyMap<string, LeadStatus> = new Map()) =>
       Effect.gen(function*() {
         const given = mergeRepeated(repeating, mode)
         let created = 0
         let updated = 0
+        const startedMoved: Array<{ readonly id: string; readonly companyId: string; readonly email: string }> = []
         for (let start = 0; start < given.length; start += upsertChunk) {
-          const rows = yield* upsertChunkOf(given.slice(start, start + upsertChunk), mode, now)
-          for (const row of rows) row.inserted ? created++ : updated++
+          const rows = yield* upsertChunkOf(given.slice(start, start + upsertChunk), mode, now, startAt)
+          for (const row of rows) {
+            if (!row.inserted) updated++
+            else {
+              created++
+              if (row.status !== "new") startedMoved.push({ id: row.id, companyId: row.company_id, email: row.email })
+            }
+          }
         }
-        return { created, updated }
+        return { created, updated, startedMoved }
       })
     return {
       create: Effect.fn("LeadsRepo.create")(function*(lead) {
@@ -311,9 +324,9 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
         return yield* leads.first(sql`DELETE FROM leads WHERE company_id = ${companyId} AND id = ${id} RETURNING *`)
       }, Effect.orDie),
       upsert: Effect.fn("LeadsRepo.upsert")(function*(given, mode, now) {
-        const counts = yield* upsert(given, mode, now)
-        yield* leadStatistics.written(counts.created + counts.updated)
-        return counts
+        const { created, updated } = yield* upsert(given, mode, now)
+        yield* leadStatistics.written(created + updated)
+        return { created, updated }
       }, Effect.orDie),
       record: Effect.fn("LeadsRepo.record")(function*(contacts, moves, activities, now) {
         if (moves.length === 0 && activities.length === 0) return
@@ -338,7 +351,18 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           page_id: activity.pageId,
           detail: activity.detail
         }))
-        const recorded = sql`
+        // A lead the batch creates is created in the status its move takes it to (one row write, not two);
+        // its move is still recorded below as from `new`.
+        const startAt = new Map(
+          moves.filter((move) => move.from.includes("new")).map((move) => [addressKey(move.companyId, move.email), move.to])
+        )
+        const movesByAddress = new Map(moved.map((move) => [addressKey(move.company_id, move.email), move]))
+        const recorded = (started: ReadonlyArray<{ readonly id: string; readonly companyId: string; readonly email: string }>) => {
+          const startedMoved = started.map((lead) => {
+            const move = movesByAddress.get(addressKey(lead.companyId, lead.email))!
+            return { id: lead.id, at: move.at, activity_id: move.activity_id, detail: move.detail }
+          })
+          return sql`
           WITH move AS (
             SELECT DISTINCT ON (m.company_id, lower(m.email)) m.*
             FROM jsonb_to_recordset(${jsonParam(moved)}::jsonb) AS m(company_id text, email text, status text,
@@ -349,11 +373,17 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
             FROM leads l JOIN move ON l.company_id = move.company_id AND lower(l.email) = lower(move.email)
             WHERE l.status <> move.status AND move.from_statuses ? l.status
             FOR UPDATE OF l
-          ), changed AS (
+          ), updated AS (
             UPDATE leads l SET status = old.status,
               updated_at = greatest(old.at, l.updated_at + interval '1 millisecond')
             FROM old WHERE l.id = old.id AND l.status = old.was
             RETURNING l.id, l.company_id, l.email, old.was, old.status, old.at, old.activity_id, old.detail
+          ), changed AS (
+            SELECT * FROM updated
+            UNION ALL
+            SELECT l.id, l.company_id, l.email, 'new', l.status, s.at, s.activity_id, s.detail
+            FROM jsonb_to_recordset(${jsonParam(startedMoved)}::jsonb) AS s(id text, at timestamptz, activity_id text, detail jsonb)
+            JOIN leads l ON l.id = s.id
           ), noted AS (
             INSERT INTO lead_activities (id, company_id, lead_id, type, at, detail)
             SELECT activity_id, company_id, id, 'status_changed', at,
@@ -367,7 +397,10 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           FROM jsonb_to_recordset(${jsonParam(added)}::jsonb) AS a(id text, company_id text, email text, type text,
             at timestamptz, campaign_id text, sequence_id text, thread_id text, page_id text, detail jsonb)
           JOIN leads l ON l.company_id = a.company_id AND lower(l.email) = lower(a.email)`
-        const counts = yield* sql.withTransaction(Effect.tap(upsert(contacts, "fill", now), () => recorded))
+        }
+        const counts = yield* sql.withTransaction(
+          Effect.tap(upsert(contacts, "fill", now, startAt), ({ startedMoved }) => recorded(startedMoved))
+        )
         yield* leadStatistics.written(counts.created + counts.updated + moves.length)
         yield* activityStatistics.written(activities.length + moves.length)
       }, Effect.orDie),
