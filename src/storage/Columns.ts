@@ -25,7 +25,8 @@ type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
   ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
   : S
 
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+/** The column of a record's field: its snake_case name (`companyId` → `company_id`). */
+export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
 
 /**
  * The record's schema read from (and written as) a row: each field from the
@@ -33,7 +34,7 @@ const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${lette
  */
 export const fromColumns = <Fields extends Schema.Struct.Fields>(record: Schema.Struct<Fields>) =>
   record.pipe(Schema.encodeKeys(
-    Object.fromEntries(Object.keys(record.fields).map((field) => [field, snakeCase(field)])) as {
+    Object.fromEntries(Object.keys(record.fields).map((field) => [field, columnOf(field)])) as {
       readonly [K in keyof Fields]: SnakeCase<K & string>
     }
   ))

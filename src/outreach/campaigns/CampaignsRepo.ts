@@ -1,14 +1,11 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { bodyVersions, StoredBody, versionRecords, VersionSource } from "../../storage/BodyVersions.ts"
 import { fromColumns, NumberColumn } from "../../storage/Columns.ts"
 import { newId } from "../../platform/Ids.ts"
-import { JsonObject } from "../../platform/Schemas.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
-import { type BodyDocument, CampaignStatus, VersionSource } from "./Api.ts"
-
-/** A body as stored: checked when it came in (`BodyDocument`), read back as it is. */
-const StoredBody = Schema.StructWithRest(Schema.Struct({ html: Schema.String }), [JsonObject])
+import { type BodyDocument, CampaignStatus } from "./Api.ts"
 
 export const CampaignRecord = Schema.Struct({
   id: Schema.String,
@@ -36,15 +33,16 @@ export type CampaignRecord = typeof CampaignRecord.Type
 /** A campaign row of `campaigns` (also read by the recipients' statements that move a campaign). */
 export const CampaignRow = fromColumns(CampaignRecord)
 
-export const VersionSummaryRecord = Schema.Struct({
-  campaignId: Schema.String,
-  version: Schema.Number,
-  source: VersionSource,
-  createdAt: Schema.Date
-})
+const versioned = {
+  table: "campaign_versions",
+  owner: "campaignId",
+  body: "bodyDocument",
+  Body: StoredBody,
+  counter: "body_version",
+  inCompany: false
+} as const
+const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned.owner, versioned.body, versioned.Body)
 export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
-
-export const VersionRecord = Schema.Struct({ ...VersionSummaryRecord.fields, bodyDocument: StoredBody })
 export type VersionRecord = typeof VersionRecord.Type
 
 /** Fields a PATCH (or a save of the body) changes; undefined leaves a field, null clears it. */
@@ -129,23 +127,22 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
       execute: (request: Req["Encoded"]) => Effect.Effect<ReadonlyArray<unknown>, unknown>
     ) => SqlSchema.findAll({ Request, Result: CampaignRow, execute })
 
+    const versions = bodyVersions(sql, versioned)
     const create = SqlSchema.findOne({
       Request: Schema.Struct({ campaign: CampaignRecord, source: VersionSource }),
       Result: CampaignRow,
       execute: ({ campaign: c, source }) =>
-        sql`
-          WITH created AS (
+        versions.saving(
+          sql`
             INSERT INTO campaigns (id, company_id, user_id, name, subject, from_name, from_email, reply_to, list_id, status,
               body_document, body_version, scheduled_at, started_at, completed_at, error_message, created_at, updated_at)
             VALUES (${c.id}, ${c.companyId}, ${c.userId}, ${c.name}, ${c.subject}, ${c.fromName}, ${c.fromEmail},
               ${c.replyTo}, ${c.listId}, ${c.status}, ${jsonParam(c.bodyDocument)}::jsonb, ${c.bodyVersion},
               ${c.scheduledAt}, ${c.startedAt}, ${c.completedAt}, ${c.errorMessage}, ${c.createdAt}, ${c.updatedAt})
-            RETURNING *
-          ), first_version AS (
-            INSERT INTO campaign_versions (campaign_id, version, body_document, source, created_at)
-            SELECT id, body_version, body_document, ${source}, created_at FROM created WHERE body_version > 0
-          )
-          SELECT * FROM created`
+            RETURNING *`,
+          source,
+          c.createdAt
+        )
     })
     const byId = Schema.Struct({ companyId: Schema.String, id: Schema.String })
     const get = SqlSchema.findOneOption({
@@ -179,26 +176,6 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
           RETURNING campaigns.*`
       }
     )
-    const ofCampaign = Schema.Struct({ campaignId: Schema.String, limit: Schema.Number, offset: Schema.Number })
-    const versions = SqlSchema.findAll({
-      Request: ofCampaign,
-      Result: fromColumns(VersionSummaryRecord),
-      execute: ({ campaignId, limit, offset }) =>
-        sql`SELECT campaign_id, version, source, created_at FROM campaign_versions WHERE campaign_id = ${campaignId}
-          ORDER BY version DESC LIMIT ${limit} OFFSET ${offset}`
-    })
-    const versionCount = SqlSchema.findOne({
-      Request: Schema.Struct({ campaignId: Schema.String }),
-      Result: Total,
-      execute: ({ campaignId }) => sql`SELECT count(*)::int AS count FROM campaign_versions WHERE campaign_id = ${campaignId}`
-    })
-    const version = SqlSchema.findOneOption({
-      Request: Schema.Struct({ campaignId: Schema.String, version: Schema.Number }),
-      Result: fromColumns(VersionRecord),
-      execute: ({ campaignId, version }) =>
-        sql`SELECT * FROM campaign_versions WHERE campaign_id = ${campaignId} AND version = ${version}`
-    })
-
     return {
       create: (record, source) => Effect.orDie(create({ campaign: record, source })),
       get: (companyId, id) => Effect.orDie(get({ companyId, id })),
@@ -206,8 +183,8 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
         Effect.orDie(Effect.all({ rows: list({ companyId, ...window }), total: Effect.map(countOf({ companyId }), (row) => row.count) })),
       update: (companyId, id, change, from, now) => {
         const body = change.body
-        return sql`
-          WITH changed AS (
+        return versions.saving(
+          sql`
             UPDATE campaigns SET
               name = coalesce(${change.name ?? null}, name),
               subject = coalesce(${change.subject ?? null}, subject),
@@ -220,13 +197,10 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
               body_version = body_version + ${body === undefined ? 0 : 1},
               updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
             WHERE company_id = ${companyId} AND id = ${id} AND status IN ${sql.in(from)}
-            RETURNING *
-          ), saved AS (
-            INSERT INTO campaign_versions (campaign_id, version, body_document, source, created_at)
-            SELECT id, body_version, body_document, ${body?.source ?? "api"}, ${now} FROM changed
-            WHERE ${body === undefined ? sql`false` : sql`true`}
-          )
-          SELECT * FROM changed`.pipe(Effect.flatMap(decodeCampaign), Effect.orDie)
+            RETURNING *`,
+          body?.source,
+          now
+        ).pipe(Effect.flatMap(decodeCampaign), Effect.orDie)
       },
       move: (companyId, id, from, to, change, now) =>
         sql`
@@ -249,12 +223,8 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
       remove: (companyId, id, from) =>
         sql`DELETE FROM campaigns WHERE company_id = ${companyId} AND id = ${id} AND status IN ${sql.in(from)} RETURNING id`
           .pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-      versions: (campaignId, window) =>
-        Effect.orDie(Effect.all({
-          rows: versions({ campaignId, ...window }),
-          total: Effect.map(versionCount({ campaignId }), (row) => row.count)
-        })),
-      version: (campaignId, number) => Effect.orDie(version({ campaignId, version: number }))
+      versions: (campaignId, window) => Effect.orDie(versions.list(campaignId, window)),
+      version: (campaignId, number) => Effect.orDie(versions.get(campaignId, number))
     }
   }))
 }
