@@ -6,6 +6,7 @@ import { BadRequest, Forbidden, InternalError, NotFound, RateLimited } from "../
 import { SseEvent } from "../../models/gateway/Sse.ts"
 import { Page, PageNumber, PageQuery } from "../../platform/Pagination.ts"
 import { NonBlankText, NonEmpty, Text } from "../../platform/Schemas.ts"
+import { VersionSource } from "../../storage/BodyVersions.ts"
 
 /** A canvas: an HTML document of the company, with chat threads; `created`/`updated` are epoch milliseconds. */
 export const Canvas = Schema.Struct({
@@ -59,7 +60,7 @@ const versionPath = { canvas_id: Schema.String, version: Schema.FiniteFromString
 /** A version of a canvas's HTML; `source` says what made it. */
 export const CanvasVersionSummary = Schema.Struct({
   version: Schema.Number,
-  source: Schema.Literals(["api", "restore", "chat"]),
+  source: VersionSource,
   created: Schema.Number
 }).annotate({ identifier: "CanvasVersionSummary" })
 

@@ -13,9 +13,9 @@ import {
   CanvasesRepo,
   type ThreadRecord,
   type VersionRecord,
-  type VersionSource,
   type VersionSummaryRecord
 } from "./CanvasesRepo.ts"
+import type { VersionSource } from "../../storage/BodyVersions.ts"
 import { CanvasNotFound, CanvasVersionNotFound } from "./Errors.ts"
 
 /**

@@ -1,5 +1,6 @@
 import { Array as Arr, Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { bodyVersions, versionRecords, type VersionSource } from "../../storage/BodyVersions.ts"
 import { fromColumns, NumberColumn, readerOf, Timestamp } from "../../storage/Columns.ts"
 import { selectRecords, type Window } from "../../storage/Windows.ts"
 
@@ -49,19 +50,17 @@ export const RenderRecord = Schema.Struct({
 })
 export type RenderRecord = typeof RenderRecord.Type
 
-/** Where a version came from: the API (create, PATCH), a restore, or an edit of the canvas chat. */
-export const VersionSource = Schema.Literals(["api", "restore", "chat"])
-export type VersionSource = typeof VersionSource.Type
-
-export const VersionSummaryRecord = Schema.Struct({
-  canvasId: Schema.String,
-  version: NumberColumn,
-  source: VersionSource,
-  createdAt: Timestamp
-})
+/** The canvas's HTML, versioned; its versions carry the company id. */
+const versioned = {
+  table: "canvas_versions",
+  owner: "canvasId",
+  body: "html",
+  Body: Schema.String,
+  counter: "html_version",
+  inCompany: true
+} as const
+const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned.owner, versioned.body, versioned.Body)
 export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
-
-export const VersionRecord = Schema.Struct({ ...VersionSummaryRecord.fields, html: Schema.String })
 export type VersionRecord = typeof VersionRecord.Type
 
 /** A turn of a canvas chat thread. */
@@ -121,7 +120,6 @@ export interface CanvasesRepository {
 const CanvasRow = fromColumns(CanvasRecord)
 const ThreadRow = fromColumns(ThreadRecord)
 const RenderRow = fromColumns(RenderRecord)
-const VersionSummaryRow = fromColumns(VersionSummaryRecord)
 const MessageRow = fromColumns(MessageRecord)
 
 export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesRepository>()("canvases/CanvasesRepo") {
@@ -130,22 +128,19 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
     const canvases = readerOf(CanvasRow)
     const threads = readerOf(ThreadRow)
     const renders = readerOf(RenderRow)
-    const versionSummaries = readerOf(VersionSummaryRow)
-    const versions = readerOf(fromColumns(VersionRecord))
+    const versions = bodyVersions(sql, versioned)
     return {
       create: Effect.fn("CanvasesRepo.create")(function*(canvas) {
-        return yield* canvases.one(sql`
-          WITH created AS (
+        return yield* canvases.one(versions.saving(
+          sql`
             INSERT INTO canvases (id, company_id, owner_user_id, title, html, html_version, active_thread_id, created_at,
               updated_at)
             VALUES (${canvas.id}, ${canvas.companyId}, ${canvas.ownerUserId}, ${canvas.title}, ${canvas.html},
               ${canvas.htmlVersion}, ${canvas.activeThreadId}, ${canvas.createdAt}, ${canvas.updatedAt})
-            RETURNING *
-          ), first_version AS (
-            INSERT INTO canvas_versions (canvas_id, company_id, version, html, source, created_at)
-            SELECT id, company_id, html_version, html, 'api', created_at FROM created
-          )
-          SELECT * FROM created`)
+            RETURNING *`,
+          "api",
+          canvas.createdAt
+        ))
       }, Effect.orDie),
       get: Effect.fn("CanvasesRepo.get")(function*(companyId, id) {
         return yield* canvases.first(sql`SELECT * FROM canvases WHERE company_id = ${companyId} AND id = ${id}`)
@@ -155,21 +150,18 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
       }, Effect.orDie),
       update: Effect.fn("CanvasesRepo.update")(function*(companyId, id, change, now) {
         const html = change.html
-        return yield* canvases.first(sql`
-          WITH changed AS (
+        return yield* canvases.first(versions.saving(
+          sql`
             UPDATE canvases SET
               title = coalesce(${change.title ?? null}, title),
               html = coalesce(${html?.html ?? null}, html),
               html_version = html_version + ${html === undefined ? 0 : 1},
               updated_at = greatest(${now}::timestamptz, updated_at + interval '1 millisecond')
             WHERE company_id = ${companyId} AND id = ${id}
-            RETURNING *
-          ), saved AS (
-            INSERT INTO canvas_versions (canvas_id, company_id, version, html, source, created_at)
-            SELECT id, company_id, html_version, html, ${html?.source ?? "api"}, ${now} FROM changed
-            WHERE ${html === undefined ? sql`false` : sql`true`}
-          )
-          SELECT * FROM changed`)
+            RETURNING *`,
+          html?.source,
+          now
+        ))
       }, Effect.orDie),
       addThread: Effect.fn("CanvasesRepo.addThread")(function*(thread) {
         // One statement: the thread exists exactly when its canvas points at it.
@@ -194,18 +186,10 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
           SELECT * FROM canvas_threads WHERE company_id = ${companyId} AND canvas_id = ${canvasId} AND id = ${id}`)
       }, Effect.orDie),
       versions: Effect.fn("CanvasesRepo.versions")(function*(companyId, canvasId, window) {
-        const where = sql`company_id = ${companyId} AND canvas_id = ${canvasId}`
-        const [rows, count] = yield* Effect.all([
-          versionSummaries.all(sql`
-            SELECT canvas_id, version, source, created_at FROM canvas_versions WHERE ${where}
-            ORDER BY version DESC LIMIT ${window.limit} OFFSET ${window.offset}`),
-          sql<{ readonly count: number }>`SELECT count(*)::int AS count FROM canvas_versions WHERE ${where}`
-        ])
-        return { rows, total: count[0]!.count }
+        return yield* versions.list(canvasId, window, companyId)
       }, Effect.orDie),
       version: Effect.fn("CanvasesRepo.version")(function*(companyId, canvasId, version) {
-        return yield* versions.first(sql`
-          SELECT * FROM canvas_versions WHERE company_id = ${companyId} AND canvas_id = ${canvasId} AND version = ${version}`)
+        return yield* versions.get(canvasId, version, companyId)
       }, Effect.orDie),
       addMessages: Effect.fn("CanvasesRepo.addMessages")(function*(messages) {
         if (!Arr.isReadonlyArrayNonEmpty(messages)) return

@@ -1,14 +1,10 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { VersionSource } from "../../outreach/campaigns/Api.ts"
-import { JsonObject } from "../../platform/Schemas.ts"
+import { bodyVersions, StoredBody, versionRecords, type VersionSource } from "../../storage/BodyVersions.ts"
 import { fromColumns, InCompany, readerOf } from "../../storage/Columns.ts"
 import { jsonParam, toNumber } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
 import { PageStatus } from "./Api.ts"
-
-/** A body as stored: checked when it came in (`BodyDocument`), read back as it is. */
-const StoredBody = Schema.StructWithRest(Schema.Struct({ html: Schema.String }), [JsonObject])
 
 /** What the public URL answers while the page is published, made when the page changes. */
 export const Served = Schema.Struct({ servedHtml: Schema.String, servedEtag: Schema.String })
@@ -36,14 +32,20 @@ const PageRow = fromColumns(PageRecord)
 const PageWithCompany = Schema.Struct({ ...PageRecord.fields, companySlug: Schema.String })
 export type PageWithCompany = typeof PageWithCompany.Type
 
-export const PageVersionSummaryRecord = Schema.Struct({
-  pageId: Schema.String,
-  version: Schema.Number,
-  source: VersionSource,
-  createdAt: Schema.Date
-})
+const versioned = {
+  table: "landing_page_versions",
+  owner: "pageId",
+  body: "bodyDocument",
+  Body: StoredBody,
+  counter: "body_version",
+  inCompany: false
+} as const
+const { Summary: PageVersionSummaryRecord, Version: PageVersionRecord } = versionRecords(
+  versioned.owner,
+  versioned.body,
+  versioned.Body
+)
 export type PageVersionSummaryRecord = typeof PageVersionSummaryRecord.Type
-const PageVersionRecord = Schema.Struct({ ...PageVersionSummaryRecord.fields, bodyDocument: StoredBody })
 
 /** A published page as its public URL serves it. */
 export const PublishedRecord = Schema.Struct({
@@ -101,23 +103,8 @@ export class PagesRepo extends Context.Service<PagesRepo, {
     const count = (statement: Effect.Effect<ReadonlyArray<any>, unknown>) => Effect.map(statement, (rows) => toNumber(rows[0].count))
     const slugTaken = (rows: ReadonlyArray<PageRecord>) => rows[0] ?? "slugTaken" as const
 
-    const insertVersion = (page: PageRecord, source: VersionSource, at: Date) =>
-      sql`INSERT INTO landing_page_versions (page_id, version, body_document, source, created_at)
-        VALUES (${page.id}, ${page.bodyVersion}, ${jsonParam(page.bodyDocument)}::jsonb, ${source}, ${at})`
+    const versions = bodyVersions(sql, versioned)
 
-    const versions = SqlSchema.findAll({
-      Request: Schema.Struct({ pageId: Schema.String, limit: Schema.Number, offset: Schema.Number }),
-      Result: fromColumns(PageVersionSummaryRecord),
-      execute: ({ pageId, limit, offset }) =>
-        sql`SELECT page_id, version, source, created_at FROM landing_page_versions WHERE page_id = ${pageId}
-          ORDER BY version DESC LIMIT ${limit} OFFSET ${offset}`
-    })
-    const version = SqlSchema.findOneOption({
-      Request: Schema.Struct({ pageId: Schema.String, version: Schema.Number }),
-      Result: fromColumns(PageVersionRecord),
-      execute: (request) =>
-        sql`SELECT * FROM landing_page_versions WHERE page_id = ${request.pageId} AND version = ${request.version}`
-    })
     const published = SqlSchema.findAll({
       Request: Schema.Struct({ addresses: Schema.Array(Schema.Struct({ company: Schema.String, page: Schema.String })) }),
       Result: fromColumns(PublishedRecord),
@@ -136,18 +123,18 @@ export class PagesRepo extends Context.Service<PagesRepo, {
 
     return {
       create: (page, source) =>
-        sql.withTransaction(Effect.gen(function*() {
-          const rows = yield* pages.all(sql`
+        pages.all(versions.saving(
+          sql`
             INSERT INTO landing_pages (id, company_id, user_id, name, slug, status, body_document, body_version,
               thank_you_url, served_html, served_etag, published_at, created_at, updated_at)
             VALUES (${page.id}, ${page.companyId}, ${page.userId}, ${page.name}, ${page.slug}, ${page.status},
               ${jsonParam(page.bodyDocument)}::jsonb, ${page.bodyVersion}, ${page.thankYouUrl}, ${page.servedHtml},
               ${page.servedEtag}, ${page.publishedAt}, ${page.createdAt}, ${page.updatedAt})
             ON CONFLICT (company_id, slug) DO NOTHING
-            RETURNING *`)
-          if (rows.length > 0 && page.bodyVersion > 0) yield* insertVersion(page, source, page.createdAt)
-          return slugTaken(rows)
-        })).pipe(Effect.orDie),
+            RETURNING *`,
+          source,
+          page.createdAt
+        )).pipe(Effect.map(slugTaken), Effect.orDie),
       get: (companyId, id, forUpdate = false) =>
         withCompany.first(sql`
           SELECT p.*, c.slug AS company_slug FROM landing_pages p JOIN companies c ON c.id = p.company_id
@@ -160,8 +147,8 @@ export class PagesRepo extends Context.Service<PagesRepo, {
           total: count(sql`SELECT count(*)::int AS count FROM landing_pages WHERE company_id = ${companyId}`)
         }).pipe(Effect.orDie),
       write: ({ page, newVersion }, now) =>
-        Effect.gen(function*() {
-          const rows = yield* pages.all(sql`
+        pages.all(versions.saving(
+          sql`
             UPDATE landing_pages SET name = ${page.name}, slug = ${page.slug}, status = ${page.status},
               body_document = ${jsonParam(page.bodyDocument)}::jsonb, body_version = ${page.bodyVersion},
               thank_you_url = ${page.thankYouUrl}, served_html = ${page.servedHtml}, served_etag = ${page.servedEtag},
@@ -170,20 +157,18 @@ export class PagesRepo extends Context.Service<PagesRepo, {
             WHERE company_id = ${page.companyId} AND id = ${page.id}
               AND NOT EXISTS (SELECT 1 FROM landing_pages o WHERE o.company_id = ${page.companyId} AND o.slug = ${page.slug}
                 AND o.id <> ${page.id})
-            RETURNING *`).pipe(
-            // Two writes taking one slug at once: the unique index stops the later one, which answers as taken.
-            Effect.catchTag("SqlError", (error) => error.reason._tag === "UniqueViolation" ? Effect.succeed([]) : Effect.fail(error))
-          )
-          if (rows.length > 0 && newVersion !== undefined) yield* insertVersion(page, newVersion, now)
-          return slugTaken(rows)
-        }).pipe(Effect.orDie),
+            RETURNING *`,
+          newVersion,
+          now
+        )).pipe(
+          // Two writes taking one slug at once: the unique index stops the later one, which answers as taken.
+          Effect.catchTag("SqlError", (error) => error.reason._tag === "UniqueViolation" ? Effect.succeed([]) : Effect.fail(error)),
+          Effect.map(slugTaken),
+          Effect.orDie
+        ),
       remove: (companyId, id) => Effect.orDie(remove({ companyId, id })),
-      versions: (pageId, window) =>
-        Effect.orDie(Effect.all({
-          rows: versions({ pageId, ...window }),
-          total: count(sql`SELECT count(*)::int AS count FROM landing_page_versions WHERE page_id = ${pageId}`)
-        })),
-      version: (pageId, number) => Effect.orDie(version({ pageId, version: number })),
+      versions: (pageId, window) => Effect.orDie(versions.list(pageId, window)),
+      version: (pageId, number) => Effect.orDie(versions.get(pageId, number)),
       published: (addresses) => addresses.length === 0 ? Effect.succeed([]) : Effect.orDie(published({ addresses }))
     }
   }))
