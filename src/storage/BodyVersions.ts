@@ -32,12 +32,10 @@ type VersionFields<Owner extends string, Body extends string, BodySchema extends
  * `Version` (with the body as `<body>`), read from the columns of their snake_case names.
  */
 export const versionRecords = <const Owner extends string, const Body extends string, BodySchema extends Schema.Top>(
-  owner: Owner,
-  body: Body,
-  BodySchema: BodySchema
+  { body, Body, owner }: Pick<VersionedBody<Owner, Body, BodySchema>, "owner" | "body" | "Body">
 ) => {
   const Summary = Schema.Struct({ [owner]: Schema.String, ...summaryFields } as SummaryFields<Owner>)
-  const Version = Schema.Struct({ ...Summary.fields, [body]: BodySchema } as VersionFields<Owner, Body, BodySchema>)
+  const Version = Schema.Struct({ ...Summary.fields, [body]: Body } as VersionFields<Owner, Body, BodySchema>)
   return { Summary, Version }
 }
 
@@ -61,7 +59,7 @@ export const bodyVersions = <const Owner extends string, const Body extends stri
   sql: SqlClient.SqlClient,
   stored: VersionedBody<Owner, Body, BodySchema>
 ) => {
-  const { Summary, Version } = versionRecords(stored.owner, stored.body, stored.Body)
+  const { Summary, Version } = versionRecords(stored)
   const summaries = readerOf(fromColumns(Summary))
   const versions = readerOf(fromColumns(Version))
   const table = sql(stored.table)

@@ -6,6 +6,7 @@ import { newId } from "../../platform/Ids.ts"
 import { type PageRequest, toPage } from "../../platform/Pagination.ts"
 import { currentDate } from "../../platform/Time.ts"
 import { windowOf } from "../../storage/Windows.ts"
+import { versionReads } from "../../http/BodyVersions.ts"
 import type { Canvas, CanvasPatch, CanvasThread, CanvasVersion, CanvasVersionSummary, NewCanvas, NewThread } from "./Api.ts"
 import {
   type CanvasChange,
@@ -110,19 +111,17 @@ const toVersionSummary = (record: VersionSummaryRecord): typeof CanvasVersionSum
 
 const toVersion = (record: VersionRecord): typeof CanvasVersion.Type => ({ ...toVersionSummary(record), html: record.html })
 
-export const listVersions = Effect.fn("Canvases.listVersions")(function*(canvasId: string, request: PageRequest) {
-  const { principal } = yield* Authorized("canvases:read")
-  yield* find(principal.companyId, canvasId)
-  const { rows, total } = yield* CanvasesRepo.use((repo) => repo.versions(principal.companyId, canvasId, windowOf(request)))
-  return toPage(rows.map(toVersionSummary), total, request)
+const { page: versionPage, find: findVersion } = versionReads({
+  find,
+  versions: (companyId, canvasId, window) => CanvasesRepo.use((repo) => repo.versions(companyId, canvasId, window)),
+  version: (companyId, canvasId, version) => CanvasesRepo.use((repo) => repo.version(companyId, canvasId, version)),
+  versionNotFound: (canvasId, version) => new CanvasVersionNotFound({ canvasId, version })
 })
 
-const findVersion = (companyId: string, canvasId: string, version: number) =>
-  Effect.gen(function*() {
-    yield* find(companyId, canvasId)
-    const found = yield* CanvasesRepo.use((repo) => repo.version(companyId, canvasId, version))
-    return yield* orRefuse(() => new CanvasVersionNotFound({ canvasId, version }))(found)
-  })
+export const listVersions = Effect.fn("Canvases.listVersions")(function*(canvasId: string, request: PageRequest) {
+  const { principal } = yield* Authorized("canvases:read")
+  return yield* versionPage(principal.companyId, canvasId, request, toVersionSummary)
+})
 
 export const getVersion = Effect.fn("Canvases.getVersion")(function*(canvasId: string, version: number) {
   const { principal } = yield* Authorized("canvases:read")

@@ -59,7 +59,7 @@ const versioned = {
   counter: "html_version",
   inCompany: true
 } as const
-const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned.owner, versioned.body, versioned.Body)
+const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned)
 export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
 export type VersionRecord = typeof VersionRecord.Type
 

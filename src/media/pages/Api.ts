@@ -1,9 +1,10 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../../auth/Authentication.ts"
-import { BodyDocument, VersionSource } from "../../outreach/campaigns/Api.ts"
+import { BodyDocument } from "../../outreach/campaigns/Api.ts"
 import { CampaignChatRequest } from "../../work/design/Api.ts"
 import { SseEvent } from "../../models/gateway/Sse.ts"
+import { versionSchemas } from "../../http/BodyVersions.ts"
 import { described } from "../../http/Describe.ts"
 import { BadRequest, Forbidden, NotFound } from "../../platform/Errors.ts"
 import { Page, PageNumber, PageQuery } from "../../platform/Pagination.ts"
@@ -63,18 +64,12 @@ export const LandingPagePatch = Schema.Struct({
   thankYouUrl: Schema.optional(Schema.NullOr(ThankYouUrl))
 })
 
-export const LandingPageVersionSummary = Schema.Struct({
-  pageId: Schema.String,
-  version: Schema.Int,
-  /** What saved it: the API (create, PATCH), a restore, or the design chat. */
-  source: VersionSource,
-  created_date: IsoDate
-}).annotate({ identifier: "LandingPageVersionSummary" })
-
-export const LandingPageVersion = Schema.Struct({
-  ...LandingPageVersionSummary.fields,
-  bodyDocument: BodyDocument
-}).annotate({ identifier: "LandingPageVersion" })
+/** One saved body version: without the body (list view), and with it. */
+export const { Summary: LandingPageVersionSummary, Version: LandingPageVersion } = versionSchemas("LandingPageVersion", {
+  owner: "pageId",
+  body: "bodyDocument",
+  Body: BodyDocument
+})
 
 export const PageDay = Schema.Struct({
   /** The UTC day, `YYYY-MM-DD`. */

@@ -4,13 +4,15 @@ import { changing } from "../../auth/AccessRevision.ts"
 import { requireCompany } from "../../auth/Authentication.ts"
 import { Authorized } from "../../auth/Policy.ts"
 import { brandGuide } from "../../work/brand/BrandGuide.ts"
-import type { BodyDocument, VersionSource } from "../../outreach/campaigns/Api.ts"
+import { answeredVersion, versionReads } from "../../http/BodyVersions.ts"
+import type { BodyDocument } from "../../outreach/campaigns/Api.ts"
 import { CompaniesRepo } from "../../accounts/companies/CompaniesRepo.ts"
 import { AppConfig } from "../../platform/AppConfig.ts"
 import { newId } from "../../platform/Ids.ts"
 import { type PageRequest, toPage } from "../../platform/Pagination.ts"
 import { orRefuse } from "../../platform/Refusal.ts"
 import { currentDate } from "../../platform/Time.ts"
+import type { VersionSource } from "../../storage/BodyVersions.ts"
 import { windowOf } from "../../storage/Windows.ts"
 import type { LandingPage, LandingPagePatch, LandingPageVersion, NewLandingPage, PageStatus } from "./Api.ts"
 import { PageNotFound, PageVersionNotFound, SlugTaken } from "./Errors.ts"
@@ -170,26 +172,21 @@ export const remove = Effect.fn("Pages.remove")(function*(id: string) {
   return yield* answered(page)
 })
 
-export const listVersions = Effect.fn("Pages.listVersions")(function*(id: string, request: PageRequest) {
-  const { principal } = yield* Authorized("landingPages:read")
-  yield* find(principal.companyId, id)
-  const { rows, total } = yield* PagesRepo.use((repo) => repo.versions(id, windowOf(request)))
-  return toPage(rows.map(({ createdAt, ...version }) => ({ ...version, created_date: createdAt })), total, request)
+const { page: versionPage, find: findVersion } = versionReads({
+  find,
+  versions: (_, id, window) => PagesRepo.use((repo) => repo.versions(id, window)),
+  version: (_, id, version) => PagesRepo.use((repo) => repo.version(id, version)),
+  versionNotFound: (id, version) => new PageVersionNotFound({ id, version })
 })
 
-const findVersion = (companyId: string, id: string, version: number) =>
-  Effect.gen(function*() {
-    yield* find(companyId, id)
-    return yield* Effect.flatMap(
-      PagesRepo.use((repo) => repo.version(id, version)),
-      orRefuse(() => new PageVersionNotFound({ id, version }))
-    )
-  })
+export const listVersions = Effect.fn("Pages.listVersions")(function*(id: string, request: PageRequest) {
+  const { principal } = yield* Authorized("landingPages:read")
+  return yield* versionPage(principal.companyId, id, request, answeredVersion)
+})
 
 export const getVersion = Effect.fn("Pages.getVersion")(function*(id: string, version: number) {
   const { principal } = yield* Authorized("landingPages:read")
-  const { createdAt, ...found } = yield* findVersion(principal.companyId, id, version)
-  return { ...found, created_date: createdAt } satisfies typeof LandingPageVersion.Type
+  return answeredVersion(yield* findVersion(principal.companyId, id, version)) satisfies typeof LandingPageVersion.Type
 })
 
 export const restoreVersion = Effect.fn("Pages.restoreVersion")(function*(

@@ -40,11 +40,7 @@ const versioned = {
   counter: "body_version",
   inCompany: false
 } as const
-const { Summary: PageVersionSummaryRecord, Version: PageVersionRecord } = versionRecords(
-  versioned.owner,
-  versioned.body,
-  versioned.Body
-)
+const { Summary: PageVersionSummaryRecord, Version: PageVersionRecord } = versionRecords(versioned)
 export type PageVersionSummaryRecord = typeof PageVersionSummaryRecord.Type
 
 /** A published page as its public URL serves it. */

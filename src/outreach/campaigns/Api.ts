@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { described } from "../../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../../auth/Authentication.ts"
+import { versionSchemas } from "../../http/BodyVersions.ts"
 import { BadRequest, Forbidden, NotFound } from "../../platform/Errors.ts"
 import { Page, PageNumber, PageQuery, PageSize } from "../../platform/Pagination.ts"
 import { Email, FutureDate, IsoDate, JsonObject, NonEmpty, Text } from "../../platform/Schemas.ts"
@@ -82,22 +83,12 @@ export const CampaignPatch = Schema.Struct({
   listId: Schema.optional(Schema.NullOr(NonEmpty))
 })
 
-export const VersionSource = Schema.Literals(["api", "restore", "chat"])
-export type VersionSource = typeof VersionSource.Type
-
-/** One saved body version, without the body (list view). */
-export const CampaignVersionSummary = Schema.Struct({
-  campaignId: Schema.String,
-  version: Schema.Int,
-  /** What saved it: the API (create, PATCH), a restore, or the design chat. */
-  source: VersionSource,
-  created_date: IsoDate
-}).annotate({ identifier: "CampaignVersionSummary" })
-
-export const CampaignVersion = Schema.Struct({
-  ...CampaignVersionSummary.fields,
-  bodyDocument: BodyDocument
-}).annotate({ identifier: "CampaignVersion" })
+/** One saved body version: without the body (list view), and with it. */
+export const { Summary: CampaignVersionSummary, Version: CampaignVersion } = versionSchemas("CampaignVersion", {
+  owner: "campaignId",
+  body: "bodyDocument",
+  Body: BodyDocument
+})
 
 const CompanyBody = Schema.Struct({ companyId: Schema.optional(Schema.String) })
 

@@ -10,9 +10,11 @@ import { newId } from "../../platform/Ids.ts"
 import { type PageRequest, toPage } from "../../platform/Pagination.ts"
 import { currentDate } from "../../platform/Time.ts"
 import { windowOf } from "../../storage/Windows.ts"
-import type { BodyDocument, Campaign, CampaignPatch, CampaignVersion, CampaignVersionSummary, NewCampaign, VersionSource } from "./Api.ts"
+import { answeredVersion, versionReads } from "../../http/BodyVersions.ts"
+import type { VersionSource } from "../../storage/BodyVersions.ts"
+import type { BodyDocument, Campaign, CampaignPatch, CampaignVersion, NewCampaign } from "./Api.ts"
 import { checkEditable, editable } from "./CampaignStates.ts"
-import { type CampaignChange, type CampaignRecord, CampaignsRepo, type VersionSummaryRecord } from "./CampaignsRepo.ts"
+import { type CampaignChange, type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
 
 /**
  * Marketing campaigns: drafts that are edited, scheduled or sent. Every save
@@ -39,13 +41,6 @@ export const toCampaign = (record: CampaignRecord): typeof Campaign.Type => ({
   errorMessage: record.errorMessage,
   created_date: record.createdAt,
   updated_date: record.updatedAt
-})
-
-const toVersionSummary = (record: VersionSummaryRecord): typeof CampaignVersionSummary.Type => ({
-  campaignId: record.campaignId,
-  version: record.version,
-  source: record.source,
-  created_date: record.createdAt
 })
 
 const notFound = (id: string) => new CampaignNotFound({ id })
@@ -171,26 +166,21 @@ export const remove = Effect.fn("Campaigns.remove")(function*(id: string) {
   return toCampaign(campaign)
 })
 
-export const listVersions = Effect.fn("Campaigns.listVersions")(function*(id: string, request: PageRequest) {
-  const { principal } = yield* Authorized("campaigns:read")
-  yield* find(principal.companyId, id)
-  const { rows, total } = yield* CampaignsRepo.use((repo) => repo.versions(id, windowOf(request)))
-  return toPage(rows.map(toVersionSummary), total, request)
+const { page: versionPage, find: findVersion } = versionReads({
+  find,
+  versions: (_, id, window) => CampaignsRepo.use((repo) => repo.versions(id, window)),
+  version: (_, id, version) => CampaignsRepo.use((repo) => repo.version(id, version)),
+  versionNotFound: (id, version) => new VersionNotFound({ id, version })
 })
 
-const findVersion = (companyId: string, id: string, version: number) =>
-  Effect.gen(function*() {
-    yield* find(companyId, id)
-    return yield* Effect.flatMap(
-      CampaignsRepo.use((repo) => repo.version(id, version)),
-      orRefuse(() => new VersionNotFound({ id, version }))
-    )
-  })
+export const listVersions = Effect.fn("Campaigns.listVersions")(function*(id: string, request: PageRequest) {
+  const { principal } = yield* Authorized("campaigns:read")
+  return yield* versionPage(principal.companyId, id, request, answeredVersion)
+})
 
 export const getVersion = Effect.fn("Campaigns.getVersion")(function*(id: string, version: number) {
   const { principal } = yield* Authorized("campaigns:read")
-  const found = yield* findVersion(principal.companyId, id, version)
-  return { ...toVersionSummary(found), bodyDocument: found.bodyDocument } satisfies typeof CampaignVersion.Type
+  return answeredVersion(yield* findVersion(principal.companyId, id, version)) satisfies typeof CampaignVersion.Type
 })
 
 export const restoreVersion = Effect.fn("Campaigns.restoreVersion")(function*(

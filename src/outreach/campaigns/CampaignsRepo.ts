@@ -41,7 +41,7 @@ const versioned = {
   counter: "body_version",
   inCompany: false
 } as const
-const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned.owner, versioned.body, versioned.Body)
+const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned)
 export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
 export type VersionRecord = typeof VersionRecord.Type
 
