@@ -1,7 +1,7 @@
 import { Effect, type Option, Schema } from "effect"
 import { type PageRequest, toPage } from "../platform/Pagination.ts"
 import { orRefuse } from "../platform/Refusal.ts"
-import { IsoDate } from "../platform/Schemas.ts"
+import { IsoDate, JsonObject, Text } from "../platform/Schemas.ts"
 import { VersionSource } from "../storage/BodyVersions.ts"
 import { type Window, windowOf } from "../storage/Windows.ts"
 
@@ -10,6 +10,24 @@ import { type Window, windowOf } from "../storage/Windows.ts"
  * answered in, and the reads every versioned body answers alike. Each area keeps its endpoints and its
  * refusals; restoring is the area's own save of the found body, from source `restore`.
  */
+
+/** The largest body document, as JSON text: generous for a visual builder's save, bounded for storage and sending. */
+export const maxBodyDocumentChars = 1_000_000
+
+/**
+ * The body a campaign and a landing page version: `html` is the e-mail or
+ * the page; whatever else a visual builder saves (`css`, `components`,
+ * `styles`, …) is kept as given.
+ */
+export const BodyDocument = Schema.StructWithRest(
+  Schema.Struct({ html: Text(maxBodyDocumentChars) }),
+  [JsonObject]
+).check(
+  Schema.makeFilter((document) =>
+    JSON.stringify(document).length <= maxBodyDocumentChars || `must be at most ${maxBodyDocumentChars} characters as JSON`
+  )
+).annotate({ identifier: "BodyDocument" })
+export type BodyDocument = typeof BodyDocument.Type
 
 type SummaryFields<Owner extends string> =
   & { readonly [K in Owner]: typeof Schema.String }

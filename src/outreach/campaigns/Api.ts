@@ -2,30 +2,13 @@ import { Schema } from "effect"
 import { described } from "../../http/Describe.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../../auth/Authentication.ts"
-import { versionSchemas } from "../../http/BodyVersions.ts"
+import { BodyDocument, versionSchemas } from "../../http/BodyVersions.ts"
 import { BadRequest, Forbidden, NotFound } from "../../platform/Errors.ts"
 import { Page, PageNumber, PageQuery, PageSize } from "../../platform/Pagination.ts"
-import { Email, FutureDate, IsoDate, JsonObject, NonEmpty, Text } from "../../platform/Schemas.ts"
+import { Email, FutureDate, IsoDate, NonEmpty, Text } from "../../platform/Schemas.ts"
 
 export const CampaignStatus = Schema.Literals(["draft", "scheduled", "sending", "paused", "sent", "cancelled", "failed"])
 export type CampaignStatus = typeof CampaignStatus.Type
-
-/** The largest body document, as JSON text: generous for a visual builder's save, bounded for storage and sending. */
-export const maxBodyDocumentChars = 1_000_000
-
-/**
- * A campaign's body: `html` is the e-mail; whatever else a visual builder
- * saves (`css`, `components`, `styles`, …) is kept as given.
- */
-export const BodyDocument = Schema.StructWithRest(
-  Schema.Struct({ html: Text(maxBodyDocumentChars) }),
-  [JsonObject]
-).check(
-  Schema.makeFilter((document) =>
-    JSON.stringify(document).length <= maxBodyDocumentChars || `must be at most ${maxBodyDocumentChars} characters as JSON`
-  )
-).annotate({ identifier: "BodyDocument" })
-export type BodyDocument = typeof BodyDocument.Type
 
 /** One header line: no line breaks (they would inject headers). */
 const HeaderText = (max: number) =>

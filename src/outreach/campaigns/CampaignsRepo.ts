@@ -5,7 +5,8 @@ import { fromColumns, NumberColumn } from "../../storage/Columns.ts"
 import { newId } from "../../platform/Ids.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
-import { type BodyDocument, CampaignStatus } from "./Api.ts"
+import type { BodyDocument } from "../../http/BodyVersions.ts"
+import { CampaignStatus } from "./Api.ts"
 
 export const CampaignRecord = Schema.Struct({
   id: Schema.String,
