@@ -5,6 +5,7 @@ import { orRefuse } from "../../platform/Refusal.ts"
 import { newId } from "../../platform/Ids.ts"
 import { type PageRequest, toPage } from "../../platform/Pagination.ts"
 import { currentDate } from "../../platform/Time.ts"
+import type { VersionSource } from "../../storage/BodyVersions.ts"
 import { windowOf } from "../../storage/Windows.ts"
 import { versionReads } from "../../http/BodyVersions.ts"
 import type { Canvas, CanvasPatch, CanvasThread, CanvasVersion, CanvasVersionSummary, NewCanvas, NewThread } from "./Api.ts"
@@ -16,7 +17,6 @@ import {
   type VersionRecord,
   type VersionSummaryRecord
 } from "./CanvasesRepo.ts"
-import type { VersionSource } from "../../storage/BodyVersions.ts"
 import { CanvasNotFound, CanvasVersionNotFound } from "./Errors.ts"
 
 /**

@@ -41,7 +41,7 @@ const versioned = {
   inCompany: false
 } as const
 const { Summary: PageVersionSummaryRecord, Version: PageVersionRecord } = versionRecords(versioned)
-export type PageVersionSummaryRecord = typeof PageVersionSummaryRecord.Type
+type PageVersionSummaryRecord = typeof PageVersionSummaryRecord.Type
 
 /** A published page as its public URL serves it. */
 export const PublishedRecord = Schema.Struct({

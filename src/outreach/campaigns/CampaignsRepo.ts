@@ -43,8 +43,8 @@ const versioned = {
   inCompany: false
 } as const
 const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned)
-export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
-export type VersionRecord = typeof VersionRecord.Type
+type VersionSummaryRecord = typeof VersionSummaryRecord.Type
+type VersionRecord = typeof VersionRecord.Type
 
 /** Fields a PATCH (or a save of the body) changes; undefined leaves a field, null clears it. */
 export interface CampaignChange {
