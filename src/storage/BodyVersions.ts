@@ -54,6 +54,16 @@ export interface VersionedBody<Owner extends string, Body extends string, BodySc
   readonly inCompany: boolean
 }
 
+/** A body document (`body_document`, numbered by `body_version`) versioned in `table`: a campaign's, a landing page's. */
+export const documentVersions = <const Owner extends string>(table: string, owner: Owner) => ({
+  table,
+  owner,
+  body: "bodyDocument" as const,
+  Body: StoredBody,
+  counter: "body_version",
+  inCompany: false
+})
+
 /** The SQL of a body's versions, on `sql`. */
 export const bodyVersions = <const Owner extends string, const Body extends string, BodySchema extends Schema.Top>(
   sql: SqlClient.SqlClient,

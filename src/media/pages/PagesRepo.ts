@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { bodyVersions, StoredBody, versionRecords, type VersionSource } from "../../storage/BodyVersions.ts"
+import { bodyVersions, documentVersions, StoredBody, versionRecords, type VersionSource } from "../../storage/BodyVersions.ts"
 import { fromColumns, InCompany, readerOf } from "../../storage/Columns.ts"
 import { jsonParam, toNumber } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
@@ -32,14 +32,7 @@ const PageRow = fromColumns(PageRecord)
 const PageWithCompany = Schema.Struct({ ...PageRecord.fields, companySlug: Schema.String })
 export type PageWithCompany = typeof PageWithCompany.Type
 
-const versioned = {
-  table: "landing_page_versions",
-  owner: "pageId",
-  body: "bodyDocument",
-  Body: StoredBody,
-  counter: "body_version",
-  inCompany: false
-} as const
+const versioned = documentVersions("landing_page_versions", "pageId")
 const { Summary: PageVersionSummaryRecord, Version: PageVersionRecord } = versionRecords(versioned)
 type PageVersionSummaryRecord = typeof PageVersionSummaryRecord.Type
 

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { bodyVersions, StoredBody, versionRecords, VersionSource } from "../../storage/BodyVersions.ts"
+import { bodyVersions, documentVersions, StoredBody, versionRecords, VersionSource } from "../../storage/BodyVersions.ts"
 import { fromColumns, NumberColumn } from "../../storage/Columns.ts"
 import { newId } from "../../platform/Ids.ts"
 import { jsonParam } from "../../storage/Rows.ts"
@@ -34,14 +34,7 @@ export type CampaignRecord = typeof CampaignRecord.Type
 /** A campaign row of `campaigns` (also read by the recipients' statements that move a campaign). */
 export const CampaignRow = fromColumns(CampaignRecord)
 
-const versioned = {
-  table: "campaign_versions",
-  owner: "campaignId",
-  body: "bodyDocument",
-  Body: StoredBody,
-  counter: "body_version",
-  inCompany: false
-} as const
+const versioned = documentVersions("campaign_versions", "campaignId")
 const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned)
 type VersionSummaryRecord = typeof VersionSummaryRecord.Type
 type VersionRecord = typeof VersionRecord.Type
