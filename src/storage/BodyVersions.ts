@@ -50,7 +50,7 @@ export interface VersionedBody<Owner extends string, Body extends string, BodySc
   readonly Body: BodySchema
   /** The body's row's column numbering its current version (`body_version`); 0 until a body is first saved. */
   readonly counter: string
-  /** Whether the versions carry the `company_id` of the body's row, and are read within it. */
+  /** Whether each version also stores its body's row's `company_id` (then reads are given a company to keep to). */
   readonly inCompany: boolean
 }
 
@@ -80,8 +80,6 @@ export const bodyVersions = <const Owner extends string, const Body extends stri
   const scope = (ownerId: string, companyId: string | undefined) =>
     companyId === undefined ? sql`${owner} = ${ownerId}` : sql`${owner} = ${ownerId} AND company_id = ${companyId}`
   return {
-    Summary,
-    Version,
     /**
      * `change`, a statement inserting or updating rows of the body's table `RETURNING *`, with the body's
      * current version of each row saved by the same statement, from `source` at `at`; none when `source` is
