@@ -1,6 +1,7 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { versionedHtml } from "../../src/media/canvases/CanvasesRepo.ts"
 import { newId } from "../../src/platform/Ids.ts"
 import { bodyVersions, documentVersions, type VersionSource } from "../../src/storage/BodyVersions.ts"
 import { jsonParam } from "../../src/storage/Rows.ts"
@@ -12,16 +13,8 @@ const t2 = new Date("2026-06-01T10:00:00Z")
 const t3 = new Date("2026-06-01T11:00:00Z")
 const everything = { offset: 0, limit: 10 }
 
-/** The two kinds of versioned body: a document whose versions name only their row, HTML whose versions carry the company. */
+/** A body document whose versions name only their row; a canvas's HTML (`versionedHtml`) is the kind whose versions carry the company. */
 const campaignBodies = documentVersions("campaign_versions", "campaignId")
-const canvasHtml = {
-  table: "canvas_versions",
-  owner: "canvasId",
-  body: "html",
-  Body: Schema.String,
-  counter: "html_version",
-  inCompany: true
-} as const
 
 for (const backend of backends) {
   it.layer(backend.storage)(`body versions on ${backend.name}`, (it) => {
@@ -81,7 +74,7 @@ for (const backend of backends) {
         const sql = yield* SqlClient.SqlClient
         const tenant = yield* seedTenant()
         const other = yield* seedTenant("other")
-        const versions = bodyVersions(sql, canvasHtml)
+        const versions = bodyVersions(sql, versionedHtml)
         const id = newId("cnv")
         yield* versions.saving(
           sql`

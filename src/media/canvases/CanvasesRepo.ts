@@ -51,7 +51,7 @@ export const RenderRecord = Schema.Struct({
 export type RenderRecord = typeof RenderRecord.Type
 
 /** The canvas's HTML, versioned; its versions carry the company id. */
-const versioned = {
+export const versionedHtml = {
   table: "canvas_versions",
   owner: "canvasId",
   body: "html",
@@ -59,7 +59,7 @@ const versioned = {
   counter: "html_version",
   inCompany: true
 } as const
-const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versioned)
+const { Summary: VersionSummaryRecord, Version: VersionRecord } = versionRecords(versionedHtml)
 export type VersionSummaryRecord = typeof VersionSummaryRecord.Type
 export type VersionRecord = typeof VersionRecord.Type
 
@@ -128,7 +128,7 @@ export class CanvasesRepo extends Context.Service<CanvasesRepo, CanvasesReposito
     const canvases = readerOf(CanvasRow)
     const threads = readerOf(ThreadRow)
     const renders = readerOf(RenderRow)
-    const versions = bodyVersions(sql, versioned)
+    const versions = bodyVersions(sql, versionedHtml)
     return {
       create: Effect.fn("CanvasesRepo.create")(function*(canvas) {
         return yield* canvases.one(versions.saving(
