@@ -59,10 +59,10 @@ export interface LeasedClaim extends Pick {
  * expiry>[, set] FROM picked[, from] WHERE <table>.id = picked.picked_id
  * [AND where] RETURNING returning`: the claim, as one statement.
  */
-export const leasedClaim = (sql: SqlClient.SqlClient, claim: LeasedClaim): Statement.Statement<object> => {
+export const leasedClaim = <Row extends object = object>(sql: SqlClient.SqlClient, claim: LeasedClaim): Statement.Statement<Row> => {
   const table = sql(claim.table)
   const { set, from, where } = claim.update ?? {}
-  return sql`WITH ${lockedPick(sql, claim)}
+  return sql<Row>`WITH ${lockedPick(sql, claim)}
     UPDATE ${table} SET lease_token = ${claim.lease.token},
       ${sql(claim.lease.untilColumn ?? "lease_expires_at")} = ${claim.lease.until}${set === undefined ? sql`` : sql`, ${set}`}
     FROM picked${from === undefined ? sql`` : sql`, ${from}`}
