@@ -36,18 +36,14 @@ const withJobs = <A, E, R>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E
 
 const claim = (sql: SqlClient.SqlClient, token: string, limit: number) =>
   leasedClaim<Job & { readonly active: boolean }>(sql, {
+      lease: { token, until: later, untilColumn: "lease_until" },
       table: "claim_jobs",
+      limit,
+      orderBy: sql`claim_jobs.due_at`,
       join: sql`JOIN claim_owners ON claim_owners.id = claim_jobs.owner`,
       where: sql`claim_owners.active AND claim_jobs.due_at <= ${now}
         AND (claim_jobs.lease_until IS NULL OR claim_jobs.lease_until < ${now})`,
-      orderBy: sql`claim_jobs.due_at`,
-      limit,
-      lease: { token, until: later, untilColumn: "lease_until" },
-      update: {
-        set: sql`attempts = claim_jobs.attempts + 1`,
-        from: sql`claim_owners`,
-        where: sql`claim_owners.id = claim_jobs.owner`
-      },
+      update: { set: sql`attempts = claim_jobs.attempts + 1`, from: sql`claim_owners`, where: sql`claim_owners.id = claim_jobs.owner` },
       returning: sql`claim_jobs.*, claim_owners.active`
     }).pipe(Effect.map((jobs) => jobs.toSorted((a, b) => a.id.localeCompare(b.id))))
 
