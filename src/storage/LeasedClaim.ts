@@ -38,16 +38,20 @@ export const lockedPick = (sql: SqlClient.SqlClient, pick: Pick): Statement.Frag
 
 /** A claim: the rows picked are leased to `lease.token` until `lease.until`. */
 export interface LeasedClaim extends Pick {
+  /** Which rows are due; it says, too, that no unexpired lease holds them (each table words its lease). */
+  readonly where: Statement.Fragment
   readonly lease: {
     readonly token: string
     readonly until: Date
     /** The column holding the lease's expiry. */
     readonly untilColumn?: "lease_expires_at" | "lease_until" | undefined
   }
-  /** What the claim changes besides the lease (`attempts = attempts + 1`), and what else it reads or requires. */
   readonly update?: {
+    /** Assignments besides the lease's (`attempts = attempts + 1`). */
     readonly set?: Statement.Fragment | undefined
+    /** Tables the update reads besides the claimed one (for what it returns), joined by `where`. */
     readonly from?: Statement.Fragment | undefined
+    /** What a picked row must meet to be leased, besides being picked. */
     readonly where?: Statement.Fragment | undefined
   } | undefined
   /** The RETURNING list: what the claim answers of each row leased. */
