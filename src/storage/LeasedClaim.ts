@@ -70,6 +70,6 @@ export const leasedClaim = <Row extends object = object>(sql: SqlClient.SqlClien
     UPDATE ${table} SET lease_token = ${claim.lease.token},
       ${sql(claim.lease.untilColumn ?? "lease_expires_at")} = ${claim.lease.until}${set === undefined ? sql`` : sql`, ${set}`}
     FROM picked${from === undefined ? sql`` : sql`, ${from}`}
-    WHERE ${table}.id = picked.picked_id${where === undefined ? sql`` : sql` AND ${where}`}
+    WHERE ${table}.id = picked.picked_id${where === undefined ? sql`` : sql` AND (${where})`}
     RETURNING ${claim.returning}`
 }
