@@ -11,7 +11,7 @@ import type { SqlClient, Statement } from "effect/sql"
  */
 
 /** Which rows of `table` a pick takes: those `where` admits, in `orderBy` order, at most `limit`. */
-export interface Pick {
+export interface LockedPick {
   readonly table: string
   /** Tables the condition or the order reads besides `table` (`JOIN … ON …`); only `table`'s rows are locked. */
   readonly join?: Statement.Fragment | undefined
@@ -26,7 +26,7 @@ export interface Pick {
  * it on `<table>.id = picked.picked_id` (the column's name leaves `id`
  * unambiguous in the statement's SET, WHERE and RETURNING).
  */
-export const lockedPick = (sql: SqlClient.SqlClient, pick: Pick): Statement.Fragment => {
+export const lockedPick = (sql: SqlClient.SqlClient, pick: LockedPick): Statement.Fragment => {
   const table = sql(pick.table)
   return sql`picked AS MATERIALIZED (
     SELECT ${table}.id AS picked_id FROM ${table} ${pick.join ?? sql``}
@@ -37,7 +37,7 @@ export const lockedPick = (sql: SqlClient.SqlClient, pick: Pick): Statement.Frag
 }
 
 /** A claim: the rows picked are leased to `lease.token` until `lease.until`. */
-export interface LeasedClaim extends Pick {
+export interface LeasedClaim extends LockedPick {
   /** Which rows are due; it says, too, that no unexpired lease holds them (each table words its lease). */
   readonly where: Statement.Fragment
   readonly lease: {
