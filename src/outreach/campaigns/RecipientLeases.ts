@@ -7,7 +7,7 @@ import { jsonParam } from "../../storage/Rows.ts"
 import type { DeliveryOutcome } from "../messages/Delivery.ts"
 import { newId } from "../../platform/Ids.ts"
 import { uncertainReason } from "./CampaignStates.ts"
-import { decodeRecipients, type RecipientRecord, statusCounted } from "./RecipientRecord.ts"
+import { type ClaimedRecipient, decodeClaimed, statusCounted } from "./RecipientRecord.ts"
 
 /**
  * What the sending worker does with campaign recipients, under leases: claims
@@ -20,7 +20,7 @@ import { decodeRecipients, type RecipientRecord, statusCounted } from "./Recipie
 /** Recipients leased to one worker until `expiresAt`; only the `token` holder may record them. */
 export interface RecipientClaim {
   readonly token: string
-  readonly recipients: ReadonlyArray<RecipientRecord>
+  readonly recipients: ReadonlyArray<ClaimedRecipient>
 }
 
 /**
@@ -156,9 +156,9 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
         limit,
         lease: { token, until: expiresAt },
         update: { where: sql`status = 'pending' AND ${leaseFree(now)}` },
-        returning: sql`campaign_recipients.*`
+        returning: sql`campaign_recipients.id, campaign_id, company_id, email, fields, attempts`
       })
-      return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
+      return { token, recipients: (yield* decodeClaimed(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
     }, Effect.orDie),
     begin: (id, token, now) => Effect.map(write([{ id, token, at: now, change: { _tag: "Begin" } }], 1), ([applied]) => applied!),
     write,
