@@ -16,7 +16,7 @@ import { groupCommit } from "../../storage/GroupCommit.ts"
 import { CampaignsConfig } from "./CampaignsConfig.ts"
 import { type CampaignRecord, CampaignsRepo } from "./CampaignsRepo.ts"
 import type { LeaseWrite, RecipientClaim } from "./RecipientLeases.ts"
-import type { RecipientRecord } from "./RecipientRecord.ts"
+import type { ClaimedRecipient } from "./RecipientRecord.ts"
 import { RecipientsRepo } from "./RecipientsRepo.ts"
 import { readyToSend, startSending } from "./Sending.ts"
 
@@ -139,7 +139,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
      * A failure is written on its own: a hard bounce records it in the transaction that suppresses the address,
      * which a group's statement (run by another fiber) would be outside of.
      */
-    const record = (claim: RecipientClaim, recipient: RecipientRecord, outcome: DeliveryOutcome) =>
+    const record = (claim: RecipientClaim, recipient: ClaimedRecipient, outcome: DeliveryOutcome) =>
       Effect.gen(function*() {
         const now = yield* currentDate
         const recorded = outcome._tag === "Failed"
@@ -156,7 +156,7 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const deliver = (
       claim: RecipientClaim,
       { campaign, from, signing, templates }: Prepared,
-      recipient: RecipientRecord,
+      recipient: ClaimedRecipient,
       stopped: Ref.Ref<boolean>,
       journal: LeadJournal
     ) =>

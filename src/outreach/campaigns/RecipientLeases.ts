@@ -1,12 +1,13 @@
 import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf } from "../../storage/Columns.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import type { DeliveryOutcome } from "../messages/Delivery.ts"
 import { newId } from "../../platform/Ids.ts"
 import { uncertainReason } from "./CampaignStates.ts"
-import { decodeRecipients, type RecipientRecord, statusCounted } from "./RecipientRecord.ts"
+import { type ClaimedRecipient, decodeClaimed, statusCounted } from "./RecipientRecord.ts"
 
 /**
  * What the sending worker does with campaign recipients, under leases: claims
@@ -19,7 +20,7 @@ import { decodeRecipients, type RecipientRecord, statusCounted } from "./Recipie
 /** Recipients leased to one worker until `expiresAt`; only the `token` holder may record them. */
 export interface RecipientClaim {
   readonly token: string
-  readonly recipients: ReadonlyArray<RecipientRecord>
+  readonly recipients: ReadonlyArray<ClaimedRecipient>
 }
 
 /**
@@ -147,24 +148,17 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
   return {
     claim: Effect.fn("RecipientsRepo.claim")(function*(now, expiresAt, limit) {
       const token = newId("lease")
-      // The pick is materialised once: as an `IN (…)` subquery the planner may run it again per row
-      // updated, each run skipping what the last one locked, and the claim then took more than `limit`.
-      const rows = yield* sql`
-        WITH picked AS MATERIALIZED (
-          SELECT r.id FROM campaign_recipients r
-          WHERE r.status = 'pending'
-            AND r.campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
-            AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= ${now})
-            AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ${now})
-          ORDER BY r.campaign_id, r.id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
-        )
-        UPDATE campaign_recipients SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-        FROM picked
-        WHERE campaign_recipients.id = picked.id AND status = 'pending' AND ${leaseFree(now)}
-        RETURNING campaign_recipients.*`
-      return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
+      const rows = yield* leasedClaim(sql, {
+        table: "campaign_recipients",
+        where: sql`status = 'pending' AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
+          AND (next_attempt_at IS NULL OR next_attempt_at <= ${now}) AND ${leaseFree(now)}`,
+        orderBy: sql`campaign_id, id`,
+        limit,
+        lease: { token, until: expiresAt },
+        update: { where: sql`status = 'pending' AND ${leaseFree(now)}` },
+        returning: sql`campaign_recipients.id, campaign_id, company_id, email, fields, attempts`
+      })
+      return { token, recipients: (yield* decodeClaimed(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
     }, Effect.orDie),
     begin: (id, token, now) => Effect.map(write([{ id, token, at: now, change: { _tag: "Begin" } }], 1), ([applied]) => applied!),
     write,

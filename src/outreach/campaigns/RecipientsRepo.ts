@@ -11,7 +11,7 @@ import { matchingLeads } from "../leads/SmartListsRepo.ts"
 import { type CampaignRecord, decodeCampaign, type MoveChange, type RecipientSource } from "./CampaignsRepo.ts"
 import { cancelledReason } from "./CampaignStates.ts"
 import { type RecipientLeases, recipientLeases } from "./RecipientLeases.ts"
-import { decodeRecipients, type RecipientRecord, statusCounted } from "./RecipientRecord.ts"
+import { type ClaimedRecipient, decodeRecipients, type RecipientRecord, statusCounted } from "./RecipientRecord.ts"
 
 const MetricRow = Schema.Struct({
   total: NumberColumn,
@@ -86,7 +86,7 @@ export class RecipientsRepo extends Context.Service<RecipientsRepo, RecipientLea
   /** The recipients among `ids`, in one statement. */
   readonly getAll: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<RecipientRecord>>
   /** Records the `recipient.bounced` event of a hard bounce (in the caller's transaction, which records the failure). */
-  readonly bounced: (recipient: RecipientRecord, reason: string, now: Date) => Effect.Effect<void>
+  readonly bounced: (recipient: ClaimedRecipient, reason: string, now: Date) => Effect.Effect<void>
   /** Counts an open (`open`) or a click (`click`, which also counts as an open). */
   readonly track: (id: string, event: "open" | "click", now: Date) => Effect.Effect<void>
   /** The recipient replied (`replied`) or bounced (`bounced`): recorded once, and counted once in the campaign's metrics. */
