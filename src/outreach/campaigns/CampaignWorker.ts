@@ -35,7 +35,8 @@ import { readyToSend, startSending } from "./Sending.ts"
  *
  * The sender runs `senderLoops` such loops side by side, so that one batch's
  * claim, lead journal and completion check overlap the other's sending; one
- * semaphore keeps the process's messages in flight to `MAIL_CONCURRENCY`.
+ * semaphore keeps the process's SMTP transactions to `MAIL_CONCURRENCY`, each
+ * held from the message's in-flight mark to the server's answer.
  *
  * A recipient is therefore delivered at most once: one the process dies with
  * in flight (recorded as started, its answer not recorded) becomes
@@ -67,6 +68,24 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     const leaseUntil = (now: Date) => new Date(now.getTime() + config.leaseMs)
     // Shared by the sender's overlapping batches: at most `MAIL_CONCURRENCY` messages in flight in the process.
     const inFlight = yield* Semaphore.make(outreach.concurrency)
+    /**
+     * One message's hold on a slot of `inFlight`: taken right before its in-flight mark, given back once, on
+     * the server's answer (before the answer is written, so that the next message's mark joins that write in
+     * one statement), or when the delivery ends without one.
+     */
+    const slotHold = Effect.sync(() => {
+      let held = false
+      return {
+        take: Effect.uninterruptibleMask((restore) =>
+          Effect.tap(restore(inFlight.take(1)), () => Effect.sync(() => void (held = true)))
+        ),
+        free: Effect.suspend(() => {
+          if (!held) return Effect.void
+          held = false
+          return Effect.asVoid(inFlight.release(1))
+        })
+      }
+    })
     // In-flight marks and outcomes of the messages in flight, coalesced: those that come while one statement
     // runs share the next (docs/campaigns.md, "What a crash does").
     const written = groupCommit(
@@ -143,6 +162,8 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
     ) =>
       Effect.gen(function*() {
         if (yield* Ref.get(stopped)) return
+        const slot = yield* slotHold
+        const begin = Effect.flatMap(currentDate, (now) => written({ id: recipient.id, token: claim.token, at: now, change: { _tag: "Begin" } }))
         yield* delivery.deliver({
           ...recipient,
           from,
@@ -151,11 +172,11 @@ export class CampaignWorker extends Context.Service<CampaignWorker, {
           templates,
           campaignId: campaign.id
         }, {
-          start: Effect.flatMap(currentDate, (now) => written({ id: recipient.id, token: claim.token, at: now, change: { _tag: "Begin" } })),
-          record: (outcome) => record(claim, recipient, outcome),
+          start: slot.take.pipe(Effect.andThen(begin), Effect.tap((started) => started ? Effect.void : slot.free)),
+          record: (outcome) => Effect.andThen(slot.free, record(claim, recipient, outcome)),
           bounced: (reason) => Effect.flatMap(currentDate, (now) => recipients.bounced(recipient, reason, now))
-        }, journal)
-      }).pipe(inFlight.withPermits(1))
+        }, journal).pipe(Effect.ensuring(slot.free))
+      })
 
     const sendClaim = (claim: RecipientClaim) =>
       Effect.gen(function*() {
