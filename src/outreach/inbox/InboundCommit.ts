@@ -80,11 +80,11 @@ export const makeInboundCommit = Effect.gen(function*() {
       return [{ ...event, type: "replied", status } as const]
     })
 
-  /** Stores a group, and runs `alongside`, in one transaction (rolled back when `alongside` fails); answers the messages that were new. */
+  /** Stores a group, and runs `alongside`, in one transaction (rolled back when `alongside` fails). */
   const commit = <E>(group: ReadonlyArray<ReadyMessage>, alongside: Effect.Effect<void, E>) =>
     sql.withTransaction(Effect.gen(function*() {
       yield* alongside
-      if (group.length === 0) return new Set<ReadyMessage>()
+      if (group.length === 0) return
       const threadsOf = yield* threads.addMessages(group)
       const stored = group.flatMap((ready) => {
         const thread = threadsOf.get(ready.message.id)
@@ -113,11 +113,10 @@ export const makeInboundCommit = Effect.gen(function*() {
           receivedAt: message.receivedAt.toISOString()
         }
       })))
-      return new Set(stored.map(([ready]) => ready))
     })).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
   return {
-    /** Stores `group` with its effects and runs `alongside` in one transaction; answers the messages that were new. */
+    /** Stores `group` with its effects and runs `alongside` in one transaction. */
     commit
   }
 }) satisfies Effect.Effect<unknown, never, SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>

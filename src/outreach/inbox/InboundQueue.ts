@@ -73,11 +73,9 @@ export class InboundQueue extends Context.Service<InboundQueue, {
           if (read._tag === "Failure") quarantined.push([message.id, read.failure.message])
           else readable.push({ ...message, mail: read.success })
         }
-        const outcomes = yield* ingestion.storeBatch(readable, repo.settle(token, readable.map((message) => message.id), quarantined))
+        const dropped = yield* ingestion.storeBatch(readable, repo.settle(token, readable.map((message) => message.id), quarantined))
         for (const [id, reason] of quarantined) yield* Effect.logWarning("Inbound message quarantined", { id, reason })
-        for (const outcome of outcomes.flat()) {
-          if (outcome._tag === "Dropped") yield* Effect.logInfo("Inbound message dropped", { reason: outcome.reason })
-        }
+        for (const reason of dropped) yield* Effect.logInfo("Inbound message dropped", { reason })
       })
 
     /** The claim's messages together; when that fails (not for a lost lease), each alone, so one bad message holds none of the others back. */
