@@ -1,7 +1,11 @@
 // `npm run bench:mail` (under scripts/with-postgres.sh for the PostgreSQL rows, or with BENCH_DATABASE_URL):
 // a campaign to BENCH_MAIL_ROWS list rows (default 100,000) delivered to a local SMTP sink (smtp-server in a
 // child process), on PostgreSQL and on PGlite: messages per second end to end (recipients made, rendered,
-// tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink;
+// tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink,
+// measured right before each run (BENCH_MAIL_RAW messages, default 20,000), so that both see the same load;
+// the CPU time per message of each side (this process, the sink, and a local PostgreSQL's server processes),
+// and the share of the raw rate the platform would reach with every core busy (raw's CPU per message over the
+// platform's: what a CPU-bound machine allows, whatever its load);
 // the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
 // restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
 // MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000;
@@ -42,10 +46,12 @@ import { crashStorage, type CrashOutcome, describeCrash, killAndRestart } from "
 import { listFromEnv, numberFromEnv } from "./bench/env.ts"
 import { type Sink, startSink } from "./bench/smtp-sink.ts"
 import { statementCounter } from "./bench/statements.ts"
+import { cpuSecondsOfAll } from "./bench/servers.ts"
 import { percentile } from "./bench/stats.ts"
 
 const rowCount = numberFromEnv("BENCH_MAIL_ROWS", 100_000)
 const crashRows = numberFromEnv("BENCH_MAIL_CRASH_ROWS", 20_000)
+const rawCount = numberFromEnv("BENCH_MAIL_RAW", 20_000)
 /** `off`: recipients are made and the page measured, nothing is sent (the page's latency at a size, quickly). */
 const sending = process.env.BENCH_MAIL_SEND !== "off"
 const countStatements = process.env.BENCH_MAIL_STATEMENTS === "1"
@@ -61,9 +67,10 @@ const html = `<html><body><h1>{{RANDOM | Hello | Hi}} {{firstName | friend}}</h1
 
 // --- the raw baseline: nodemailer alone ----------------------------------------------------------------------
 
-/** nodemailer alone: messages per second, and this process's CPU time per message (the sink is another process). */
-const rawRate = (url: string, count: number) =>
-  Effect.promise(async () => {
+/** nodemailer alone: messages per second, and this process's and the sink's CPU time per message. */
+const rawRate = (sink: Sink, count: number) =>
+  Effect.andThen(sink.reset, Effect.promise(async () => {
+    const url = sink.url
     const transport = nodemailer.createTransport({ pool: true, url, maxConnections: poolSize, maxMessages: 1_000 })
     const started = performance.now()
     const cpuAtStart = process.cpuUsage()
@@ -85,7 +92,9 @@ const rawRate = (url: string, count: number) =>
     const cpu = process.cpuUsage(cpuAtStart)
     transport.close()
     return { rate: count / seconds, cpuMsPerMessage: (cpu.user + cpu.system) / 1000 / count }
-  })
+  })).pipe(Effect.flatMap((measured) =>
+    Effect.map(sink.report, (report) => ({ ...measured, sinkCpuMsPerMessage: report.cpuMs / Math.max(1, report.unique) }))
+  ))
 
 /** `senderLoops` copies of a sender loop side by side, as the server's campaign worker runs them. */
 const alongside = <E, R>(loop: Effect.Effect<void, E, R>) =>
@@ -176,10 +185,12 @@ const pageLatency = (campaignId: string, total: number) =>
 const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, signed: boolean) =>
   Effect.gen(function*() {
     const { campaign, listId } = yield* seedCampaign(rowCount, signed)
+    const raw = yield* rawRate(sink, Math.min(rowCount, rawCount))
     yield* sink.reset
     const started = performance.now()
     const cpuAtStart = process.cpuUsage()
     const mainCpuAtStart = process.threadCpuUsage()
+    const databaseCpuAtStart = cpuSecondsOfAll("postgres")
     statements.reset()
     yield* Effect.orDie(startSending(campaign, { source: { listId, smartListId: null }, filter: null }))
     const startMs = performance.now() - started
@@ -195,20 +206,27 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     const seconds = (performance.now() - started) / 1000
     const cpu = process.cpuUsage(cpuAtStart)
     const mainCpu = process.threadCpuUsage(mainCpuAtStart)
+    const databaseCpu = cpuSecondsOfAll("postgres") - databaseCpuAtStart
     const report = yield* sink.report
     // This process's CPU time (all its threads: the server's, PGlite's, the signing threads) per message: unlike the rate, barely moved by other load.
     const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / Math.max(1, report.unique)
     // The main thread's alone: the sender's own loop, which a CPU-bound sender's rate follows.
     const mainCpuMsPerMessage = (mainCpu.user + mainCpu.system) / 1000 / Math.max(1, report.unique)
+    // A local PostgreSQL's processes (0 on PGlite, which runs on a thread of this process, and with a remote server).
+    const databaseCpuMsPerMessage = (databaseCpu * 1000) / Math.max(1, report.unique)
+    const sinkCpuMsPerMessage = report.cpuMs / Math.max(1, report.unique)
     const counted = { statements: statements.counts.statements, transactions: statements.counts.transactions, texts: [...statements.texts] }
     const latency = yield* pageLatency(campaign.id, rowCount)
     return {
       name: `${name}${signed ? " DKIM-signed" : ""}`,
       startMs,
       seconds,
+      raw,
       rate: report.unique / seconds,
       cpuMsPerMessage,
       mainCpuMsPerMessage,
+      databaseCpuMsPerMessage,
+      sinkCpuMsPerMessage,
       report,
       latency,
       counted
@@ -277,21 +295,27 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
   yield* Console.log(
     `${rowCount} recipients per campaign; MAIL_CONCURRENCY ${concurrency}, MAIL_POOL_SIZE ${poolSize}, MAIL_BATCH_SIZE ${batchSize}`
   )
-  yield* sink.reset
-  const { rate: raw, cpuMsPerMessage: rawCpu } = yield* rawRate(sink.url, Math.min(rowCount, 30_000))
-  yield* Console.log(`nodemailer alone → sink:        ${Math.round(raw)} messages/s, CPU ${rawCpu.toFixed(2)} ms per message`)
-
   const report = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
     Console.log([
+      `${run.name}: nodemailer alone → sink right before:`,
+      `${Math.round(run.raw.rate)} messages/s, CPU per message ${run.raw.cpuMsPerMessage.toFixed(2)} ms`,
+      `(sink ${run.raw.sinkCpuMsPerMessage.toFixed(2)} ms)\n`,
       `${run.name} end to end:`.padEnd(32),
-      `${Math.round(run.rate)} messages/s (${Math.round((run.rate / raw) * 100)}% of raw),`,
+      `${Math.round(run.rate)} messages/s (${Math.round((run.rate / run.raw.rate) * 100)}% of raw),`,
       `${run.seconds.toFixed(1)} s for ${run.report.unique} messages, duplicates ${run.report.duplicates},`,
-      `recipients made in ${Math.round(run.startMs)} ms, CPU ${run.cpuMsPerMessage.toFixed(2)} ms per message`,
-      `(main thread ${run.mainCpuMsPerMessage.toFixed(2)} ms)\n`,
+      `recipients made in ${Math.round(run.startMs)} ms, CPU per message ${run.cpuMsPerMessage.toFixed(2)} ms`,
+      `(main thread ${run.mainCpuMsPerMessage.toFixed(2)} ms), database server ${run.databaseCpuMsPerMessage.toFixed(2)} ms,`,
+      `sink ${run.sinkCpuMsPerMessage.toFixed(2)} ms\n`,
+      `${run.name} with every core busy:`.padEnd(32),
+      `${Math.round(100 * cpuBoundShare(run))}% of raw (raw's CPU per message, its own and the sink's, over the platform's)\n`,
       `${run.name} recipients page at ${rowCount}:`.padEnd(32),
       `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms;`,
       `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
     ].join(" ")).pipe(Effect.andThen(countStatements ? statementsReport(run) : Effect.void))
+  /** The share of the raw rate a machine whose cores are all busy allows: CPU per message, raw's over the platform's. */
+  const cpuBoundShare = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
+    (run.raw.cpuMsPerMessage + run.raw.sinkCpuMsPerMessage) /
+    (run.cpuMsPerMessage + run.databaseCpuMsPerMessage + run.sinkCpuMsPerMessage)
   const statementsReport = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
     Effect.gen(function*() {
       const per = (n: number) => (n / Math.max(1, run.report.unique)).toFixed(3)

@@ -1,7 +1,7 @@
 // The processes a benchmark measures: the built Platform API and a raw
 // `node:http` baseline, each in its own process, plus what /proc says about them.
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { builtMain, ensureBuilt, root, startOptionsOf } from "../build.ts"
 import { type Child, freePort, makeTempDir, request, spawnChild, waitUntilReady } from "./children.ts"
@@ -134,6 +134,24 @@ export const memoryOf = (pid: number) => {
   } catch {
     return undefined
   }
+}
+
+/**
+ * CPU seconds used so far by every process of this machine named `name` (e.g. `postgres`: a local PostgreSQL's
+ * server and backends); 0 when there is none or no /proc. A process that ended meanwhile takes its share with it.
+ */
+export const cpuSecondsOfAll = (name: string) => {
+  let seconds = 0
+  for (const entry of existsSync("/proc") ? readdirSync("/proc") : []) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== name) continue
+    } catch {
+      continue
+    }
+    seconds += cpuSecondsOf(Number(entry)) ?? 0
+  }
+  return seconds
 }
 
 /** CPU seconds (user + system) a process has used so far; undefined where /proc is not available. */

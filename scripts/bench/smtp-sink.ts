@@ -11,6 +11,8 @@ export interface SinkReport {
   readonly messages: number
   readonly unique: number
   readonly duplicates: number
+  /** The sink's own CPU time (user + system) since it was last reset, in milliseconds. */
+  readonly cpuMs: number
   /** Every address delivered to, when asked for `addresses`. */
   readonly delivered?: ReadonlyArray<string>
 }
@@ -18,6 +20,7 @@ export interface SinkReport {
 const runSink = () => {
   const perAddress = new Map<string, number>()
   let messages = 0
+  let cpuAtReset = process.cpuUsage()
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
@@ -43,10 +46,13 @@ const runSink = () => {
     if (line === "reset") {
       perAddress.clear()
       messages = 0
+      cpuAtReset = process.cpuUsage()
     }
     const duplicates = [...perAddress.values()].reduce((sum, n) => sum + n - 1, 0)
     const delivered = line === "addresses" ? [...perAddress.keys()] : undefined
-    process.stdout.write(`${JSON.stringify({ messages, unique: perAddress.size, duplicates, delivered })}\n`)
+    const cpu = process.cpuUsage(cpuAtReset)
+    const cpuMs = (cpu.user + cpu.system) / 1000
+    process.stdout.write(`${JSON.stringify({ messages, unique: perAddress.size, duplicates, cpuMs, delivered })}\n`)
   })
 }
 

@@ -207,22 +207,22 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
     completeFinished: Effect.fn("RecipientsRepo.completeFinished")(function*(now) {
       // Sent, unless every recipient it tried failed: then failed, with the most common reason.
       // A sent campaign's `campaign.sent` event commits with its status.
+      // The counts are the campaign's kept counts; the reason is looked for only in a campaign that failed whole.
       const rows = yield* readerOf(FinishedCampaign).all(sql`
         WITH finished AS (
-          SELECT c.id,
-            count(r.id) FILTER (WHERE r.status = 'sent') AS sent,
-            count(r.id) FILTER (WHERE r.status = 'failed') AS failed,
-            mode() WITHIN GROUP (ORDER BY r.error_message) FILTER (WHERE r.status = 'failed') AS reason
-          FROM campaigns c LEFT JOIN campaign_recipients r ON r.campaign_id = c.id
+          SELECT c.id, coalesce(k.sent, 0) AS sent, coalesce(k.failed, 0) AS failed
+          FROM campaigns c LEFT JOIN campaign_recipient_counts k ON k.campaign_id = c.id
           WHERE c.status = 'sending' AND NOT EXISTS (
             SELECT 1 FROM campaign_recipients p WHERE p.campaign_id = c.id AND p.status = 'pending'
           )
-          GROUP BY c.id
         )
         UPDATE campaigns SET
           status = CASE WHEN f.sent = 0 AND f.failed > 0 THEN 'failed' ELSE 'sent' END,
           error_message = CASE WHEN f.sent = 0 AND f.failed > 0
-            THEN 'Every recipient failed (' || f.failed || '); the most common reason: ' || coalesce(f.reason, 'unknown')
+            THEN 'Every recipient failed (' || f.failed || '); the most common reason: ' || coalesce((
+              SELECT mode() WITHIN GROUP (ORDER BY r.error_message) FROM campaign_recipients r
+              WHERE r.campaign_id = f.id AND r.status = 'failed'
+            ), 'unknown')
             END,
           completed_at = ${now},
           updated_at = greatest(${now}::timestamptz, campaigns.updated_at + interval '1 millisecond')
