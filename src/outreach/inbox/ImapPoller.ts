@@ -18,16 +18,16 @@ import { passwordContext } from "./Mailboxes.ts"
  * in every message of INBOX above the last UID it remembers, then waits for
  * the server's IDLE notice of new mail, or `INBOX_POLL_MS` where the server
  * offers no IDLE, and looks again. Each message is handed to the inbound
- * queue, whose worker processes it like mail inbound SMTP accepted: stored
- * raw in one transaction with its UID recorded, while the lease is still
- * held, so a crash before that commit leaves neither and the message is
- * fetched again, and no UID is recorded before its message is durable. A
+ * queue, whose worker processes it as it does what inbound SMTP accepted:
+ * stored raw in one transaction with its UID recorded while the lease is
+ * still held, so no UID is recorded before its message is durable, and a
+ * crash before that commit leaves neither (the message is fetched again). A
  * message fetched again all the same (a new UIDVALIDITY: the folder was
  * rebuilt and is read from its start) is kept once by the worker (by
- * Message-ID per company). The
- * session's state shows on the mailbox (`connecting`, `ok`, `error` with
- * `lastError`); a failed session retries after `INBOX_POLL_MS`. Changing the
- * mailbox's servers or deleting it ends the lease, and so the session.
+ * Message-ID per company). The session's state shows on the mailbox
+ * (`connecting`, `ok`, `error` with `lastError`); a failed session retries
+ * after `INBOX_POLL_MS`. Changing the mailbox's servers or deleting it ends
+ * the lease, and so the session.
  */
 
 /** Why a session with the IMAP server failed, as `lastError` shows it (never the password). */
@@ -95,6 +95,10 @@ export class ImapPoller extends Context.Service<ImapPoller, {
         (client) => Effect.promise(() => client.logout().catch(() => client.close()))
       )
 
+    /** Records `uid` as the mailbox's last; fails with `LeaseLost` when another poller owns the mailbox now. */
+    const recordUid = (claim: MailboxClaim, validity: number, uid: number) =>
+      Effect.flatMap(repo.advance(claim, validity, uid), (held) => (held ? Effect.void : Effect.fail(new LeaseLost({ id: claim.mailbox.id }))))
+
     /** A listed message's raw source; undefined (logged) when it is too large to take in or gone from the server. */
     const fetchSource = (claim: MailboxClaim, client: ImapFlow, message: { readonly uid: number; readonly size?: number | undefined }) =>
       Effect.gen(function*() {
@@ -130,7 +134,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
           })
           for (const message of listed.filter((entry) => entry.uid > after).sort((a, b) => a.uid - b.uid)) {
             const source = yield* fetchSource(claim, client, message)
-            const checkpoint = Effect.flatMap(repo.advance(claim, validity, message.uid), (held) => (held ? Effect.void : Effect.fail(new LeaseLost({ id: claim.mailbox.id }))))
+            const checkpoint = recordUid(claim, validity, message.uid)
             const taken = yield* (source === undefined ? checkpoint : queue.acceptWith(source, destinationsOf(claim), checkpoint)).pipe(
               Effect.as(true),
               Effect.catchTag("LeaseLost", () => Effect.succeed(false))
