@@ -179,5 +179,25 @@ for (const backend of backends) {
         expect((yield* other.api.inbox.listThreads({ query: {} })).total).toBe(0)
         expect((yield* other.api.campaigns.listRecipients({ params: { campaignId: other.campaign.id }, query: {} })).metrics).toMatchObject({ replied: 0 })
       }))
+
+    it.effect("a message mailparser cannot read is quarantined by the queue with why, its UID recorded, and holds back none of the others", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const imap = yield* Imap
+        const { api } = yield* sentCampaign(["eli@example.com"])
+        const mailbox = yield* api.inbox.createMailbox({ payload: { ...yield* mailboxFor("support", "imap-pass-2"), email: "desk@shop.example" } })
+        const unreadable = yield* imap.deliver("support", Buffer.from("\r\n\r\nno header at all\r\n"))
+        yield* imap.deliver("support", rawMail({ from: "eli@example.com", to: "desk@shop.example", subject: "Hello", text: "Still there?" }))
+        yield* (yield* ImapPoller).syncOnce
+        yield* processAccepted
+        const threads = yield* api.inbox.listThreads({ query: { mailboxId: mailbox.id } })
+        expect(threads.items.map((thread) => thread.contactEmail)).toEqual(["eli@example.com"])
+        const sql = yield* SqlClient.SqlClient
+        const held = yield* sql<{ readonly quarantined_reason: string }>`SELECT quarantined_reason FROM inbound_queue
+          WHERE destinations @> ${JSON.stringify([{ companies: [{ mailboxId: mailbox.id }] }])}::jsonb`
+        expect(held).toEqual([{ quarantined_reason: "Malformed message: no headers" }])
+        const [box] = yield* sql<{ readonly last_uid: number }>`SELECT last_uid FROM mailboxes WHERE id = ${mailbox.id}`
+        expect(Number(box!.last_uid)).toBeGreaterThan(unreadable)
+      }))
   })
 }
