@@ -3,9 +3,10 @@
 // child process), on PostgreSQL and on PGlite: messages per second end to end (recipients made, rendered,
 // tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink,
 // measured right before each run (BENCH_MAIL_RAW messages, default 20,000), so that both see the same load;
-// the CPU time per message of each side (this process, the sink, and a local PostgreSQL's server processes),
-// and the share of the raw rate the platform would reach with every core busy (raw's CPU per message over the
-// platform's: what a CPU-bound machine allows, whatever its load);
+// the CPU time per message of each side (this process and its main thread, the sink, and a local PostgreSQL's
+// server processes), and the shares of the raw rate the platform would reach with every core busy, or with
+// each side's main thread busy (raw's CPU per message over the platform's: what the machine allows, whatever
+// its load);
 // the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
 // restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
 // MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000;
@@ -74,6 +75,7 @@ const rawRate = (sink: Sink, count: number) =>
     const transport = nodemailer.createTransport({ pool: true, url, maxConnections: poolSize, maxMessages: 1_000 })
     const started = performance.now()
     const cpuAtStart = process.cpuUsage()
+    const mainCpuAtStart = process.threadCpuUsage()
     let next = 0
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < count) {
@@ -90,8 +92,13 @@ const rawRate = (sink: Sink, count: number) =>
     }))
     const seconds = (performance.now() - started) / 1000
     const cpu = process.cpuUsage(cpuAtStart)
+    const mainCpu = process.threadCpuUsage(mainCpuAtStart)
     transport.close()
-    return { rate: count / seconds, cpuMsPerMessage: (cpu.user + cpu.system) / 1000 / count }
+    return {
+      rate: count / seconds,
+      cpuMsPerMessage: (cpu.user + cpu.system) / 1000 / count,
+      mainCpuMsPerMessage: (mainCpu.user + mainCpu.system) / 1000 / count
+    }
   })).pipe(Effect.flatMap((measured) =>
     Effect.map(sink.report, (report) => ({ ...measured, sinkCpuMsPerMessage: report.cpuMs / Math.max(1, report.unique) }))
   ))
@@ -182,7 +189,8 @@ const pageLatency = (campaignId: string, total: number) =>
   })
 
 /** The end-to-end run on one backend: start the send, drain it with this process's worker, measure. */
-const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, signed: boolean) =>
+/** `serverProcess`: the name of the database server's processes on this machine (none: the database runs in this one). */
+const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, serverProcess: string | undefined, sink: Sink, signed: boolean) =>
   Effect.gen(function*() {
     const { campaign, listId } = yield* seedCampaign(rowCount, signed)
     const raw = yield* rawRate(sink, Math.min(rowCount, rawCount))
@@ -190,7 +198,8 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     const started = performance.now()
     const cpuAtStart = process.cpuUsage()
     const mainCpuAtStart = process.threadCpuUsage()
-    const databaseCpuAtStart = cpuSecondsOfAll("postgres")
+    const databaseCpu = () => serverProcess === undefined ? 0 : cpuSecondsOfAll(serverProcess)
+    const databaseCpuAtStart = databaseCpu()
     statements.reset()
     yield* Effect.orDie(startSending(campaign, { source: { listId, smartListId: null }, filter: null }))
     const startMs = performance.now() - started
@@ -206,14 +215,14 @@ const endToEnd = <E>(name: string, storage: Layer.Layer<any, E>, sink: Sink, sig
     const seconds = (performance.now() - started) / 1000
     const cpu = process.cpuUsage(cpuAtStart)
     const mainCpu = process.threadCpuUsage(mainCpuAtStart)
-    const databaseCpu = cpuSecondsOfAll("postgres") - databaseCpuAtStart
+    const databaseSeconds = databaseCpu() - databaseCpuAtStart
     const report = yield* sink.report
     // This process's CPU time (all its threads: the server's, PGlite's, the signing threads) per message: unlike the rate, barely moved by other load.
     const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / Math.max(1, report.unique)
     // The main thread's alone: the sender's own loop, which a CPU-bound sender's rate follows.
     const mainCpuMsPerMessage = (mainCpu.user + mainCpu.system) / 1000 / Math.max(1, report.unique)
     // A local PostgreSQL's processes (0 on PGlite, which runs on a thread of this process, and with a remote server).
-    const databaseCpuMsPerMessage = (databaseCpu * 1000) / Math.max(1, report.unique)
+    const databaseCpuMsPerMessage = (databaseSeconds * 1000) / Math.max(1, report.unique)
     const sinkCpuMsPerMessage = report.cpuMs / Math.max(1, report.unique)
     const counted = { statements: statements.counts.statements, transactions: statements.counts.transactions, texts: [...statements.texts] }
     const latency = yield* pageLatency(campaign.id, rowCount)
@@ -299,15 +308,17 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     Console.log([
       `${run.name}: nodemailer alone → sink right before:`,
       `${Math.round(run.raw.rate)} messages/s, CPU per message ${run.raw.cpuMsPerMessage.toFixed(2)} ms`,
-      `(sink ${run.raw.sinkCpuMsPerMessage.toFixed(2)} ms)\n`,
+      `(main thread ${run.raw.mainCpuMsPerMessage.toFixed(2)} ms), sink ${run.raw.sinkCpuMsPerMessage.toFixed(2)} ms\n`,
       `${run.name} end to end:`.padEnd(32),
       `${Math.round(run.rate)} messages/s (${Math.round((run.rate / run.raw.rate) * 100)}% of raw),`,
       `${run.seconds.toFixed(1)} s for ${run.report.unique} messages, duplicates ${run.report.duplicates},`,
       `recipients made in ${Math.round(run.startMs)} ms, CPU per message ${run.cpuMsPerMessage.toFixed(2)} ms`,
       `(main thread ${run.mainCpuMsPerMessage.toFixed(2)} ms), database server ${run.databaseCpuMsPerMessage.toFixed(2)} ms,`,
       `sink ${run.sinkCpuMsPerMessage.toFixed(2)} ms\n`,
-      `${run.name} with every core busy:`.padEnd(32),
-      `${Math.round(100 * cpuBoundShare(run))}% of raw (raw's CPU per message, its own and the sink's, over the platform's)\n`,
+      `${run.name} CPU-bound ceilings:`.padEnd(32),
+      `${Math.round(100 * cpuBoundShare(run))}% of raw with every core busy (raw's CPU per message, its own and the sink's,`,
+      `over the platform's, its database's included); ${Math.round((100 * run.raw.mainCpuMsPerMessage) / run.mainCpuMsPerMessage)}%`,
+      `with each side's main thread busy (each runs its SMTP client there)\n`,
       `${run.name} recipients page at ${rowCount}:`.padEnd(32),
       `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms;`,
       `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
@@ -325,11 +336,11 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
       }
     })
   /** Each signing mode in turn on one backend's fresh storage; with both, the cost of signing as a share of the rate. */
-  const runs = (name: string, storage: Effect.Effect<Layer.Layer<any, unknown>>) =>
+  const runs = (name: string, storage: Effect.Effect<Layer.Layer<any, unknown>>, serverProcess?: string) =>
     Effect.gen(function*() {
       const runsOf = { off: [] as Array<Effect.Success<ReturnType<typeof endToEnd>>>, on: [] as Array<Effect.Success<ReturnType<typeof endToEnd>>> }
       for (const signing of signings) {
-        const run = yield* endToEnd(name, yield* storage, sink, signing === "on")
+        const run = yield* endToEnd(name, yield* storage, serverProcess, sink, signing === "on")
         runsOf[signing].push(run)
         yield* report(run)
       }
@@ -354,7 +365,7 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
     yield* runs("PostgreSQL", Effect.map(
       Effect.suspend(() => freshPostgres(serverUrl, `bench_mail_${newId("db").toLowerCase()}`)),
       (url) => sqlStorage(postgresClient(Redacted.make(url)), "postgres")
-    ))
+    ), "postgres")
   }
   const crashReport = (name: string, crash: CrashOutcome) => Console.log(describeCrash(name, crashRows, crash))
   if (serverUrl === undefined) {

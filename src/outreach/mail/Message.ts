@@ -1,4 +1,4 @@
-import { convert } from "html-to-text"
+import { compile } from "html-to-text"
 import type { SendMailOptions } from "nodemailer"
 import addressparser from "nodemailer/lib/addressparser"
 import { randomUUID } from "node:crypto"
@@ -78,15 +78,17 @@ export const newMessageId = (from: string): string => {
   return `<${randomUUID()}@${domain}>`
 }
 
-/** Plain text of an HTML body, as a mail client without HTML would want it. */
-export const textOf = (html: string): string =>
-  convert(html, {
-    wordwrap: 78,
-    selectors: [
-      { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
-      { selector: "img", format: "skip" }
-    ]
-  })
+/**
+ * Plain text of an HTML body, as a mail client without HTML would want it. Compiled once: `convert` builds
+ * its selector tree anew on every call, which cost more than the conversion of a campaign's body.
+ */
+export const textOf: (html: string) => string = compile({
+  wordwrap: 78,
+  selectors: [
+    { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
+    { selector: "img", format: "skip" }
+  ]
+})
 
 /** The nodemailer message: both parts, the headers, and the Message-ID fixed before sending (unsigned: the `Mailer` signs). */
 export const toMailOptions = (message: OutgoingMessage, defaultFrom: string) => {
