@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { NumberColumn } from "../../storage/Columns.ts"
+import { leasedClaim, lockedPick } from "../../storage/LeasedClaim.ts"
 import { type DeliveryRecord, DeliveryRow } from "./WebhooksRepo.ts"
 
 /** A delivery a worker claimed: its webhook's address and secret, and the lease's token. */
@@ -60,9 +61,7 @@ export class DeliveriesRepo extends Context.Service<DeliveriesRepo, {
         Effect.gen(function*() {
           // The delivery id joins the event's and the webhook's (one delivery per pair), time-sortable by event.
           const rows = yield* sql`
-            WITH picked AS MATERIALIZED (
-              SELECT id AS picked_id FROM event_outbox ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            ), taken AS (
+            WITH ${lockedPick(sql, { table: "event_outbox", orderBy: sql`id`, limit })}, taken AS (
               DELETE FROM event_outbox USING picked WHERE event_outbox.id = picked.picked_id RETURNING event_outbox.*
             ), made AS (
               INSERT INTO webhook_deliveries (id, webhook_id, company_id, event_id, event_type, payload, event_at, test,
@@ -80,18 +79,22 @@ export class DeliveriesRepo extends Context.Service<DeliveriesRepo, {
       claim: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
-          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
-          const rows = yield* sql`
-            WITH picked AS MATERIALIZED (
-              SELECT p.id AS picked_id FROM webhook_deliveries p JOIN webhooks h ON h.id = p.webhook_id
-              WHERE p.status = 'pending' AND p.next_attempt_at <= ${now}
-                AND (p.lease_until IS NULL OR p.lease_until < ${now}) AND (h.enabled OR p.test)
-              ORDER BY p.next_attempt_at LIMIT ${limit} FOR UPDATE OF p SKIP LOCKED
-            )
-            UPDATE webhook_deliveries d SET lease_token = ${token}, lease_until = ${leaseUntil}, attempts = d.attempts + 1
-            FROM picked, webhooks w
-            WHERE d.id = picked.picked_id AND w.id = d.webhook_id
-            RETURNING d.*, w.url AS webhook_url, w.secret AS webhook_secret`
+          const rows = yield* leasedClaim(sql, {
+            table: "webhook_deliveries",
+            join: sql`JOIN webhooks ON webhooks.id = webhook_deliveries.webhook_id`,
+            where: sql`webhook_deliveries.status = 'pending' AND webhook_deliveries.next_attempt_at <= ${now}
+              AND (webhook_deliveries.lease_until IS NULL OR webhook_deliveries.lease_until < ${now})
+              AND (webhooks.enabled OR webhook_deliveries.test)`,
+            orderBy: sql`webhook_deliveries.next_attempt_at`,
+            limit,
+            lease: { token, until: leaseUntil, untilColumn: "lease_until" },
+            update: {
+              set: sql`attempts = webhook_deliveries.attempts + 1`,
+              from: sql`webhooks`,
+              where: sql`webhooks.id = webhook_deliveries.webhook_id`
+            },
+            returning: sql`webhook_deliveries.*, webhooks.url AS webhook_url, webhooks.secret AS webhook_secret`
+          })
           const [deliveries, endpoints] = yield* Effect.all([decodeDeliveries(rows), decodeEndpoints(rows)])
           return deliveries.map((delivery, index): DeliveryClaim => ({
             delivery,

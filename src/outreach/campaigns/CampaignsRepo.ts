@@ -3,6 +3,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { fromColumns, NumberColumn } from "../../storage/Columns.ts"
 import { newId } from "../../platform/Ids.ts"
 import { JsonObject } from "../../platform/Schemas.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import type { Window } from "../../storage/Windows.ts"
 import { type BodyDocument, CampaignStatus, VersionSource } from "./Api.ts"
@@ -165,18 +166,15 @@ export class CampaignsRepo extends Context.Service<CampaignsRepo, {
       Schema.Struct({ now: Schema.Date, expiresAt: Schema.Date, limit: Schema.Number }),
       ({ now, expiresAt, limit }) => {
         const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
-        // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
-        return sql`
-          WITH picked AS MATERIALIZED (
-            SELECT id AS picked_id FROM campaigns
-            WHERE status = 'scheduled' AND scheduled_at <= ${now} AND ${free}
-            ORDER BY scheduled_at
-            LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE campaigns SET lease_token = ${newId("lease")}, lease_expires_at = ${expiresAt}
-          FROM picked WHERE campaigns.id = picked.picked_id AND status = 'scheduled' AND ${free}
-          RETURNING campaigns.*`
+        return leasedClaim(sql, {
+          table: "campaigns",
+          where: sql`status = 'scheduled' AND scheduled_at <= ${now} AND ${free}`,
+          orderBy: sql`scheduled_at`,
+          limit,
+          lease: { token: newId("lease"), until: expiresAt },
+          update: { where: sql`status = 'scheduled' AND ${free}` },
+          returning: sql`campaigns.*`
+        })
       }
     )
     const ofCampaign = Schema.Struct({ campaignId: Schema.String, limit: Schema.Number, offset: Schema.Number })

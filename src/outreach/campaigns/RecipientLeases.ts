@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf } from "../../storage/Columns.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import type { DeliveryOutcome } from "../messages/Delivery.ts"
@@ -147,23 +148,16 @@ export const recipientLeases = (sql: SqlClient.SqlClient): RecipientLeases => {
   return {
     claim: Effect.fn("RecipientsRepo.claim")(function*(now, expiresAt, limit) {
       const token = newId("lease")
-      // The pick is materialised once: as an `IN (…)` subquery the planner may run it again per row
-      // updated, each run skipping what the last one locked, and the claim then took more than `limit`.
-      const rows = yield* sql`
-        WITH picked AS MATERIALIZED (
-          SELECT r.id FROM campaign_recipients r
-          WHERE r.status = 'pending'
-            AND r.campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
-            AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= ${now})
-            AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ${now})
-          ORDER BY r.campaign_id, r.id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
-        )
-        UPDATE campaign_recipients SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-        FROM picked
-        WHERE campaign_recipients.id = picked.id AND status = 'pending' AND ${leaseFree(now)}
-        RETURNING campaign_recipients.*`
+      const rows = yield* leasedClaim(sql, {
+        table: "campaign_recipients",
+        where: sql`status = 'pending' AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'sending')
+          AND (next_attempt_at IS NULL OR next_attempt_at <= ${now}) AND ${leaseFree(now)}`,
+        orderBy: sql`campaign_id, id`,
+        limit,
+        lease: { token, until: expiresAt },
+        update: { where: sql`status = 'pending' AND ${leaseFree(now)}` },
+        returning: sql`campaign_recipients.*`
+      })
       return { token, recipients: (yield* decodeRecipients(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
     }, Effect.orDie),
     begin: (id, token, now) => Effect.map(write([{ id, token, at: now, change: { _tag: "Begin" } }], 1), ([applied]) => applied!),

@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { LeaseLost } from "../../platform/LeasedWork.ts"
 import { newId } from "../../platform/Ids.ts"
 import { fromColumns, NumberColumn, readerOf } from "../../storage/Columns.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 
 /** Where a message arrived, which decides the companies it may belong to. */
@@ -69,15 +70,15 @@ export class InboundQueueRepo extends Context.Service<InboundQueueRepo, {
       claim: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
-          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
-          const rows = yield* queued.all(sql`WITH picked AS MATERIALIZED (
-              SELECT id AS picked_id FROM inbound_queue
-              WHERE quarantined_reason IS NULL AND (lease_expires_at IS NULL OR lease_expires_at < ${now})
-              ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            UPDATE inbound_queue SET lease_token = ${token}, lease_expires_at = ${leaseUntil}, attempts = attempts + 1
-            FROM picked WHERE inbound_queue.id = picked.picked_id
-            RETURNING id, encode(raw, 'base64') AS raw, destinations, attempts`)
+          const rows = yield* queued.all(leasedClaim(sql, {
+            table: "inbound_queue",
+            where: sql`quarantined_reason IS NULL AND (lease_expires_at IS NULL OR lease_expires_at < ${now})`,
+            orderBy: sql`id`,
+            limit,
+            lease: { token, until: leaseUntil },
+            update: { set: sql`attempts = attempts + 1` },
+            returning: sql`id, encode(raw, 'base64') AS raw, destinations, attempts`
+          }))
           const messages = rows.map((row) => ({ ...row, raw: Buffer.from(row.raw, "base64") })).sort((a, b) => a.id.localeCompare(b.id))
           return { token, messages }
         }).pipe(Effect.orDie),

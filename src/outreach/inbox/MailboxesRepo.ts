@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, type Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fromColumns, NumberColumn, readerOf, Timestamp } from "../../storage/Columns.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import { selectRecords, type Window } from "../../storage/Windows.ts"
 
@@ -145,14 +146,14 @@ export class MailboxesRepo extends Context.Service<MailboxesRepo, {
       claim: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
-          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
-          const mailboxes = yield* records.all(sql`WITH picked AS MATERIALIZED (
-              SELECT id AS picked_id FROM mailboxes WHERE lease_expires_at IS NULL OR lease_expires_at < ${now}
-              ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            UPDATE mailboxes SET lease_token = ${token}, lease_expires_at = ${leaseUntil}
-            FROM picked WHERE mailboxes.id = picked.picked_id
-            RETURNING ${selected}`)
+          const mailboxes = yield* records.all(leasedClaim(sql, {
+            table: "mailboxes",
+            where: sql`lease_expires_at IS NULL OR lease_expires_at < ${now}`,
+            orderBy: sql`id`,
+            limit,
+            lease: { token, until: leaseUntil },
+            returning: selected
+          }))
           return mailboxes.map((mailbox) => ({ mailbox, token }))
         }).pipe(Effect.orDie),
       renew: (claim, leaseUntil) =>

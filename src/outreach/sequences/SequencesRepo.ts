@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { newId } from "../../platform/Ids.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { jsonParam } from "../../storage/Rows.ts"
 import { selectPage, type Window } from "../../storage/Windows.ts"
 import { abandonedSendError, sequenceDeleted, unenrolledReason } from "./ExecutionStates.ts"
@@ -111,15 +112,14 @@ export class SequencesRepo extends Context.Service<SequencesRepo, {
     const claim = (now: Date, expiresAt: Date, limit: number, due: Statement.Fragment) =>
       Effect.gen(function*() {
         const token = newId("lease")
-        // Picked once (MATERIALIZED): the rows it picks (and locks) are exactly the ones leased, never more than `limit`.
-        const rows = yield* sql`
-          WITH picked AS MATERIALIZED (
-            SELECT id FROM sequence_executions WHERE ${due} AND ${leaseFree(now)}
-            ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-          )
-          UPDATE sequence_executions SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-          FROM picked WHERE sequence_executions.id = picked.id
-          RETURNING sequence_executions.*`
+        const rows = yield* leasedClaim(sql, {
+          table: "sequence_executions",
+          where: sql`${due} AND ${leaseFree(now)}`,
+          orderBy: sql`id`,
+          limit,
+          lease: { token, until: expiresAt },
+          returning: sql`sequence_executions.*`
+        })
         return { token, executions: (yield* decodeExecutions(rows)).toSorted((a, b) => a.id.localeCompare(b.id)) }
       })
     /** New executions (unwritten drafts), a chunk per statement: one JSON parameter expanded by `jsonb_to_recordset`. */

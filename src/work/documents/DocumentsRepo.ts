@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import type { Window } from "../../storage/Windows.ts"
 import type { Chunk } from "./Chunker.ts"
@@ -275,15 +276,14 @@ export class DocumentsRepo extends Context.Service<DocumentsRepo, {
       claimIndexing: (now, leaseUntil, limit) =>
         Effect.gen(function*() {
           const token = crypto.randomUUID()
-          // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
-          const rows = yield* sql`WITH picked AS MATERIALIZED (
-              SELECT id AS picked_id FROM knowledge_documents
-              WHERE status = 'indexing' AND (lease_until IS NULL OR lease_until < ${now})
-              ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-            )
-            UPDATE knowledge_documents SET lease_token = ${token}, lease_until = ${leaseUntil}
-            FROM picked WHERE knowledge_documents.id = picked.picked_id
-            RETURNING ${columns}`
+          const rows = yield* leasedClaim(sql, {
+            table: "knowledge_documents",
+            where: sql`status = 'indexing' AND (lease_until IS NULL OR lease_until < ${now})`,
+            orderBy: sql`id`,
+            limit,
+            lease: { token, until: leaseUntil, untilColumn: "lease_until" },
+            returning: columns
+          })
           const documents = yield* Schema.decodeUnknownEffect(Schema.Array(DocumentRow))(rows)
           return documents.map((document) => ({ document, token }))
         }).pipe(Effect.orDie),

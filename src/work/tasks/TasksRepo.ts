@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { newId } from "../../platform/Ids.ts"
 import { readerOf } from "../../storage/Columns.ts"
+import { leasedClaim } from "../../storage/LeasedClaim.ts"
 import { jsonParam, toNumber } from "../../storage/Rows.ts"
 import { selectRecords, type Window } from "../../storage/Windows.ts"
 import {
@@ -204,19 +205,16 @@ export class TasksRepo extends Context.Service<TasksRepo, TasksRepository>()("ta
       claimDue: Effect.fn("TasksRepo.claimDue")(function*(now, expiresAt, limit) {
         const token = newId("lease")
         const free = sql`(lease_expires_at IS NULL OR lease_expires_at <= ${now})`
-        // Picked once (MATERIALIZED): as an `IN (…)` subquery the planner may run it again, and claim more than `limit`.
-        const claimed = yield* tasks.all(sql`
-          WITH picked AS MATERIALIZED (
-            SELECT id AS picked_id FROM scheduled_tasks
-            WHERE deleted_at IS NULL AND ${free}
-              AND ((status = 'active' AND next_run_at <= ${now}) OR pending_execution_id IS NOT NULL)
-            ORDER BY next_run_at NULLS FIRST
-            LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE scheduled_tasks SET lease_token = ${token}, lease_expires_at = ${expiresAt}
-          FROM picked WHERE scheduled_tasks.id = picked.picked_id AND ${free}
-          RETURNING scheduled_tasks.*`)
+        const claimed = yield* tasks.all(leasedClaim(sql, {
+          table: "scheduled_tasks",
+          where: sql`deleted_at IS NULL AND ${free}
+            AND ((status = 'active' AND next_run_at <= ${now}) OR pending_execution_id IS NOT NULL)`,
+          orderBy: sql`next_run_at NULLS FIRST`,
+          limit,
+          lease: { token, until: expiresAt },
+          update: { where: free },
+          returning: sql`scheduled_tasks.*`
+        }))
         return claimed.map((task) => ({ task, token }))
       }, Effect.orDie),
       renewLease: Effect.fn("TasksRepo.renewLease")(function*(id, token, expiresAt) {
