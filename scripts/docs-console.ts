@@ -16,6 +16,7 @@ import { inMemoryStorage } from "../src/app/Storage.ts"
 import { EmbeddingsModel } from "../src/work/documents/EmbeddingsModel.ts"
 import { Indexer } from "../src/work/documents/Indexer.ts"
 import { KnowledgeConfig } from "../src/work/documents/KnowledgeConfig.ts"
+import { InboundQueue } from "../src/outreach/inbox/InboundQueue.ts"
 import { Ingestion } from "../src/outreach/inbox/Ingestion.ts"
 import { DeliveryWorker } from "../src/integrations/webhooks/DeliveryWorker.ts"
 import { spend } from "../test/support/Billing.ts"
@@ -109,7 +110,9 @@ const main = Effect.gen(function*() {
   yield* shoot(`http://127.0.0.1:${port}`).pipe(Effect.scoped, Effect.provide(Indexer.layer.pipe(
     Layer.provideMerge(EmbeddingsModel.layer),
     Layer.provideMerge(KnowledgeConfig.layerWith({ indexerEnabled: false })),
-    Layer.provideMerge(Ingestion.layer),
+    Layer.provideMerge(InboundQueue.layer),
+    Layer.provideMerge(InboundQueue.layer),
+  Layer.provideMerge(Ingestion.layer),
     Layer.provideMerge(withDeliveries(server))
   )))
 })

@@ -4,6 +4,7 @@ import { ensureConsoleBuilt } from "../../scripts/build.ts"
 import { EmbeddingsModel } from "../../src/work/documents/EmbeddingsModel.ts"
 import { Indexer } from "../../src/work/documents/Indexer.ts"
 import { KnowledgeConfig } from "../../src/work/documents/KnowledgeConfig.ts"
+import { InboundQueue } from "../../src/outreach/inbox/InboundQueue.ts"
 import { Ingestion } from "../../src/outreach/inbox/Ingestion.ts"
 import { DeliveryWorker } from "../../src/integrations/webhooks/DeliveryWorker.ts"
 import * as Admin from "../../src/accounts/admin/Admin.ts"
@@ -20,6 +21,7 @@ ensureConsoleBuilt()
 const server = Indexer.layer.pipe(
   Layer.provideMerge(EmbeddingsModel.layer),
   Layer.provideMerge(KnowledgeConfig.layerWith({ indexerEnabled: false })),
+  Layer.provideMerge(InboundQueue.layer),
   Layer.provideMerge(Ingestion.layer),
   Layer.provideMerge(webhookTestServer(pgliteStorage))
 )

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import MailComposer from "nodemailer/lib/mail-composer"
 import type { Page } from "playwright-core"
-import { Ingestion } from "../../src/outreach/inbox/Ingestion.ts"
+import { InboundQueue } from "../../src/outreach/inbox/InboundQueue.ts"
 import { BrowserPool } from "../../src/platform/BrowserPool.ts"
 import type * as Admin from "../../src/accounts/admin/Admin.ts"
 
@@ -100,7 +100,7 @@ export const sentCampaign = (base: string, tenant: Tenant) => Effect.gen(functio
 
 export const refundPolicy = "# Refund policy\n\nCustomers may return any product within 30 days of delivery for a full refund.\n"
 
-/** An HTML reply (with a script that must not run) taken in by the inbound path for the tenant's company: classified `interested`. */
+/** An HTML reply (with a script that must not run) accepted for the tenant's company and processed by the inbound queue: classified `interested`. */
 export const receivedReply = (tenant: Tenant) => Effect.gen(function*() {
   const raw = yield* Effect.promise(() => new MailComposer({
     from: "Ada <ada@customer.example>",
@@ -109,5 +109,7 @@ export const receivedReply = (tenant: Tenant) => Effect.gen(function*() {
     text: "Sounds great, let's talk about pricing.",
     html: "<p>Sounds <b>great</b>, let's talk about pricing.</p><script>parent.hacked = true</script>"
   }).compile().build())
-  return yield* Ingestion.use((ingestion) => ingestion.ingest(raw, { companies: [{ companyId: tenant.companyId, mailboxId: null }] }))
+  const queue = yield* InboundQueue
+  yield* queue.accept(raw, [{ companies: [{ companyId: tenant.companyId, mailboxId: null }] }])
+  yield* queue.processPending
 }).pipe(Effect.orDie)

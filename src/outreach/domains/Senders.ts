@@ -1,7 +1,7 @@
 import { Effect, Option, Redacted, Result } from "effect"
 import { createPrivateKey } from "node:crypto"
 import { AccessRevision } from "../../auth/AccessRevision.ts"
-import { makeRevisionCache, RequestRevision } from "../../auth/RevisionCache.ts"
+import { makeRevisionCache } from "../../auth/RevisionCache.ts"
 import { addressOf } from "../mail/Message.ts"
 import { type DkimSettings, MailConfig } from "../mail/MailConfig.ts"
 import { SecretBox } from "../../platform/Secrets.ts"
@@ -50,8 +50,5 @@ export const cachedSigning = Effect.gen(function*() {
   const revisions = yield* AccessRevision
   const checks = makeRevisionCache<Option.Option<DkimSettings>>(1_000)
   return (companyId: string, from: string) =>
-    Effect.flatMap(revisions.current, (revision) =>
-      checks.through(`${companyId}\n${from}`, () => signingFor(companyId, from)).pipe(
-        Effect.provideService(RequestRevision, { revision })
-      ))
+    Effect.flatMap(revisions.current, (revision) => checks.at(revision, `${companyId}\n${from}`, () => signingFor(companyId, from)))
 })

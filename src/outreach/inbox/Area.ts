@@ -12,8 +12,8 @@ import { MailboxesRepo } from "./MailboxesRepo.ts"
 import { ThreadsRepo } from "./ThreadsRepo.ts"
 
 /**
- * Inbound SMTP (when `INBOUND_SMTP_PORT` is set), the worker processing what it accepted and the IMAP poller
- * (unless `INBOX_WORKER=off`), over the one ingestion path.
+ * Inbound SMTP (when `INBOUND_SMTP_PORT` is set) and the IMAP poller (unless `INBOX_WORKER=off`), both storing what
+ * they receive in the inbound queue, and the worker processing it (unless `INBOX_WORKER=off`).
  */
 export const InboxWorkersLive = Layer.mergeAll(InboundSmtp.worker, InboundQueue.worker, ImapPoller.worker).pipe(
   Layer.provide(Layer.mergeAll(InboundSmtp.live, ImapPoller.layer)),

@@ -5,7 +5,8 @@ import { LeaseLost, pollForever, whileLeased } from "../../platform/LeasedWork.t
 import { makeAddressPolicy, OutboundConfig } from "../../platform/OutboundPolicy.ts"
 import { SecretBox } from "../../platform/Secrets.ts"
 import { InboxConfig } from "./InboxConfig.ts"
-import { Ingestion } from "./Ingestion.ts"
+import { InboundQueue } from "./InboundQueue.ts"
+import type { Destination } from "./InboundQueueRepo.ts"
 import { type MailboxClaim, MailboxesRepo } from "./MailboxesRepo.ts"
 import { passwordContext } from "./Mailboxes.ts"
 
@@ -16,13 +17,17 @@ import { passwordContext } from "./Mailboxes.ts"
  * by the outbound policy, the connection made to the checked address), takes
  * in every message of INBOX above the last UID it remembers, then waits for
  * the server's IDLE notice of new mail, or `INBOX_POLL_MS` where the server
- * offers no IDLE, and looks again. Each message is ingested, then its UID
- * recorded while the lease is still held; a crash in between ingests it
- * again, which ingestion keeps once (by Message-ID). A new UIDVALIDITY (the
- * folder was rebuilt) reads the folder from its start, again kept once. The
- * session's state shows on the mailbox (`connecting`, `ok`, `error` with
- * `lastError`); a failed session retries after `INBOX_POLL_MS`. Changing the
- * mailbox's servers or deleting it ends the lease, and so the session.
+ * offers no IDLE, and looks again. Each message is handed to the inbound
+ * queue, whose worker processes it as it does what inbound SMTP accepted:
+ * stored raw in one transaction with its UID recorded while the lease is
+ * still held, so no UID is recorded before its message is durable, and a
+ * crash before that commit leaves neither (the message is fetched again). A
+ * message fetched again all the same (a new UIDVALIDITY: the folder was
+ * rebuilt and is read from its start) is kept once by the worker (by
+ * Message-ID per company). The session's state shows on the mailbox
+ * (`connecting`, `ok`, `error` with `lastError`); a failed session retries
+ * after `INBOX_POLL_MS`. Changing the mailbox's servers or deleting it ends
+ * the lease, and so the session.
  */
 
 /** Why a session with the IMAP server failed, as `lastError` shows it (never the password). */
@@ -30,6 +35,10 @@ class ImapFailure extends Data.TaggedError("ImapFailure")<{ readonly message: st
 
 /** Most mailbox sessions one process holds at once. */
 const maxSessions = 100
+
+/** Mail read from a mailbox is for its company alone, through that mailbox. */
+const destinationsOf = (claim: MailboxClaim): ReadonlyArray<Destination> =>
+  [{ companies: [{ companyId: claim.mailbox.companyId, mailboxId: claim.mailbox.id }] }]
 
 export class ImapPoller extends Context.Service<ImapPoller, {
   /** Claims free mailboxes and reads each once (new mail since the last UID), then lets them go; answers how many it read. For tests and tools. */
@@ -40,7 +49,7 @@ export class ImapPoller extends Context.Service<ImapPoller, {
   static readonly layer = Layer.effect(ImapPoller, Effect.gen(function*() {
     const config = yield* InboxConfig
     const repo = yield* MailboxesRepo
-    const ingestion = yield* Ingestion
+    const queue = yield* InboundQueue
     const box = yield* SecretBox
     const policy = makeAddressPolicy(yield* OutboundConfig)
     const sessions = yield* Ref.make(0)
@@ -86,7 +95,29 @@ export class ImapPoller extends Context.Service<ImapPoller, {
         (client) => Effect.promise(() => client.logout().catch(() => client.close()))
       )
 
-    /** Takes in every message above the remembered UID; answers false when the lease was lost. */
+    /** Records `uid` as the mailbox's last; fails with `LeaseLost` when another poller owns the mailbox now. */
+    const recordUid = (claim: MailboxClaim, validity: number, uid: number) =>
+      Effect.flatMap(repo.advance(claim, validity, uid), (held) => (held ? Effect.void : Effect.fail(new LeaseLost({ id: claim.mailbox.id }))))
+
+    /** A listed message's raw source; undefined (logged) when it is too large to take in or gone from the server. */
+    const fetchSource = (claim: MailboxClaim, client: ImapFlow, message: { readonly uid: number; readonly size?: number | undefined }) =>
+      Effect.gen(function*() {
+        const skipTooLarge = (size: number) =>
+          Effect.as(Effect.logWarning("Inbound message skipped: too large", { mailboxId: claim.mailbox.id, uid: message.uid, size }), undefined)
+        const listedSize = message.size ?? 0
+        if (listedSize > config.inboundMaxBytes) return yield* skipTooLarge(listedSize)
+        const fetched = yield* Effect.tryPromise({
+          try: () => client.fetchOne(String(message.uid), { source: true }, { uid: true }),
+          catch: (error) => new ImapFailure({ message: reasonOf(error) })
+        })
+        if (fetched === false || fetched.source === undefined) return undefined
+        return fetched.source.length > config.inboundMaxBytes ? yield* skipTooLarge(fetched.source.length) : fetched.source
+      })
+
+    /**
+     * Hands every message above the remembered UID to the inbound queue, each stored in one transaction with the UID
+     * recorded; answers false when the lease was lost (and with it that transaction).
+     */
     const catchUp = (claim: MailboxClaim, client: ImapFlow, remembered: Ref.Ref<{ readonly validity: number | null; readonly uid: number }>) =>
       Effect.gen(function*() {
         const lock = yield* Effect.promise(() => client.getMailboxLock("INBOX"))
@@ -102,21 +133,13 @@ export class ImapPoller extends Context.Service<ImapPoller, {
             catch: (error) => new ImapFailure({ message: reasonOf(error) })
           })
           for (const message of listed.filter((entry) => entry.uid > after).sort((a, b) => a.uid - b.uid)) {
-            if ((message.size ?? 0) > config.inboundMaxBytes) {
-              yield* Effect.logWarning("Inbound message skipped: too large", { mailboxId: claim.mailbox.id, uid: message.uid, size: message.size })
-            } else {
-              const fetched = yield* Effect.tryPromise({
-                try: () => client.fetchOne(String(message.uid), { source: true }, { uid: true }),
-                catch: (error) => new ImapFailure({ message: reasonOf(error) })
-              })
-              if (fetched !== false && fetched.source !== undefined) {
-                yield* ingestion.ingest(fetched.source, { companies: [{ companyId: claim.mailbox.companyId, mailboxId: claim.mailbox.id }] }).pipe(
-                  Effect.catchTag("UnreadableMail", (unreadable) =>
-                    Effect.logWarning("Inbound message refused", { mailboxId: claim.mailbox.id, uid: message.uid, reason: unreadable.message }))
-                )
-              }
-            }
-            if (!(yield* repo.advance(claim, validity, message.uid))) return false
+            const source = yield* fetchSource(claim, client, message)
+            const checkpoint = recordUid(claim, validity, message.uid)
+            const taken = yield* (source === undefined ? checkpoint : queue.acceptWith(source, destinationsOf(claim), checkpoint)).pipe(
+              Effect.as(true),
+              Effect.catchTag("LeaseLost", () => Effect.succeed(false))
+            )
+            if (!taken) return false
             yield* Ref.set(remembered, { validity, uid: message.uid })
           }
           yield* Ref.set(remembered, { validity, uid: Math.max(after, ...listed.map((entry) => entry.uid)) })

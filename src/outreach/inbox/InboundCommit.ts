@@ -3,22 +3,18 @@ import { SqlClient, SqlError } from "effect/sql"
 import { type LeadEvent, Leads } from "../leads/Leads.ts"
 import { Suppressions } from "../lists/Suppressions.ts"
 import { OutreachSenders, repliedTo, type TrackedMessage } from "../messages/Outreach.ts"
-import { groupCommit } from "../../storage/GroupCommit.ts"
 import { outboxOn } from "../../storage/Outbox.ts"
 import type { InboundMail } from "./InboundMail.ts"
 import { type MessageRecord, type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 
 /**
  * Inbound messages stored in groups, in one transaction per group: a batch
- * the inbound queue's worker claimed (`commit`), or the messages ready while
- * a group commits, which wait and commit together in the next one (`store`,
- * at most `maxGroup`). A group stores each message with its thread (new ones made with it), then
- * the effects of those that were new — every lead event of the group in one
- * record — then the threads naming their leads and the webhook events. A
- * message already stored (another delivery of it) changes nothing. Each
- * caller learns the outcome only once its group committed, so an SMTP 250 or
- * a remembered IMAP UID always follows a durable store; a failed group fails
- * each of its messages (SMTP answers 451 and the sender retries).
+ * the inbound queue's worker claimed (`commit`), committed with the batch's
+ * removal from the queue. A group stores each message with its thread (new
+ * ones made with it), then the effects of those that were new — every lead
+ * event of the group in one record — then the threads naming their leads and
+ * the webhook events. A message already stored (another delivery of it)
+ * changes nothing.
  */
 
 /** A parsed, threaded and classified message, with what its storing does. */
@@ -32,8 +28,6 @@ export interface ReadyMessage {
   readonly answered: Option.Option<TrackedMessage>
   readonly now: Date
 }
-
-const maxGroup = 64
 
 /** The replies of a group: the outreach messages answered, and who wrote back to which company. */
 interface Replies {
@@ -86,11 +80,11 @@ export const makeInboundCommit = Effect.gen(function*() {
       return [{ ...event, type: "replied", status } as const]
     })
 
-  /** Stores a group, and runs `alongside`, in one transaction (rolled back when `alongside` fails); answers the messages that were new. */
+  /** Stores a group, and runs `alongside`, in one transaction (rolled back when `alongside` fails). */
   const commit = <E>(group: ReadonlyArray<ReadyMessage>, alongside: Effect.Effect<void, E>) =>
     sql.withTransaction(Effect.gen(function*() {
       yield* alongside
-      if (group.length === 0) return new Set<ReadyMessage>()
+      if (group.length === 0) return
       const threadsOf = yield* threads.addMessages(group)
       const stored = group.flatMap((ready) => {
         const thread = threadsOf.get(ready.message.id)
@@ -119,16 +113,10 @@ export const makeInboundCommit = Effect.gen(function*() {
           receivedAt: message.receivedAt.toISOString()
         }
       })))
-      return new Set(stored.map(([ready]) => ready))
     })).pipe(Effect.catchIf(SqlError.isSqlError, Effect.die))
 
-  const store = groupCommit((group: ReadonlyArray<ReadyMessage>) =>
-    Effect.map(commit(group, Effect.void), (stored) => group.map((ready) => stored.has(ready))), maxGroup)
-
   return {
-    /** Stores the message with its effects, once its group committed; false when it was stored already. */
-    store,
-    /** Stores `group` with its effects and runs `alongside` in one transaction; answers the messages that were new. */
+    /** Stores `group` with its effects and runs `alongside` in one transaction. */
     commit
   }
 }) satisfies Effect.Effect<unknown, never, SqlClient.SqlClient | ThreadsRepo | Suppressions | OutreachSenders | Leads>

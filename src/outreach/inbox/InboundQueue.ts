@@ -1,4 +1,5 @@
 import { Cause, Context, Effect, Exit, Layer, Queue } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { pollForever, whileLeased } from "../../platform/LeasedWork.ts"
 import { currentDate } from "../../platform/Time.ts"
 import { groupCommit } from "../../storage/GroupCommit.ts"
@@ -11,7 +12,9 @@ import { Ingestion } from "./Ingestion.ts"
  * Accept, then process — what mail servers do. Inbound SMTP hands each
  * message to `accept`, which stores it raw (group-committed across SMTP
  * sessions: one statement per group) and resumes only once it is durable, so
- * an acknowledged message is never lost. A leased worker then claims batches
+ * an acknowledged message is never lost. The IMAP poller hands each message it
+ * fetched to `acceptWith`, which stores it in one transaction with the
+ * mailbox's UID checkpoint. A leased worker then claims batches
  * of stored messages, parses them, and takes them in through the one
  * ingestion path: the batch's messages, their effects and their removal from
  * the queue commit in one transaction, so each is processed exactly once
@@ -32,6 +35,8 @@ const maxAttempts = 5
 export class InboundQueue extends Context.Service<InboundQueue, {
   /** Stores an accepted message durably (with the messages accepted meanwhile); resumes once it committed. */
   readonly accept: (raw: Buffer, destinations: ReadonlyArray<Destination>) => Effect.Effect<void>
+  /** Stores a message and runs `alongside` in one transaction (rolled back when `alongside` fails); resumes once it committed. */
+  readonly acceptWith: <E>(raw: Buffer, destinations: ReadonlyArray<Destination>, alongside: Effect.Effect<void, E>) => Effect.Effect<void, E>
   /** Claims and processes one batch; answers how many messages it claimed. */
   readonly processBatch: Effect.Effect<number>
   /** Processes batches until none is left that nobody holds. */
@@ -41,6 +46,7 @@ export class InboundQueue extends Context.Service<InboundQueue, {
 }>()("inbox/InboundQueue") {
   static readonly layer = Layer.effect(InboundQueue, Effect.gen(function*() {
     const config = yield* InboxConfig
+    const sql = yield* SqlClient.SqlClient
     const repo = yield* InboundQueueRepo
     const ingestion = yield* Ingestion
     const arrivals = yield* Queue.dropping<void>(1)
@@ -67,11 +73,9 @@ export class InboundQueue extends Context.Service<InboundQueue, {
           if (read._tag === "Failure") quarantined.push([message.id, read.failure.message])
           else readable.push({ ...message, mail: read.success })
         }
-        const outcomes = yield* ingestion.storeBatch(readable, repo.settle(token, readable.map((message) => message.id), quarantined))
+        const dropped = yield* ingestion.storeBatch(readable, repo.settle(token, readable.map((message) => message.id), quarantined))
         for (const [id, reason] of quarantined) yield* Effect.logWarning("Inbound message quarantined", { id, reason })
-        for (const outcome of outcomes.flat()) {
-          if (outcome._tag === "Dropped") yield* Effect.logInfo("Inbound message dropped", { reason: outcome.reason })
-        }
+        for (const reason of dropped) yield* Effect.logInfo("Inbound message dropped", { reason })
       })
 
     /** The claim's messages together; when that fails (not for a lost lease), each alone, so one bad message holds none of the others back. */
@@ -100,6 +104,11 @@ export class InboundQueue extends Context.Service<InboundQueue, {
 
     return {
       accept: (raw, destinations) => accept({ raw, destinations }),
+      acceptWith: (raw, destinations, alongside) =>
+        sql.withTransaction(Effect.andThen(Effect.flatMap(currentDate, (now) => repo.enqueue([{ raw, destinations }], now)), alongside)).pipe(
+          Effect.catchIf(SqlError.isSqlError, Effect.die),
+          Effect.andThen(Queue.offer(arrivals, undefined))
+        ),
       processBatch,
       processPending,
       accepted: Queue.take(arrivals)

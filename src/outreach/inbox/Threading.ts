@@ -5,7 +5,6 @@ import type { Llm, ModelCatalog } from "../../models/llm/Llm.ts"
 import { newId } from "../../platform/Ids.ts"
 import { currentDate } from "../../platform/Time.ts"
 import { findMessages, OutreachSenders, type TrackedMessage } from "../messages/Outreach.ts"
-import type { Classification } from "./Api.ts"
 import { classify } from "./Classifier.ts"
 import type { ReadyMessage } from "./InboundCommit.ts"
 import type { InboundMail } from "./InboundMail.ts"
@@ -24,14 +23,12 @@ import { type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
  * its new conversation, joins its thread, and a second copy is a duplicate.
  */
 
-export type IngestOutcome =
-  | { readonly _tag: "Stored"; readonly companyId: string; readonly threadId: string; readonly classification: Classification }
+/** A message ready to store, or why nothing is stored. */
+export type Prepared =
+  | { readonly _tag: "Ready"; readonly ready: ReadyMessage }
   | { readonly _tag: "Duplicate"; readonly companyId: string }
   /** Nobody it may belong to: mail to the shared address that answers none of our messages. */
   | { readonly _tag: "Dropped"; readonly reason: string }
-
-/** A message ready to store, or why nothing is stored. */
-export type Prepared = { readonly _tag: "Ready"; readonly ready: ReadyMessage } | Exclude<IngestOutcome, { readonly _tag: "Stored" }>
 
 /** A message and one place it arrived at. */
 export interface Arrival {

@@ -174,7 +174,8 @@ export class ThreadsRepo extends Context.Service<ThreadsRepo, {
               INSERT INTO inbox_threads (id, company_id, mailbox_id, subject, subject_key, contact_email, contact_key, status, classification,
                 unread, lead_id, campaign_id, campaign_recipient_id, sequence_id, sequence_execution_id, message_count, last_message_at,
                 created_at, updated_at)
-              SELECT t.id, t.company_id, t.mailbox_id, t.subject, t.subject_key, t.contact_email, t.contact_key, 'open',
+              -- A mailbox deleted since the message arrived leaves the thread without one, as its deletion does to earlier threads.
+              SELECT t.id, t.company_id, (SELECT m.id FROM mailboxes m WHERE m.id = t.mailbox_id), t.subject, t.subject_key, t.contact_email, t.contact_key, 'open',
                 coalesce(p.classification, t.classification), p.inbound, t.lead_id, t.campaign_id, t.campaign_recipient_id, t.sequence_id,
                 t.sequence_execution_id, p.n, p.last_at, t.created_at, t.updated_at
               FROM jsonb_to_recordset(${jsonParam(createdRows)}::jsonb) AS t(id text, company_id text, mailbox_id text, subject text,

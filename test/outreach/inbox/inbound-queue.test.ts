@@ -166,5 +166,25 @@ for (const backend of backends) {
         yield* processAccepted
         expect((yield* api.inbox.listThreads({ query: {} })).total).toBe(1)
       }))
+
+    it.effect("a message queued for a mailbox deleted before it is processed is still taken in, for the mailbox's company", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(start)
+        const { api } = yield* sentCampaign(["una@example.com"])
+        const mailbox = yield* api.inbox.createMailbox({
+          payload: {
+            email: "team@gone.example",
+            imap: { host: "imap.gone.example", port: 993, secure: true, user: "team", password: "secret-imap" },
+            smtp: { host: "smtp.gone.example", port: 465, secure: true, user: "team", password: "secret-smtp" }
+          }
+        })
+        expect(yield* Inbound.use(({ port }) => smtpSend(port, { from: "una@example.com", to: ["team@gone.example"] },
+          rawMail({ from: "una@example.com", to: "team@gone.example", subject: "Hi", text: "A question for the team." })))).toMatchObject({ accepted: true })
+        yield* api.inbox.deleteMailbox({ params: { mailboxId: mailbox.id }, query: {} })
+        yield* processAccepted
+        const threads = yield* api.inbox.listThreads({ query: {} })
+        expect(threads.items.map((thread) => [thread.contactEmail, thread.mailboxId])).toEqual([["una@example.com", null]])
+        expect(yield* queued).toBe(0)
+      }))
   })
 }
