@@ -26,7 +26,7 @@ import { type ThreadRecord, ThreadsRepo } from "./ThreadsRepo.ts"
 /** A message ready to store, or why nothing is stored. */
 export type Prepared =
   | { readonly _tag: "Ready"; readonly ready: ReadyMessage }
-  | { readonly _tag: "Duplicate"; readonly companyId: string }
+  | { readonly _tag: "Duplicate" }
   /** Nobody it may belong to: mail to the shared address that answers none of our messages. */
   | { readonly _tag: "Dropped"; readonly reason: string }
 
@@ -142,7 +142,7 @@ export const makeThreading = Effect.gen(function*() {
       const decided = placed.map((entry, index) => {
         const { duplicate, named: byName, thread: found } = located[index]!
         const seen = (key: string) => earlier.get(key)
-        if (duplicate || seen(byMessageId(entry.companyId, entry.mail.messageId)) !== undefined) return { _tag: "Duplicate", companyId: entry.companyId } as const
+        if (duplicate || seen(byMessageId(entry.companyId, entry.mail.messageId)) !== undefined) return { _tag: "Duplicate" } as const
         const contact = contactOf(entry)
         const subjectOf = bySubject(entry.companyId, contact.toLowerCase(), subjectKey(entry.mail.subject))
         const answering = byName ? undefined : entry.mail.references.map((reference) => seen(byMessageId(entry.companyId, reference))).find((hit) => hit !== undefined)

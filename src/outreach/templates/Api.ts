@@ -8,14 +8,15 @@ import { Page, PageQuery } from "../../platform/Pagination.ts"
 import { NonBlankText, Text } from "../../platform/Schemas.ts"
 
 /**
- * An e-mail body as a visual builder saves it: `html` (a string) is the
- * e-mail's HTML; every other field (`css`, `components`, `styles`, `version`…)
- * is kept as given. Shared by templates and campaigns.
+ * A template's body as a visual builder saves it: `html` (a string, optional
+ * while the template is being designed) is the e-mail's HTML; every other
+ * field (`css`, `components`, `styles`, `version`…) is kept as given. A
+ * campaign's body (`BodyDocument` of `src/http/BodyVersions.ts`) requires `html`.
  */
 export const BodyDocument = Schema.StructWithRest(
   Schema.Struct({ html: Schema.optional(Text(1_000_000)) }),
   [Schema.Record(Schema.String, Schema.Unknown)]
-).annotate({ identifier: "BodyDocument" })
+).annotate({ identifier: "TemplateBodyDocument" })
 
 export const Template = Schema.Struct({
   id: Schema.String,
