@@ -8,16 +8,8 @@ import { currentDate } from "../../platform/Time.ts"
 import { windowOf } from "../../storage/Windows.ts"
 import { type Activity, type ActivityType, type Lead, type LeadPatch, LeadStatus, type NewLead } from "./Api.ts"
 import { DuplicateLead, LeadNotFound } from "./Errors.ts"
-import {
-  type ActivityRecord,
-  addressKey,
-  type LeadFilter,
-  type LeadRecord,
-  LeadsRepo,
-  type LeadUpsert,
-  type NewActivity,
-  type StatusMove
-} from "./LeadsRepo.ts"
+import { type LeadFilter, type LeadRecord, LeadsRepo, type LeadUpsert } from "./LeadsRepo.ts"
+import { type ActivityRecord, addressKey, type NewActivity, type StatusMove } from "./Timeline.ts"
 
 /** Leads of the caller's company, and the `Leads` service other areas tell what happened. Decisions in docs/leads.md. */
 
