@@ -4,9 +4,9 @@
 // tracked, sent over pooled SMTP, recorded) next to the raw rate of nodemailer alone against the same sink,
 // measured right before each run (BENCH_MAIL_RAW messages, default 20,000), so that both see the same load;
 // the CPU time per message of each side (this process and its main thread, the sink, and a local PostgreSQL's
-// server processes), and the shares of the raw rate the platform would reach with every core busy, or with
-// each side's main thread busy (raw's CPU per message over the platform's: what the machine allows, whatever
-// its load);
+// server processes), and two ceilings on the share of the raw rate that CPU time sets, whatever the load: the
+// machine's cores all busy with the platform, its database and the sink; and each side's main thread as busy
+// as the other's (each runs its SMTP client there: nodemailer alone is bound by its main thread);
 // the recipients page's latency at that many recipients; and a kill -9 of a worker process mid-send and a
 // restart, counting duplicates and losses at the sink. Settings: MAIL_CONCURRENCY (default 16 here),
 // MAIL_POOL_SIZE (default 8 here), MAIL_BATCH_SIZE (default 500 here), BENCH_MAIL_CRASH_ROWS (default 20,000;
@@ -22,7 +22,7 @@ import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import nodemailer from "nodemailer"
 import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Admin from "../src/accounts/admin/Admin.ts"
 import { sqlStorage } from "../src/app/Storage.ts"
@@ -53,6 +53,7 @@ import { percentile } from "./bench/stats.ts"
 const rowCount = numberFromEnv("BENCH_MAIL_ROWS", 100_000)
 const crashRows = numberFromEnv("BENCH_MAIL_CRASH_ROWS", 20_000)
 const rawCount = numberFromEnv("BENCH_MAIL_RAW", 20_000)
+const cores = availableParallelism()
 /** `off`: recipients are made and the page measured, nothing is sent (the page's latency at a size, quickly). */
 const sending = process.env.BENCH_MAIL_SEND !== "off"
 const countStatements = process.env.BENCH_MAIL_STATEMENTS === "1"
@@ -315,18 +316,17 @@ const coordinator = Effect.scoped(Effect.gen(function*() {
       `recipients made in ${Math.round(run.startMs)} ms, CPU per message ${run.cpuMsPerMessage.toFixed(2)} ms`,
       `(main thread ${run.mainCpuMsPerMessage.toFixed(2)} ms), database server ${run.databaseCpuMsPerMessage.toFixed(2)} ms,`,
       `sink ${run.sinkCpuMsPerMessage.toFixed(2)} ms\n`,
-      `${run.name} CPU-bound ceilings:`.padEnd(32),
-      `${Math.round(100 * cpuBoundShare(run))}% of raw with every core busy (raw's CPU per message, its own and the sink's,`,
-      `over the platform's, its database's included); ${Math.round((100 * run.raw.mainCpuMsPerMessage) / run.mainCpuMsPerMessage)}%`,
-      `with each side's main thread busy (each runs its SMTP client there)\n`,
+      `${run.name} CPU ceilings:`.padEnd(32),
+      `${Math.round(100 * coresShare(run))}% of raw with every core busy (${cores} cores over the CPU per message of the platform,`,
+      `its database and the sink), ${Math.round((100 * run.raw.mainCpuMsPerMessage) / run.mainCpuMsPerMessage)}%`,
+      `with each side's main thread as busy as the other's (raw's main-thread CPU per message over the platform's)\n`,
       `${run.name} recipients page at ${rowCount}:`.padEnd(32),
       `p50 ${run.latency.plain.p50.toFixed(1)} ms, p99 ${run.latency.plain.p99.toFixed(1)} ms;`,
       `with search p50 ${run.latency.search.p50.toFixed(1)} ms, p99 ${run.latency.search.p99.toFixed(1)} ms`
     ].join(" ")).pipe(Effect.andThen(countStatements ? statementsReport(run) : Effect.void))
-  /** The share of the raw rate a machine whose cores are all busy allows: CPU per message, raw's over the platform's. */
-  const cpuBoundShare = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
-    (run.raw.cpuMsPerMessage + run.raw.sinkCpuMsPerMessage) /
-    (run.cpuMsPerMessage + run.databaseCpuMsPerMessage + run.sinkCpuMsPerMessage)
+  /** The rate this machine's cores allow the platform, its database and the sink together, as a share of raw's. */
+  const coresShare = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
+    (cores * 1000) / (run.cpuMsPerMessage + run.databaseCpuMsPerMessage + run.sinkCpuMsPerMessage) / run.raw.rate
   const statementsReport = (run: Effect.Success<ReturnType<typeof endToEnd>>) =>
     Effect.gen(function*() {
       const per = (n: number) => (n / Math.max(1, run.report.unique)).toFixed(3)
