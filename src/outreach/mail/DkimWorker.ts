@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import DKIM from "nodemailer/lib/dkim"
-import MailComposer from "nodemailer/lib/mail-composer"
 import { buffer } from "node:stream/consumers"
 import { answerJobs } from "../../platform/WorkerPool.ts"
 import type { SigningJob, SigningReply } from "./DkimSigning.ts"
+import { builtMessage } from "./Message.ts"
 
 /**
  * The body of a DKIM signing thread: each message of a batch built by
@@ -11,12 +11,12 @@ import type { SigningJob, SigningReply } from "./DkimSigning.ts"
  * rsa-sha256), answered whole with its envelope.
  */
 const sign = async ({ options, domain, selector, privateKey }: SigningJob): Promise<SigningReply> => {
-  const message = new MailComposer(options).compile()
-  const signed = await buffer(new DKIM({ domainName: domain, keySelector: selector, privateKey }).sign(await message.build()))
+  const { raw, envelope } = await builtMessage(options)
+  const signed = await buffer(new DKIM({ domainName: domain, keySelector: selector, privateKey }).sign(raw))
   // nodemailer leaves a message unsigned when its key cannot sign; such a message must not go out.
   if (!signed.subarray(0, 15).equals(signatureStart)) return { refused: `the key of ${domain} could not sign the message` }
   // A copy of just the message: the Buffer is a view into a larger slab, which would be copied whole.
-  return { raw: new Uint8Array(signed), envelope: message.getEnvelope() }
+  return { raw: new Uint8Array(signed), envelope }
 }
 
 const signatureStart = Buffer.from("DKIM-Signature:")

@@ -1,11 +1,11 @@
 import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Ref, Result } from "effect"
-import nodemailer from "nodemailer"
+import nodemailer, { type SendMailOptions } from "nodemailer"
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { AppConfig } from "../../platform/AppConfig.ts"
 import { makeDkimSigner } from "./DkimSigning.ts"
 import { type DkimSettings, MailConfig } from "./MailConfig.ts"
-import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
+import { builtMessage, failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
 
 /**
  * Outgoing e-mail. One `send` per message and recipient, answering a typed
@@ -57,9 +57,21 @@ export const pacer = (ratePerSecond: number) =>
   })
 
 /**
- * A mailer over a nodemailer transport: paced, signed with the message's key
- * or the configured one (before `start`, so that the transport gets the
- * message at once), and every failure read as an outcome.
+ * The message built whole (as `raw`, with its envelope) for a transport to write in one piece; why not, when
+ * the composer refuses it (as nodemailer's own `sendMail` would).
+ */
+const built = (options: SendMailOptions): Effect.Effect<Result.Result<SendMailOptions, string>> =>
+  Effect.promise(() =>
+    builtMessage(options).then(
+      ({ raw, envelope }) => Result.succeed<SendMailOptions>({ envelope, raw, messageId: options.messageId }),
+      (error: unknown) => Result.fail(`the message could not be built: ${String(error)}`)
+    )
+  )
+
+/**
+ * A mailer over a nodemailer transport: paced, the message built whole and
+ * signed with its key or the configured one (before `start`, so that the
+ * transport gets the message at once), and every failure read as an outcome.
  */
 const mailerOver = <Info>(
   backend: MailerService["backend"],
@@ -75,7 +87,7 @@ const mailerOver = <Info>(
         yield* pace
         const composed = toMailOptions(message, settings.from)
         const key = message.dkim ?? Option.getOrUndefined(settings.dkim)
-        const options = key === undefined ? Result.succeed(composed.options) : yield* sign(composed.options, key)
+        const options = key === undefined ? yield* built(composed.options) : yield* sign(composed.options, key)
         if (!(yield* start)) return Option.none<SendOutcome>()
         if (Result.isFailure(options)) {
           return Option.some<SendOutcome>({ _tag: "TemporaryFailure", messageId: composed.messageId, code: null, response: options.failure })
