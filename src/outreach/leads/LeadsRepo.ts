@@ -6,7 +6,7 @@ import { containing, jsonParam } from "../../storage/Rows.ts"
 import { tableStatistics } from "../../storage/Statistics.ts"
 import { selectRecords, type Window } from "../../storage/Windows.ts"
 import { leadFields, LeadStatus } from "./Api.ts"
-import { ActivityRecord, addressKey, type NewActivity, type StatusMove, timelineWrite } from "./Timeline.ts"
+import { ActivityRecord, addressKey, type NewActivity, type StartedMoved, type StatusMove, timelineWrite } from "./Timeline.ts"
 
 export const LeadRecord = Schema.Struct({
   ...leadFields,
@@ -167,9 +167,9 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
       sql`NOT (leads.tags @> excluded.tags)`,
       sql`NOT (leads.fields @> excluded.fields)`
     ])
-    /** `startAt`: the status a lead created here takes instead of `new` (by the key of `addressKey`). */
-    const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date, startAt: ReadonlyMap<string, LeadStatus>) =>
-      sql<{ readonly id: string; readonly company_id: string; readonly email: string; readonly inserted: boolean; readonly status: string }>`
+    /** `startAt`: by `addressKey`, the move whose status a lead created here takes instead of `new`. */
+    const upsertChunkOf = (chunk: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date, startAt: ReadonlyMap<string, StatusMove>) =>
+      sql<{ readonly id: string; readonly company_id: string; readonly email: string; readonly inserted: boolean }>`
         WITH upserted AS (
         INSERT INTO leads (id, company_id, email, first_name, last_name, company, title, phone, website, linkedin_url,
           tags, fields, status, created_at, updated_at)
@@ -178,7 +178,7 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
         FROM jsonb_to_recordset(${
         jsonParam(chunk.map((lead, position) => ({
           position,
-          status: startAt.get(addressKey(lead.companyId, lead.email)) ?? "new",
+          status: startAt.get(addressKey(lead.companyId, lead.email))?.to ?? "new",
           id: lead.id,
           company_id: lead.companyId,
           email: lead.email,
@@ -204,24 +204,26 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
           fields = ${mode === "fill" ? sql`excluded.fields || leads.fields` : sql`leads.fields || excluded.fields`},
           updated_at = greatest(${now}::timestamptz, leads.updated_at + interval '1 millisecond')
         WHERE ${mode === "overwrite" ? sql`true` : fillsSomething}
-        RETURNING id, company_id, email, status, (xmax = 0) AS inserted
+        RETURNING id, company_id, email, (xmax = 0) AS inserted
         ), ${createdEvents(sql`SELECT id, company_id, email FROM upserted WHERE inserted`, now)}
-        SELECT id, company_id, email, inserted, status FROM upserted`
-    /** Counts, and the leads created in a status of `startAt` (not `new`). */
-    const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date, startAt: ReadonlyMap<string, LeadStatus> = new Map()) =>
+        SELECT id, company_id, email, inserted FROM upserted`
+    /** Counts, and the leads created in the status of their move in `startAt`. */
+    const upsert = (repeating: ReadonlyArray<LeadUpsert>, mode: UpsertMode, now: Date, startAt: ReadonlyMap<string, StatusMove> = new Map()) =>
       Effect.gen(function*() {
         const given = mergeRepeated(repeating, mode)
         let created = 0
         let updated = 0
-        const startedMoved: Array<{ readonly id: string; readonly companyId: string; readonly email: string }> = []
+        const startedMoved: Array<StartedMoved> = []
         for (let start = 0; start < given.length; start += upsertChunk) {
           const rows = yield* upsertChunkOf(given.slice(start, start + upsertChunk), mode, now, startAt)
           for (const row of rows) {
-            if (!row.inserted) updated++
-            else {
-              created++
-              if (row.status !== "new") startedMoved.push({ id: row.id, companyId: row.company_id, email: row.email })
+            if (!row.inserted) {
+              updated++
+              continue
             }
+            created++
+            const move = startAt.get(addressKey(row.company_id, row.email))
+            if (move !== undefined && move.to !== "new") startedMoved.push({ id: row.id, move })
           }
         }
         return { created, updated, startedMoved }
@@ -303,7 +305,7 @@ export class LeadsRepo extends Context.Service<LeadsRepo, {
         // A lead the batch creates is created in the status its move takes it to (one row write, not two);
         // its move is still recorded, as from `new`, by the timeline's statement.
         const startAt = new Map(
-          moves.filter((move) => move.from.includes("new")).map((move) => [addressKey(move.companyId, move.email), move.to])
+          moves.filter((move) => move.from.includes("new")).map((move) => [addressKey(move.companyId, move.email), move])
         )
         const counts = yield* sql.withTransaction(
           Effect.tap(upsert(contacts, "fill", now, startAt), ({ startedMoved }) =>

@@ -45,8 +45,7 @@ export type NewActivity = Omit<ActivityRecord, "leadId"> & { readonly email: str
 /** A lead the batch's upsert created in the status of its move (so the move is written here as from `new`). */
 export interface StartedMoved {
   readonly id: string
-  readonly companyId: string
-  readonly email: string
+  readonly move: StatusMove
 }
 
 /**
@@ -84,11 +83,12 @@ export const timelineWrite = (
     page_id: activity.pageId,
     detail: activity.detail
   }))
-  const movesByAddress = new Map(moved.map((move) => [addressKey(move.company_id, move.email), move]))
-  const createdMoved = startedMoved.map((lead) => {
-    const move = movesByAddress.get(addressKey(lead.companyId, lead.email))!
-    return { id: lead.id, at: move.at, activity_id: move.activity_id, detail: move.detail }
-  })
+  const createdMoved = startedMoved.map(({ id, move }) => ({
+    id,
+    at: move.at.toISOString(),
+    activity_id: move.activityId,
+    detail: move.detail
+  }))
   return sql`
     WITH move AS (
       SELECT DISTINCT ON (m.company_id, lower(m.email)) m.*

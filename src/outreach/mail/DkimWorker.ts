@@ -3,7 +3,7 @@ import DKIM from "nodemailer/lib/dkim"
 import { buffer } from "node:stream/consumers"
 import { answerJobs } from "../../platform/WorkerPool.ts"
 import type { SigningJob, SigningReply } from "./DkimSigning.ts"
-import { builtMessage } from "./Message.ts"
+import { builtMessage } from "./Composing.ts"
 
 /**
  * The body of a DKIM signing thread: each message of a batch built by

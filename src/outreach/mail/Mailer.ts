@@ -3,9 +3,10 @@ import nodemailer, { type SendMailOptions } from "nodemailer"
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { AppConfig } from "../../platform/AppConfig.ts"
+import { builtMessage } from "./Composing.ts"
 import { makeDkimSigner } from "./DkimSigning.ts"
 import { type DkimSettings, MailConfig } from "./MailConfig.ts"
-import { builtMessage, failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
+import { failureOutcome, type OutgoingMessage, type SendOutcome, toMailOptions } from "./Message.ts"
 
 /**
  * Outgoing e-mail. One `send` per message and recipient, answering a typed
